@@ -1,0 +1,207 @@
+//! Input formats: one parser module per format, behind one small shape, and
+//! the detection that picks a parser for a file.
+//!
+//! Every parser module exposes
+//! `sniff(head: &[u8], eof: bool) -> Sniff` (is this prefix of the
+//! decompressed input mine? `NeedMore` when it cannot tell yet) and
+//! `parse(input: &mut dyn BufRead, origin: &str, opts: &ParseOptions) -> Result<Profile, ParseError>`.
+//! Line numbers in errors count from 1 in the decompressed stream.
+
+use crate::profile::{Format, Profile};
+use regex::Regex;
+use std::borrow::Cow;
+use std::io::{self, BufRead};
+
+pub mod folded;
+pub mod opreport;
+pub mod perf_report;
+pub mod perf_script;
+pub mod readprofile;
+
+/// A parser's answer to "is this prefix mine?".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sniff {
+    Yes,
+    No,
+    /// Cannot tell from this prefix; ask again with more bytes (or at EOF).
+    NeedMore,
+}
+
+/// What a sample is worth when a format records both counts and periods.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WeightBy {
+    #[default]
+    Samples,
+    Period,
+}
+
+/// Parser options that change what is counted. Filters are applied while
+/// parsing (they select samples); symbol filters come later, in aggregation.
+#[derive(Clone, Debug, Default)]
+pub struct ParseOptions {
+    /// `--event NAME`: the event to read when a file holds several.
+    pub event: Option<String>,
+    /// `--lenient`: skip malformed lines (counted in `Profile::skipped_lines`
+    /// and described in `Profile::warnings`) instead of failing.
+    pub lenient: bool,
+    /// `--weight samples|period` (perf script).
+    pub weight: WeightBy,
+    /// `--inclusive`: count every distinct symbol of a callchain once per sample.
+    pub inclusive: bool,
+    /// `--kernel-only`: keep only kernel samples (perf script: leaf frame in
+    /// the kernel; perf report: `[k]` rows).
+    pub kernel_only: bool,
+    /// `--comm RE`: keep samples whose command matches.
+    pub comm: Option<Regex>,
+    /// `--dso RE`: keep samples whose (leaf) dso matches.
+    pub dso: Option<Regex>,
+}
+
+/// A parse failure. `Malformed` is the `path:line: expected …, found "…"`
+/// form editors jump to.
+#[derive(Debug, thiserror::Error)]
+pub enum ParseError {
+    #[error("{path}:{line}: expected {expected}, found \"{found}\"")]
+    Malformed {
+        path: String,
+        line: u64,
+        expected: String,
+        found: String,
+    },
+    #[error("{path}: {message}")]
+    Invalid { path: String, message: String },
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl ParseError {
+    /// A `Malformed` error; `found` is shortened to 80 characters and escaped.
+    pub fn malformed(path: &str, line: u64, expected: impl Into<String>, found: &[u8]) -> Self {
+        ParseError::Malformed {
+            path: path.to_string(),
+            line,
+            expected: expected.into(),
+            found: excerpt(found),
+        }
+    }
+    pub fn invalid(path: &str, message: impl Into<String>) -> Self {
+        ParseError::Invalid {
+            path: path.to_string(),
+            message: message.into(),
+        }
+    }
+    pub fn io(path: &str, source: io::Error) -> Self {
+        ParseError::Io {
+            path: path.to_string(),
+            source,
+        }
+    }
+}
+
+/// Bytes as text: valid UTF-8 borrowed as is; invalid bytes escaped as `\xNN`
+/// so that a symbol name is never silently changed or merged with another.
+pub fn decode(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => {
+            let mut out = String::with_capacity(bytes.len() + 8);
+            for chunk in bytes.utf8_chunks() {
+                out.push_str(chunk.valid());
+                for b in chunk.invalid() {
+                    out.push_str(&format!("\\x{b:02x}"));
+                }
+            }
+            Cow::Owned(out)
+        }
+    }
+}
+
+/// The offending text for an error message: at most 80 characters, control
+/// characters escaped, trailing newline dropped.
+pub fn excerpt(line: &[u8]) -> String {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let text = decode(line);
+    let mut out = String::new();
+    for (n, c) in text.chars().enumerate() {
+        if n == 80 {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Ask `format`'s parser about a prefix.
+pub fn sniff(format: Format, head: &[u8], eof: bool) -> Sniff {
+    match format {
+        Format::Readprofile => readprofile::sniff(head, eof),
+        Format::PerfReport => perf_report::sniff(head, eof),
+        Format::PerfScript => perf_script::sniff(head, eof),
+        Format::Folded => folded::sniff(head, eof),
+        Format::Opreport => opreport::sniff(head, eof),
+    }
+}
+
+/// Parse with `format`'s parser.
+pub fn parse(
+    format: Format,
+    input: &mut dyn BufRead,
+    origin: &str,
+    opts: &ParseOptions,
+) -> Result<Profile, ParseError> {
+    match format {
+        Format::Readprofile => readprofile::parse(input, origin, opts),
+        Format::PerfReport => perf_report::parse(input, origin, opts),
+        Format::PerfScript => perf_script::parse(input, origin, opts),
+        Format::Folded => folded::parse(input, origin, opts),
+        Format::Opreport => opreport::parse(input, origin, opts),
+    }
+}
+
+/// The result of detection on a prefix: the first format (in `Format::ALL`
+/// order) that says `Yes`; `None` when every parser says `No`, or still
+/// `NeedMore` at EOF or at the prefix limit (`eof` is then true).
+pub fn detect(head: &[u8], eof: bool) -> Result<Option<Format>, ()> {
+    let mut undecided = false;
+    for format in Format::ALL {
+        match sniff(format, head, eof) {
+            Sniff::Yes => return Ok(Some(format)),
+            Sniff::No => {}
+            Sniff::NeedMore => undecided = true,
+        }
+    }
+    if undecided && !eof {
+        Err(())
+    } else {
+        Ok(None)
+    }
+}
+
+/// Iterate over the complete lines of a sniffing prefix (the last, partial
+/// line is left out unless `eof`), without their line terminators.
+pub fn head_lines(head: &[u8], eof: bool) -> impl Iterator<Item = &[u8]> {
+    let complete = if eof {
+        head
+    } else {
+        match memchr::memrchr(b'\n', head) {
+            Some(i) => &head[..=i],
+            None => &[][..],
+        }
+    };
+    let body = complete.strip_suffix(b"\n").unwrap_or(complete);
+    let lines = if complete.is_empty() { None } else { Some(body) };
+    lines
+        .into_iter()
+        .flat_map(|b| b.split(|&c| c == b'\n'))
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+}

@@ -1,0 +1,187 @@
+//! The model every parser produces and every later stage consumes.
+//!
+//! A [`Profile`] is one run of one kernel: per-symbol counts (samples, ticks,
+//! period or percent, see [`Weight`]), the run's total (the exposure used by
+//! `--normalize share`, which includes samples no symbol claimed), and the
+//! metadata the report header states (event, duration, warnings).
+//! Counts are `f64` so that folded stacks with fractional weights and
+//! percentage-only reports fit the same model; parsers of integer formats
+//! only ever store whole numbers.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Where a sample ran, as perf's `[k]`, `[.]`, `[g]`, `[u]`, `[H]` markers say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    Kernel,
+    User,
+    GuestKernel,
+    GuestUser,
+    Hypervisor,
+}
+
+impl Mode {
+    /// `[k]` → Kernel, `[.]` → User, `[g]` → GuestKernel, `[u]` → GuestUser, `[H]` → Hypervisor.
+    pub fn from_marker(marker: &str) -> Option<Mode> {
+        match marker {
+            "[k]" => Some(Mode::Kernel),
+            "[.]" => Some(Mode::User),
+            "[g]" => Some(Mode::GuestKernel),
+            "[u]" => Some(Mode::GuestUser),
+            "[H]" => Some(Mode::Hypervisor),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Kernel => "kernel",
+            Mode::User => "user",
+            Mode::GuestKernel => "guest-kernel",
+            Mode::GuestUser => "guest-user",
+            Mode::Hypervisor => "hypervisor",
+        }
+    }
+}
+
+/// A symbol as one run names it. Aggregation decides which of these fields
+/// make up the identity across runs (name and dso when every run knows the
+/// dso, the name alone otherwise); `mode` is an attribute, never identity.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SymbolKey {
+    /// Bare name: no `[k]` marker, no `+0x…` offset. Unresolved addresses keep
+    /// their `0x…` text as the name.
+    pub name: String,
+    /// Shared object (`[kernel.kallsyms]`, `[kvm]`, `/usr/lib/…/libc.so.6`) when the input names it.
+    pub dso: Option<String>,
+    pub mode: Option<Mode>,
+}
+
+impl SymbolKey {
+    pub fn new(name: impl Into<String>) -> Self {
+        SymbolKey {
+            name: name.into(),
+            dso: None,
+            mode: None,
+        }
+    }
+    pub fn with_dso(mut self, dso: Option<String>) -> Self {
+        self.dso = dso;
+        self
+    }
+    pub fn with_mode(mut self, mode: Option<Mode>) -> Self {
+        self.mode = mode;
+        self
+    }
+}
+
+/// What the numbers in [`Profile::counts`] are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Weight {
+    /// Sample counts / ticks: Poisson counts, the statistics apply.
+    Samples,
+    /// Summed sample periods (perf `Period` column, `--weight period`).
+    Period,
+    /// Percentages only (perf report without a count column): counts are
+    /// estimates = percent × approximate total / 100.
+    Percent,
+}
+
+/// The input formats, named as `-f/--format` names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    Readprofile,
+    PerfReport,
+    PerfScript,
+    Folded,
+    Opreport,
+}
+
+impl Format {
+    /// Every format, in the order detection tries them.
+    pub const ALL: [Format; 5] = [
+        Format::PerfReport,
+        Format::PerfScript,
+        Format::Readprofile,
+        Format::Opreport,
+        Format::Folded,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Readprofile => "readprofile",
+            Format::PerfReport => "perf-report",
+            Format::PerfScript => "perf-script",
+            Format::Folded => "folded",
+            Format::Opreport => "opreport",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One run of one kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Profile {
+    /// Path (or `archive.tar:member`, or `-`) the run was read from.
+    pub source: String,
+    pub format: Format,
+    /// The event the samples are of (`cpu-clock`), when the input says.
+    pub event: Option<String>,
+    /// Per-symbol counts. Never holds a zero-count entry unless the input
+    /// lists the symbol explicitly with 0 (readprofile `-a`).
+    pub counts: BTreeMap<SymbolKey, f64>,
+    /// All samples of the run: the exposure for `--normalize share`. Includes
+    /// samples that no symbol claims (readprofile's `*unknown*`, rows cut by
+    /// `--percent-limit`), so it may exceed the sum of `counts`.
+    pub total: f64,
+    /// Why `total` is not exact, if it is not (percent-only report,
+    /// `--percent-limit`, rounded `# Samples: 4K` header).
+    pub total_approximate: Option<String>,
+    pub weight: Weight,
+    /// Wall-clock span of the samples in seconds, when the input has timestamps.
+    pub duration_s: Option<f64>,
+    /// Samples not attributed to any symbol row but part of `total`
+    /// (readprofile `*unknown*`), for the header.
+    pub unattributed: f64,
+    /// Human-readable warnings about this run (total mismatch, skipped lines…).
+    pub warnings: Vec<String>,
+    /// Lines skipped as malformed under `--lenient` (also described in `warnings`).
+    pub skipped_lines: u64,
+}
+
+impl Profile {
+    pub fn new(source: impl Into<String>, format: Format) -> Self {
+        Profile {
+            source: source.into(),
+            format,
+            event: None,
+            counts: BTreeMap::new(),
+            total: 0.0,
+            total_approximate: None,
+            weight: Weight::Samples,
+            duration_s: None,
+            unattributed: 0.0,
+            warnings: Vec::new(),
+            skipped_lines: 0,
+        }
+    }
+
+    /// Add `count` to `key` (creating it).
+    pub fn add(&mut self, key: SymbolKey, count: f64) {
+        *self.counts.entry(key).or_insert(0.0) += count;
+    }
+
+    /// Sum of all symbol counts (not including unattributed samples).
+    pub fn symbol_sum(&self) -> f64 {
+        self.counts.values().sum()
+    }
+}

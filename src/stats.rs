@@ -1,0 +1,1 @@
+//! SCAFFOLD: statistics (owned by a helper).

@@ -1,0 +1,1 @@
+//! Integration tests: the single test binary.
