@@ -12,4 +12,7 @@
 //! Combining layers (`p = max(...)`, the hull of the ratio intervals) is the
 //! caller's job, so each function here stays one formula.
 
+mod exact;
 mod special;
+
+pub use exact::{exact_test, min_reachable_p, Exact};
