@@ -16,3 +16,6 @@ mod exact;
 mod special;
 
 pub use exact::{exact_test, min_reachable_p, Exact};
+mod quasi;
+
+pub use quasi::{quasi_poisson, Quasi};
