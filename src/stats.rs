@@ -12,10 +12,18 @@
 //! Combining layers (`p = max(...)`, the hull of the ratio intervals) is the
 //! caller's job, so each function here stays one formula.
 
+mod adjust;
+mod describe;
 mod exact;
+mod noise;
+mod quasi;
 mod special;
 
+pub use adjust::{adjust, Adjust};
+pub use describe::{cv_percent, median, size_factors, SIZE_FACTOR_MIN_COUNT};
 pub use exact::{exact_test, min_reachable_p, Exact};
-mod quasi;
-
+pub use noise::{
+    delta_ci_one_run, noise_floor, noise_test, NoiseFloor, NoiseSource, NoiseTest, NOISE_MIN_COUNT,
+    NOISE_MIN_SYMBOLS,
+};
 pub use quasi::{quasi_poisson, Quasi};
