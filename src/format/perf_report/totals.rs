@@ -1,0 +1,124 @@
+//! The run's total for a chosen section: exact when perf's rows add up,
+//! estimated (and said to be) when rows are missing or only percentages
+//! were printed.
+//!
+//! Input: a parsed [`Section`] and the profile being built. Output:
+//! `total`, `total_approximate` and warnings set on the profile, and a
+//! percent-only section's percentages scaled into estimated counts.
+
+use super::Section;
+use crate::profile::{Profile, Weight};
+
+/// Set `profile.total` (and `total_approximate`, warnings), scaling the
+/// section's percentages into counts for a percent-only report.
+///
+/// Rows are missing when the listed percentages sum to less than 100% by
+/// more than rounding allows (each row is rounded to ±0.005%). The total is
+/// then, best first: perf's exact figure (`# Samples:` below 1001, or the
+/// `# Event count` for periods), else the listed count over the listed share
+/// (`Σ samples / (Σ pct / 100)`, which averages the rows' rounding errors),
+/// kept within the rounded header's range.
+pub(super) fn totals(section: &mut Section, profile: &mut Profile) {
+    let has_pct = section.layout.as_ref().is_some_and(|l| l.pct.is_some());
+    let tolerance = section.rows as f64 * 0.005 + 0.1;
+    let missing = 100.0 - section.pct_sum;
+    let missing = (has_pct && missing > tolerance).then_some(missing);
+    // An event group's header counts the samples of all its members.
+    let members = section.events().len().max(1) as u64;
+    let header = section.header.as_ref();
+    let missing_text = |m: f64| {
+        format!(
+            "rows holding {m:.2}% of the samples are missing \
+             (perf report --percent-limit, or a perf filter)"
+        )
+    };
+    match profile.weight {
+        Weight::Samples | Weight::Period => {
+            let samples = profile.weight == Weight::Samples;
+            let (sum, unit) = if samples {
+                (section.sample_sum, "samples")
+            } else {
+                (section.period_sum, "period")
+            };
+            profile.total = sum as f64;
+            let exact = match (members, samples) {
+                (1, true) => header.filter(|h| h.unit == 1).map(|h| h.samples),
+                (1, false) => section.event_count,
+                _ => None,
+            };
+            if let Some(m) = missing {
+                profile.warnings.push(missing_text(m));
+                if let Some(exact) = exact.filter(|&e| e >= sum) {
+                    profile.total = exact as f64;
+                } else if section.pct_sum > 0.0 {
+                    let mut estimate = (sum as f64 * 100.0 / section.pct_sum).round();
+                    if let Some(h) = header.filter(|_| samples && members == 1) {
+                        let high = h.samples.saturating_add(h.unit - 1) as f64;
+                        estimate = estimate.clamp(h.samples as f64, high);
+                    }
+                    profile.total = estimate.max(sum as f64);
+                    profile.total_approximate = Some(format!(
+                        "{}; total estimated as the {sum} {unit} listed / {:.2}%",
+                        missing_text(m),
+                        section.pct_sum
+                    ));
+                }
+            } else if let Some(h) = header.filter(|_| samples && members == 1) {
+                if sum < h.samples || sum - h.samples >= h.unit {
+                    profile.warnings.push(format!(
+                        "the Samples column sums to {sum}, but the header says '# Samples: {}'",
+                        h.printed
+                    ));
+                }
+            }
+        }
+        Weight::Percent => {
+            let (total, reason) = match (header, section.event_count) {
+                (Some(h), _) if members > 1 => (
+                    h.samples as f64 / members as f64,
+                    Some(format!(
+                        "percentages only; total from the '# Samples: {}' header of a group \
+                         of {members} events, divided by {members}",
+                        h.printed
+                    )),
+                ),
+                (Some(h), _) if h.unit == 1 => (h.samples as f64, None),
+                (Some(h), _) => (
+                    h.samples as f64,
+                    Some(format!(
+                        "percentages only; total from the rounded '# Samples: {}' header \
+                         (perf truncates: {} to {})",
+                        h.printed,
+                        h.samples,
+                        h.samples.saturating_add(h.unit - 1)
+                    )),
+                ),
+                (None, Some(count)) if members == 1 => (
+                    count as f64,
+                    Some("percentages only; total from '# Event count (approx.)', a period".into()),
+                ),
+                (None, _) => (
+                    100.0,
+                    Some("percentages only and no '# Samples:' header: counts are percents".into()),
+                ),
+            };
+            profile.warnings.push(
+                "percentages only (no Samples or Period column): counts are estimates; \
+                 re-run perf report with -n for exact sample counts"
+                    .to_string(),
+            );
+            let reason = match (reason, missing) {
+                (Some(r), Some(m)) => Some(format!("{r}; {}", missing_text(m))),
+                (r, _) => r,
+            };
+            if let Some(m) = missing {
+                profile.warnings.push(missing_text(m));
+            }
+            for value in section.counts.values_mut() {
+                *value = *value * total / 100.0;
+            }
+            profile.total = total;
+            profile.total_approximate = reason;
+        }
+    }
+}
