@@ -3,7 +3,20 @@
 //! The library reads per-symbol profiles (readprofile, perf report, perf
 //! script, folded stacks, opreport), aggregates runs per side, tests every
 //! symbol's change for significance and renders a signed ranking.
+//!
+//! Pipeline: [`config::Config`] → [`load`] (via [`input`] and [`format`]) →
+//! [`aggregate`] → [`diff`] (using [`stats`]) → [`render`].
 
+pub mod aggregate;
+pub mod app;
+pub mod cli;
+pub mod config;
+pub mod diff;
+pub mod exit;
 pub mod format;
+pub mod identity;
+pub mod input;
+pub mod load;
 pub mod profile;
+pub mod render;
 pub mod stats;

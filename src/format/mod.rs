@@ -168,22 +168,31 @@ pub fn parse(
     }
 }
 
-/// The result of detection on a prefix: the first format (in `Format::ALL`
-/// order) that says `Yes`; `None` when every parser says `No`, or still
-/// `NeedMore` at EOF or at the prefix limit (`eof` is then true).
-pub fn detect(head: &[u8], eof: bool) -> Result<Option<Format>, ()> {
+/// The result of detection on a prefix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detected {
+    /// The first format (in `Format::ALL` order) that said `Yes`.
+    Format(Format),
+    /// Every parser said `No` (or still `NeedMore` at EOF).
+    Unknown,
+    /// Some parser needs more bytes to decide.
+    NeedMore,
+}
+
+/// Ask every parser about a prefix.
+pub fn detect(head: &[u8], eof: bool) -> Detected {
     let mut undecided = false;
     for format in Format::ALL {
         match sniff(format, head, eof) {
-            Sniff::Yes => return Ok(Some(format)),
+            Sniff::Yes => return Detected::Format(format),
             Sniff::No => {}
             Sniff::NeedMore => undecided = true,
         }
     }
     if undecided && !eof {
-        Err(())
+        Detected::NeedMore
     } else {
-        Ok(None)
+        Detected::Unknown
     }
 }
 
@@ -199,7 +208,11 @@ pub fn head_lines(head: &[u8], eof: bool) -> impl Iterator<Item = &[u8]> {
         }
     };
     let body = complete.strip_suffix(b"\n").unwrap_or(complete);
-    let lines = if complete.is_empty() { None } else { Some(body) };
+    let lines = if complete.is_empty() {
+        None
+    } else {
+        Some(body)
+    };
     lines
         .into_iter()
         .flat_map(|b| b.split(|&c| c == b'\n'))

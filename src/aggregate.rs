@@ -1,0 +1,390 @@
+//! Runs → one count matrix over the union of symbols, and the exposure of
+//! every run under the chosen normalisation (statistics.md, "Normalisation").
+//!
+//! Symbol identity across runs is the name plus the dso when every run names
+//! dsos (so `perf report --sort dso,sym` runs keep `foo` of two libraries
+//! apart), the name alone otherwise (so readprofile and perf runs can be
+//! mixed). A run's samples that no row claims become pseudo-rows, so the
+//! rows always add up to the total: `*unknown*` (readprofile's hits outside
+//! kernel text) and `*unlisted*` (rows a perf report left out, e.g. under
+//! `--percent-limit`).
+
+use crate::identity::{Identity, Placement};
+use crate::profile::{Mode, Profile, SymbolKey, Weight};
+use crate::stats;
+use anyhow::{bail, Result};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One side: a kernel, as one or more runs.
+#[derive(Clone, Debug)]
+pub struct Side {
+    pub name: String,
+    /// The paths the user named for it, for the header.
+    pub label: String,
+    pub runs: Vec<Profile>,
+}
+
+/// A row's identity.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Ident {
+    pub name: String,
+    pub dso: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SymbolInfo {
+    pub ident: Ident,
+    pub mode: Option<Mode>,
+    /// The input names folded, aliased or grouped into this row (empty when
+    /// the row is exactly one input name).
+    pub members: Vec<String>,
+}
+
+pub const UNKNOWN_ROW: &str = "*unknown*";
+pub const UNLISTED_ROW: &str = "*unlisted*";
+
+/// Counts of every symbol in every run: `counts[side][run][symbol]`.
+#[derive(Clone, Debug)]
+pub struct Matrix {
+    pub symbols: Vec<SymbolInfo>,
+    pub counts: Vec<Vec<Vec<f64>>>,
+    pub warnings: Vec<String>,
+}
+
+/// Build the matrix over the union of symbols of every run of every side
+/// (missing = 0), each symbol placed by `identity` (folding, aliases,
+/// groups, filters), rows sorted by identity.
+pub fn build(sides: &[Side], identity: &Identity) -> Matrix {
+    let use_dso = sides
+        .iter()
+        .flat_map(|s| &s.runs)
+        .all(|r| r.counts.keys().all(|k| k.dso.is_some()));
+    let mut warnings = Vec::new();
+    // Place every distinct input key once.
+    let mut placed: BTreeMap<&SymbolKey, Option<Ident>> = BTreeMap::new();
+    let mut info: BTreeMap<Ident, (Option<Mode>, BTreeSet<String>)> = BTreeMap::new();
+    for run in sides.iter().flat_map(|s| &s.runs) {
+        for key in run.counts.keys() {
+            if placed.contains_key(key) {
+                continue;
+            }
+            let ident = match identity.place(key) {
+                Placement::Dropped => None,
+                Placement::Row { name, grouped } => Some(Ident {
+                    name,
+                    dso: if use_dso && !grouped {
+                        key.dso.clone()
+                    } else {
+                        None
+                    },
+                }),
+            };
+            if let Some(id) = &ident {
+                let entry = info
+                    .entry(id.clone())
+                    .or_insert((key.mode, BTreeSet::new()));
+                if entry.0 != key.mode {
+                    entry.0 = entry.0.or(key.mode);
+                }
+                entry.1.insert(key.name.clone());
+            }
+            placed.insert(key, ident);
+        }
+    }
+    let pseudo = |name: &str| -> Option<Ident> {
+        identity.keeps(name).then(|| Ident {
+            name: name.to_string(),
+            dso: None,
+        })
+    };
+    let unknown = pseudo(UNKNOWN_ROW);
+    let unlisted = pseudo(UNLISTED_ROW);
+    for run in sides.iter().flat_map(|s| &s.runs) {
+        if run.unattributed > 0.0 {
+            if let Some(id) = &unknown {
+                info.entry(id.clone())
+                    .or_insert((Some(Mode::Kernel), BTreeSet::new()));
+            }
+        }
+        let rest = remainder(run);
+        if rest > 0.0 && run.total_approximate.is_some() {
+            if let Some(id) = &unlisted {
+                info.entry(id.clone()).or_insert((None, BTreeSet::new()));
+            }
+        } else if rest < 0.0 {
+            warnings.push(format!(
+                "{}: symbol counts add up to {} but the run's total is {}",
+                run.source,
+                fmt_count(run.symbol_sum() + run.unattributed),
+                fmt_count(run.total)
+            ));
+        }
+    }
+    let symbols: Vec<SymbolInfo> = info
+        .into_iter()
+        .map(|(ident, (mode, names))| {
+            let members = if names.len() > 1 || names.iter().any(|n| *n != ident.name) {
+                names.into_iter().collect()
+            } else {
+                Vec::new()
+            };
+            SymbolInfo {
+                ident,
+                mode,
+                members,
+            }
+        })
+        .collect();
+    let position: BTreeMap<&Ident, usize> = symbols
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (&s.ident, i))
+        .collect();
+    let slot = |id: &Option<Ident>| id.as_ref().and_then(|id| position.get(id).copied());
+    let (unknown_at, unlisted_at) = (slot(&unknown), slot(&unlisted));
+    let counts = sides
+        .iter()
+        .map(|side| {
+            side.runs
+                .iter()
+                .map(|run| {
+                    let mut row = vec![0.0; symbols.len()];
+                    for (key, &c) in &run.counts {
+                        if let Some(i) = placed.get(key).and_then(slot) {
+                            row[i] += c;
+                        }
+                    }
+                    if let Some(i) = unknown_at {
+                        row[i] += run.unattributed;
+                    }
+                    let rest = remainder(run);
+                    if let (Some(i), true) =
+                        (unlisted_at, rest > 0.0 && run.total_approximate.is_some())
+                    {
+                        row[i] += rest;
+                    }
+                    row
+                })
+                .collect()
+        })
+        .collect();
+    Matrix {
+        symbols,
+        counts,
+        warnings,
+    }
+}
+
+/// Samples of the run's total that neither a symbol row nor `*unknown*`
+/// claims: rows a report left out (when its total is approximate) or
+/// samples a parse-time filter removed. Float residue counts as zero.
+fn remainder(run: &Profile) -> f64 {
+    let rest = run.total - run.symbol_sum() - run.unattributed;
+    if rest.abs() <= 1e-6 * run.total.max(1.0) {
+        0.0
+    } else {
+        rest
+    }
+}
+
+/// A count for messages: whole numbers without decimals.
+pub fn fmt_count(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// `-n/--normalize`: what a run's exposure is (statistics.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Normalize {
+    Share,
+    Ticks,
+    Rate,
+    Work,
+    Robust,
+}
+
+impl Normalize {
+    pub fn name(self) -> &'static str {
+        match self {
+            Normalize::Share => "share",
+            Normalize::Ticks => "ticks",
+            Normalize::Rate => "rate",
+            Normalize::Work => "work",
+            Normalize::Robust => "robust",
+        }
+    }
+    /// The unit of values (`unit` in JSON).
+    pub fn unit(self) -> &'static str {
+        match self {
+            Normalize::Share => "percent",
+            Normalize::Ticks => "ticks per run",
+            Normalize::Rate => "ticks per second",
+            Normalize::Work => "ticks per operation",
+            Normalize::Robust => "normalised ticks",
+        }
+    }
+    /// Factor from count/exposure to the displayed value.
+    pub fn scale(self) -> f64 {
+        match self {
+            Normalize::Share => 100.0,
+            _ => 1.0,
+        }
+    }
+}
+
+/// Per-run facts the user supplies with `--run-info` (path → duration, work).
+#[derive(Clone, Debug, Default)]
+pub struct RunInfo {
+    pub entries: BTreeMap<String, (Option<f64>, Option<f64>)>,
+}
+
+impl RunInfo {
+    fn lookup(&self, source: &str) -> Option<(Option<f64>, Option<f64>)> {
+        if let Some(e) = self.entries.get(source) {
+            return Some(*e);
+        }
+        // Accept a path given relative to a different directory: match by suffix.
+        self.entries
+            .iter()
+            .find(|(k, _)| source.ends_with(&format!("/{k}")) || k.ends_with(&format!("/{source}")))
+            .map(|(_, v)| *v)
+    }
+}
+
+/// The exposure of every run, `[side][run]`, for `mode`.
+///
+/// `relative` (`--percentage relative`) re-bases shares on the samples the
+/// filters kept, as perf does; otherwise a share is of all the run's samples.
+pub fn exposures(
+    sides: &[Side],
+    matrix: &Matrix,
+    mode: Normalize,
+    info: &RunInfo,
+    relative: bool,
+) -> Result<Vec<Vec<f64>>> {
+    let mut missing = Vec::new();
+    let mut out: Vec<Vec<f64>> = Vec::new();
+    for (s, side) in sides.iter().enumerate() {
+        let mut row = Vec::new();
+        for (r, run) in side.runs.iter().enumerate() {
+            let e = match mode {
+                Normalize::Share if relative => matrix.counts[s][r].iter().sum(),
+                Normalize::Share => run.total,
+                Normalize::Ticks | Normalize::Robust => 1.0,
+                Normalize::Rate => match info
+                    .lookup(&run.source)
+                    .and_then(|e| e.0)
+                    .or(run.duration_s)
+                {
+                    Some(d) => d,
+                    None => {
+                        missing.push(run.source.clone());
+                        f64::NAN
+                    }
+                },
+                Normalize::Work => match info.lookup(&run.source).and_then(|e| e.1) {
+                    Some(w) => w,
+                    None => {
+                        missing.push(run.source.clone());
+                        f64::NAN
+                    }
+                },
+            };
+            if !missing.is_empty() {
+                row.push(e);
+                continue;
+            }
+            if !(e > 0.0 && e.is_finite()) {
+                bail!(
+                    "{}: the run's {} is {}; it must be positive",
+                    run.source,
+                    match mode {
+                        Normalize::Rate => "duration",
+                        Normalize::Work => "work count",
+                        _ if relative => "total after filters",
+                        _ => "total",
+                    },
+                    e
+                );
+            }
+            row.push(e);
+        }
+        out.push(row);
+    }
+    if !missing.is_empty() {
+        let what = match mode {
+            Normalize::Rate => {
+                "a duration (a --run-info CSV `path,duration_s,work`, or sample timestamps)"
+            }
+            _ => "a work count (a --run-info CSV `path,duration_s,work`)",
+        };
+        bail!(
+            "--normalize {} needs {} for every run; missing for: {}",
+            mode.name(),
+            what,
+            missing.join(", ")
+        );
+    }
+    if mode == Normalize::Robust {
+        let runs: Vec<Vec<f64>> = matrix.counts.iter().flatten().cloned().collect();
+        let Some(factors) = stats::size_factors(&runs) else {
+            bail!("--normalize robust needs at least one symbol with 5 or more samples in every run; none has");
+        };
+        let mut it = factors.into_iter();
+        for row in out.iter_mut() {
+            for e in row.iter_mut() {
+                *e = it.next().unwrap_or(1.0);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Whether every run holds genuine sample counts (Poisson), so that the
+/// significance tests apply.
+pub fn counts_are_samples(sides: &[Side]) -> bool {
+    sides
+        .iter()
+        .flat_map(|s| &s.runs)
+        .all(|r| r.weight == Weight::Samples && r.total_approximate.is_none())
+}
+
+/// Parse a `--run-info` CSV: `path,duration_s,work` (header line optional,
+/// empty fields allowed).
+pub fn parse_run_info(text: &str, origin: &str) -> Result<RunInfo> {
+    let mut info = RunInfo::default();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        if n == 0 && fields.first() == Some(&"path") {
+            continue;
+        }
+        let num = |s: Option<&&str>| -> Result<Option<f64>, String> {
+            match s {
+                None => Ok(None),
+                Some(&"") => Ok(None),
+                Some(s) => s.parse::<f64>().map(Some).map_err(|_| s.to_string()),
+            }
+        };
+        if fields.len() < 2 || fields.len() > 3 {
+            bail!(
+                "{origin}:{}: expected `path,duration_s,work`, found \"{line}\"",
+                n + 1
+            );
+        }
+        let (d, w) = match (num(fields.get(1)), num(fields.get(2))) {
+            (Ok(d), Ok(w)) => (d, w),
+            (Err(bad), _) | (_, Err(bad)) => {
+                bail!("{origin}:{}: expected a number, found \"{bad}\"", n + 1)
+            }
+        };
+        info.entries.insert(fields[0].to_string(), (d, w));
+    }
+    Ok(info)
+}

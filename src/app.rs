@@ -1,0 +1,69 @@
+//! The application layer: configuration → load every side (in parallel) →
+//! aggregate → diff → render into a writer. Returns the exit code; only
+//! `main.rs` touches the process (stdout, stderr, exit status).
+
+use crate::aggregate::{self, Side};
+use crate::config::Config;
+use crate::diff;
+use crate::exit;
+use crate::load;
+use crate::render::{self, OutputFormat};
+use anyhow::{Context, Result};
+use std::io::Write;
+
+/// Run a validated configuration; write the report to `out` and warnings
+/// meant for the terminal to `err`.
+pub fn run(config: &Config, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.jobs.unwrap_or(0))
+        .build()
+        .context("cannot start worker threads")?;
+    let report = pool.install(|| build_report(config))?;
+    render::render(config.output, &report, &config.render, out)?;
+    out.flush()?;
+    if !matches!(config.output, OutputFormat::Text | OutputFormat::Markdown) {
+        for w in &report.warnings {
+            writeln!(err, "diffprofile: warning: {w}")?;
+        }
+    }
+    let regressed = report.comparisons.iter().any(|c| c.regressions > 0);
+    Ok(if config.fail_on_regression && regressed {
+        exit::REGRESSION
+    } else {
+        exit::SUCCESS
+    })
+}
+
+/// Everything but rendering: the report of a configuration.
+pub fn build_report(config: &Config) -> Result<diff::Report> {
+    let mut warnings = Vec::new();
+    let mut sides = Vec::new();
+    for spec in &config.sides {
+        let loaded = load::load_side(&spec.paths, &config.load)?;
+        warnings.extend(loaded.warnings);
+        sides.push(Side {
+            name: spec.name.clone(),
+            label: spec.paths.join(" "),
+            runs: loaded.runs,
+        });
+    }
+    let mut report = compare_sides(&sides, config)?;
+    warnings.append(&mut report.warnings);
+    report.warnings = warnings;
+    Ok(report)
+}
+
+/// Aggregate and compare sides already loaded (the first is the baseline).
+pub fn compare_sides(sides: &[Side], config: &Config) -> Result<diff::Report> {
+    let matrix = aggregate::build(sides, &config.identity);
+    let exposures = aggregate::exposures(
+        sides,
+        &matrix,
+        config.diff.normalize,
+        &config.run_info,
+        config.relative,
+    )?;
+    let mut report = diff::compare(sides, &exposures, &matrix, &config.diff);
+    report.notes.extend(config.notes.iter().cloned());
+    Ok(report)
+}

@@ -1,0 +1,269 @@
+//! Raw flags ([`crate::cli::Cli`]) → a validated [`Config`]: sides resolved
+//! from positional paths or `--old`/`--new`, defaults that depend on other
+//! flags resolved, regexes compiled, ranges checked. No I/O except reading
+//! the `--run-info` file.
+
+use crate::aggregate::{self, Normalize, RunInfo};
+use crate::cli::{
+    AdjustArg, Cli, FormatArg, NormalizeArg, OutputArg, PercentageArg, SortArg, WeightArg,
+};
+use crate::diff::{DiffOptions, SortBy};
+use crate::format::{ParseOptions, WeightBy};
+use crate::identity::{AliasMap, GroupBy, Identity};
+use crate::load::LoadOptions;
+use crate::profile::Format;
+use crate::render::{OutputFormat, RenderOptions};
+use crate::stats::Adjust;
+use anyhow::{bail, Context, Result};
+use regex::Regex;
+
+/// One side as the user named it.
+#[derive(Clone, Debug)]
+pub struct SideSpec {
+    pub name: String,
+    pub paths: Vec<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub sides: Vec<SideSpec>,
+    pub load: LoadOptions,
+    pub diff: DiffOptions,
+    pub output: OutputFormat,
+    pub render: RenderOptions,
+    pub run_info: RunInfo,
+    pub jobs: Option<usize>,
+    pub fail_on_regression: bool,
+    pub identity: Identity,
+    /// `--percentage relative`: shares of the samples the filters kept.
+    pub relative: bool,
+    /// Statements for the report header (filters, weights).
+    pub notes: Vec<String>,
+}
+
+fn regex(flag: &str, re: &Option<String>) -> Result<Option<Regex>> {
+    re.as_deref()
+        .map(|r| Regex::new(r).with_context(|| format!("{flag}: invalid regular expression")))
+        .transpose()
+}
+
+impl Config {
+    pub fn from_cli(cli: Cli) -> Result<Config> {
+        let sides = resolve_sides(&cli)?;
+        if !(cli.alpha > 0.0 && cli.alpha < 1.0) {
+            bail!("--alpha must be between 0 and 1, not {}", cli.alpha);
+        }
+        if let Some(c) = cli.noise_cv {
+            if !(c >= 0.0 && c.is_finite()) {
+                bail!("--noise-cv must be a non-negative fraction such as 0.05, not {c}");
+            }
+        }
+        if !(cli.min_delta >= 0.0 && cli.min_delta.is_finite()) {
+            bail!(
+                "--min-delta must be a non-negative number, not {}",
+                cli.min_delta
+            );
+        }
+        if cli.jobs == Some(0) {
+            bail!("--jobs must be at least 1");
+        }
+        let stdin_uses = sides
+            .iter()
+            .flat_map(|s| &s.paths)
+            .filter(|p| *p == "-")
+            .count();
+        if stdin_uses > 1 {
+            bail!("stdin (-) can be named only once");
+        }
+        let normalize = match cli.normalize {
+            Some(n) => match n {
+                NormalizeArg::Share => Normalize::Share,
+                NormalizeArg::Ticks => Normalize::Ticks,
+                NormalizeArg::Rate => Normalize::Rate,
+                NormalizeArg::Work => Normalize::Work,
+                NormalizeArg::Robust => Normalize::Robust,
+            },
+            None if cli.output == OutputArg::Classic => Normalize::Ticks,
+            None => Normalize::Share,
+        };
+        let run_info = match &cli.run_info {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("{path}: cannot read --run-info file"))?;
+                aggregate::parse_run_info(&text, path)?
+            }
+            None => RunInfo::default(),
+        };
+        let mut notes = Vec::new();
+        let weight = match cli.weight {
+            WeightArg::Samples => WeightBy::Samples,
+            WeightArg::Period => {
+                notes.push("weight: sample periods (--weight period)".to_string());
+                WeightBy::Period
+            }
+        };
+        if cli.inclusive {
+            notes.push(
+                "inclusive: every distinct symbol of a callchain counted once per sample"
+                    .to_string(),
+            );
+        }
+        if cli.kernel_only {
+            notes.push(
+                "filter: kernel samples only (--kernel-only); shares stay relative to all samples"
+                    .to_string(),
+            );
+        }
+        if let Some(c) = &cli.comm {
+            notes.push(format!("filter: --comm {c}"));
+        }
+        if let Some(d) = &cli.dso {
+            notes.push(format!("filter: --dso {d}"));
+        }
+        let identity = identity(&cli, &mut notes)?;
+        let relative = cli.percentage == PercentageArg::Relative;
+        if relative {
+            notes.push(
+                "percentage: relative (shares re-based on the samples the filters kept)"
+                    .to_string(),
+            );
+        }
+        let parse = ParseOptions {
+            event: cli.event.clone(),
+            lenient: cli.lenient,
+            weight,
+            inclusive: cli.inclusive,
+            kernel_only: cli.kernel_only,
+            comm: regex("--comm", &cli.comm)?,
+            dso: regex("--dso", &cli.dso)?,
+        };
+        let format = match cli.format {
+            FormatArg::Auto => None,
+            FormatArg::Readprofile => Some(Format::Readprofile),
+            FormatArg::PerfReport => Some(Format::PerfReport),
+            FormatArg::PerfScript => Some(Format::PerfScript),
+            FormatArg::Folded => Some(Format::Folded),
+            FormatArg::Opreport => Some(Format::Opreport),
+        };
+        let diff = DiffOptions {
+            normalize,
+            sort: match cli.sort {
+                SortArg::Delta => SortBy::Delta,
+                SortArg::Impact => SortBy::Impact,
+                SortArg::Ratio => SortBy::Ratio,
+                SortArg::Name => SortBy::Name,
+            },
+            top: cli.top,
+            min_delta: cli.min_delta,
+            alpha: cli.alpha,
+            adjust: match cli.adjust {
+                AdjustArg::Bh => Adjust::Bh,
+                AdjustArg::By => Adjust::By,
+                AdjustArg::Holm => Adjust::Holm,
+            },
+            noise_cv: cli.noise_cv,
+        };
+        let output = match cli.output {
+            OutputArg::Text => OutputFormat::Text,
+            OutputArg::Classic => OutputFormat::Classic,
+            OutputArg::Json => OutputFormat::Json,
+            OutputArg::Csv => OutputFormat::Csv,
+            OutputArg::Markdown => OutputFormat::Markdown,
+        };
+        Ok(Config {
+            sides,
+            load: LoadOptions { format, parse },
+            diff,
+            output,
+            render: RenderOptions { wide: cli.wide },
+            run_info,
+            jobs: cli.jobs,
+            fail_on_regression: cli.fail_on_regression,
+            identity,
+            relative,
+            notes,
+        })
+    }
+}
+
+/// Positional `OLD NEW [NEW2…]` (each one side) or `--old … --new …`.
+fn resolve_sides(cli: &Cli) -> Result<Vec<SideSpec>> {
+    let flagged = !cli.old.is_empty() || !cli.new.is_empty();
+    if flagged {
+        if cli.old.is_empty() || cli.new.is_empty() {
+            bail!("--old and --new go together: give both");
+        }
+        if !cli.paths.is_empty() {
+            bail!(
+                "give the sides either as OLD NEW or with --old/--new, not both (stray: {})",
+                cli.paths.join(" ")
+            );
+        }
+        return Ok(vec![
+            SideSpec {
+                name: "old".into(),
+                paths: cli.old.clone(),
+            },
+            SideSpec {
+                name: "new".into(),
+                paths: cli.new.clone(),
+            },
+        ]);
+    }
+    match cli.paths.len() {
+        0 | 1 => bail!(
+            "need two profiles to compare: diffprofile OLD NEW (or --old PATH... --new PATH...)"
+        ),
+        n => Ok(cli
+            .paths
+            .iter()
+            .enumerate()
+            .map(|(i, p)| SideSpec {
+                name: match (i, n) {
+                    (0, _) => "old".to_string(),
+                    (1, 2) => "new".to_string(),
+                    (i, _) => format!("new{i}"),
+                },
+                paths: vec![p.clone()],
+            })
+            .collect()),
+    }
+}
+
+/// Suffix folding, aliases, grouping and symbol filters, with the header
+/// statement of each.
+fn identity(cli: &Cli, notes: &mut Vec<String>) -> Result<Identity> {
+    let aliases = match &cli.alias {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("{path}: cannot read --alias file"))?;
+            notes.push(format!("aliases: {path}"));
+            AliasMap::parse(&text, path)?
+        }
+        None => AliasMap::default(),
+    };
+    let group = cli.group_by.as_deref().map(GroupBy::parse).transpose()?;
+    if let Some(g) = &group {
+        notes.push(format!("rows grouped by {}", g.describe()));
+    }
+    if cli.keep_suffixes {
+        notes.push("clone suffixes kept (--keep-suffixes)".to_string());
+    }
+    if let Some(re) = &cli.include {
+        notes.push(format!("filter: symbols matching --include {re}"));
+    }
+    if let Some(re) = &cli.exclude {
+        notes.push(format!("filter: symbols not matching --exclude {re}"));
+    }
+    if cli.exclude_idle {
+        notes.push("filter: idle loop excluded (--exclude-idle)".to_string());
+    }
+    Ok(Identity {
+        fold: !cli.keep_suffixes,
+        aliases,
+        group,
+        include: regex("--include", &cli.include)?,
+        exclude: regex("--exclude", &cli.exclude)?,
+        exclude_idle: cli.exclude_idle,
+    })
+}

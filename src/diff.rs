@@ -1,0 +1,689 @@
+//! Sides → a [`Report`]: for every compared side (each against the baseline,
+//! side 0) one row per symbol with old, new, Δ, ratio, their confidence
+//! intervals, p and q (statistics.md), ranked and trimmed by `--top` and
+//! `--min-delta`. Pure computation: no I/O.
+
+use crate::aggregate::{self, Matrix, Normalize, Side};
+use crate::profile::{Format, Mode};
+use crate::stats::{self, Adjust, NoiseSource};
+
+/// `--sort`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortBy {
+    Delta,
+    Impact,
+    Ratio,
+    Name,
+}
+
+#[derive(Clone, Debug)]
+pub struct DiffOptions {
+    pub normalize: Normalize,
+    pub sort: SortBy,
+    pub top: Option<usize>,
+    pub min_delta: f64,
+    pub alpha: f64,
+    pub adjust: Adjust,
+    pub noise_cv: Option<f64>,
+}
+
+impl Default for DiffOptions {
+    fn default() -> Self {
+        DiffOptions {
+            normalize: Normalize::Share,
+            sort: SortBy::Delta,
+            top: None,
+            min_delta: 0.0,
+            alpha: 0.05,
+            adjust: Adjust::Bh,
+            noise_cv: None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Changed,
+    New,
+    Gone,
+    Same,
+}
+
+impl Status {
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Changed => "changed",
+            Status::New => "new",
+            Status::Gone => "gone",
+            Status::Same => "same",
+        }
+    }
+}
+
+/// Run-to-run variation of one side of a row.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Cv {
+    /// 100·sd/mean of the per-run normalised values.
+    Runs(f64),
+    /// One run: the sampling CV 1/√c, in percent.
+    Sampling(f64),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub symbol: String,
+    pub dso: Option<String>,
+    pub mode: Option<Mode>,
+    pub status: Status,
+    pub old: f64,
+    pub new: f64,
+    pub delta: f64,
+    /// Δ against old, in percent; `None` for new symbols.
+    pub delta_pct: Option<f64>,
+    pub delta_ci: Option<(f64, f64)>,
+    /// new/old; infinite for new symbols.
+    pub ratio: f64,
+    pub ratio_ci: Option<(f64, f64)>,
+    pub p: Option<f64>,
+    pub q: Option<f64>,
+    pub significant: bool,
+    pub old_cv: Option<Cv>,
+    pub new_cv: Option<Cv>,
+    pub old_counts: Vec<f64>,
+    pub new_counts: Vec<f64>,
+    /// Input names folded, aliased or grouped into this row.
+    pub members: Vec<String>,
+}
+
+impl Row {
+    pub fn tested(&self) -> bool {
+        self.p.is_some()
+    }
+    pub fn mark(&self) -> &'static str {
+        match (self.tested(), self.significant) {
+            (false, _) => " ",
+            (true, true) => "*",
+            (true, false) => "~",
+        }
+    }
+}
+
+/// The `total` row: every sample of every run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Total {
+    pub old: f64,
+    pub new: f64,
+    pub delta: f64,
+}
+
+/// How the noise beyond sampling was estimated for a comparison.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NoiseModel {
+    /// Quasi-Poisson over runs (three or more runs in all).
+    Runs { df: f64 },
+    /// One run per side: τ̂ estimated across `symbols` symbols.
+    Estimated { tau: f64, symbols: usize },
+    /// One run per side: τ from `--noise-cv`.
+    Assumed { cv: f64 },
+    /// One run per side and too few symbols to estimate: sampling noise only.
+    SamplingOnly,
+    /// Counts are not sample counts (percentages, periods): nothing tested.
+    NotTested,
+}
+
+/// Rows left out of the view, by reason.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Elided {
+    /// Positive rows past `--top`, and the sum of their Δ.
+    pub worse: usize,
+    pub worse_delta: f64,
+    pub better: usize,
+    pub better_delta: f64,
+    pub unchanged: usize,
+    /// Rows under `--min-delta`.
+    pub small: usize,
+}
+
+/// A falling row and a rising row whose changes could be one function
+/// under two names: shown, never merged.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RenamePair {
+    pub old_symbol: String,
+    pub new_symbol: String,
+    pub old_delta: f64,
+    pub new_delta: f64,
+}
+
+/// One side compared with the baseline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    /// Index into `Report::sides`.
+    pub side: usize,
+    /// Shown rows, in rank order.
+    pub rows: Vec<Row>,
+    pub elided: Elided,
+    pub total: Total,
+    pub noise: NoiseModel,
+    pub tested: usize,
+    pub untested: usize,
+    pub regressions: usize,
+    pub improvements: usize,
+    pub renames: Vec<RenamePair>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunSummary {
+    pub source: String,
+    pub format: Format,
+    pub total: f64,
+    pub approximate: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SideSummary {
+    pub name: String,
+    pub label: String,
+    pub runs: Vec<RunSummary>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    pub normalize: Normalize,
+    pub event: Option<String>,
+    pub alpha: f64,
+    pub adjust: Adjust,
+    pub sides: Vec<SideSummary>,
+    pub comparisons: Vec<Comparison>,
+    /// Statements for the header: filters, weights, inclusive mode…
+    pub notes: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+/// Compare every side after the first against the first.
+pub fn compare(
+    sides: &[Side],
+    exposures: &[Vec<f64>],
+    matrix: &Matrix,
+    opts: &DiffOptions,
+) -> Report {
+    let mut warnings = matrix.warnings.clone();
+    for side in sides {
+        for run in &side.runs {
+            warnings.extend(run.warnings.iter().cloned());
+        }
+    }
+    let testable = aggregate::counts_are_samples(sides);
+    if !testable {
+        warnings.push(
+            "some runs hold percentages or periods, not sample counts: significance is not tested"
+                .to_string(),
+        );
+    }
+    let event = common_event(sides, &mut warnings);
+    let comparisons = (1..sides.len())
+        .map(|j| compare_one(j, sides, exposures, matrix, opts, testable, &mut warnings))
+        .collect();
+    let summaries = sides
+        .iter()
+        .map(|s| SideSummary {
+            name: s.name.clone(),
+            label: s.label.clone(),
+            runs: s
+                .runs
+                .iter()
+                .map(|r| RunSummary {
+                    source: r.source.clone(),
+                    format: r.format,
+                    total: r.total,
+                    approximate: r.total_approximate.clone(),
+                })
+                .collect(),
+        })
+        .collect();
+    Report {
+        normalize: opts.normalize,
+        event,
+        alpha: opts.alpha,
+        adjust: opts.adjust,
+        sides: summaries,
+        comparisons,
+        notes: Vec::new(),
+        warnings,
+    }
+}
+
+fn common_event(sides: &[Side], warnings: &mut Vec<String>) -> Option<String> {
+    let mut events: Vec<&str> = sides
+        .iter()
+        .flat_map(|s| &s.runs)
+        .filter_map(|r| r.event.as_deref())
+        .collect();
+    events.sort_unstable();
+    events.dedup();
+    if events.len() > 1 {
+        warnings.push(format!(
+            "runs are of different events: {}",
+            events.join(", ")
+        ));
+    }
+    events.first().map(|e| e.to_string())
+}
+
+fn compare_one(
+    j: usize,
+    sides: &[Side],
+    exposures: &[Vec<f64>],
+    matrix: &Matrix,
+    opts: &DiffOptions,
+    testable: bool,
+    warnings: &mut Vec<String>,
+) -> Comparison {
+    let scale = opts.normalize.scale();
+    let (old_runs, new_runs) = (&matrix.counts[0], &matrix.counts[j]);
+    let (old_exp, new_exp) = (&exposures[0], &exposures[j]);
+    let m_old: f64 = old_exp.iter().sum();
+    let m_new: f64 = new_exp.iter().sum();
+    let pooled = |runs: &Vec<Vec<f64>>, i: usize| runs.iter().map(|r| r[i]).sum::<f64>();
+    let n_runs = old_runs.len() + new_runs.len();
+    let one_run_each = old_runs.len() == 1 && new_runs.len() == 1;
+    let side_name = &sides[j].name;
+
+    // The noise model of this comparison.
+    let noise = if !testable {
+        NoiseModel::NotTested
+    } else if n_runs >= 3 {
+        NoiseModel::Runs {
+            df: (n_runs - 2) as f64,
+        }
+    } else {
+        let pairs: Vec<(f64, f64)> = (0..matrix.symbols.len())
+            .map(|i| (pooled(old_runs, i), pooled(new_runs, i)))
+            .collect();
+        let floor = stats::noise_floor(&pairs, m_old, m_new, opts.noise_cv);
+        if let Some(spread) = floor.z_spread {
+            if spread > 2.0 {
+                warnings.push(format!(
+                    "{side_name}: observed symbol-to-symbol noise is {spread:.1}x sampling noise; one run per side cannot separate regressions from run-to-run variation; use >= 3 runs"
+                ));
+            }
+        }
+        match floor.source {
+            NoiseSource::Estimated => NoiseModel::Estimated {
+                tau: floor.tau2.sqrt(),
+                symbols: floor.symbols_used,
+            },
+            NoiseSource::Assumed => NoiseModel::Assumed {
+                cv: opts.noise_cv.unwrap_or(0.0),
+            },
+            NoiseSource::SamplingOnly => NoiseModel::SamplingOnly,
+        }
+    };
+    if testable && n_runs == 3 {
+        warnings.push(format!(
+            "{side_name}: need >= 2 runs on each side for a usable noise estimate (df = 1); >= 3 runs per side recommended"
+        ));
+    }
+    let tau2 = match &noise {
+        NoiseModel::Estimated { tau, .. } => tau * tau,
+        NoiseModel::Assumed { cv } => 2.0 * cv * cv,
+        _ => 0.0,
+    };
+
+    let mut rows = Vec::with_capacity(matrix.symbols.len());
+    let mut total = Total {
+        old: 0.0,
+        new: 0.0,
+        delta: 0.0,
+    };
+    for (i, sym) in matrix.symbols.iter().enumerate() {
+        let x = pooled(old_runs, i);
+        let y = pooled(new_runs, i);
+        let old = x / m_old * scale;
+        let new = y / m_new * scale;
+        total.old += old;
+        total.new += new;
+        if x == 0.0 && y == 0.0 {
+            continue; // listed with zero ticks everywhere (readprofile -a)
+        }
+        let status = if x == 0.0 {
+            Status::New
+        } else if y == 0.0 {
+            Status::Gone
+        } else if old == new {
+            Status::Same
+        } else {
+            Status::Changed
+        };
+        let old_counts: Vec<f64> = old_runs.iter().map(|r| r[i]).collect();
+        let new_counts: Vec<f64> = new_runs.iter().map(|r| r[i]).collect();
+        let mut row = Row {
+            symbol: sym.ident.name.clone(),
+            dso: sym.ident.dso.clone(),
+            mode: sym.mode,
+            status,
+            old,
+            new,
+            delta: new - old,
+            delta_pct: (x > 0.0).then(|| (new - old) / old * 100.0),
+            delta_ci: None,
+            ratio: if x > 0.0 { new / old } else { f64::INFINITY },
+            ratio_ci: None,
+            p: None,
+            q: None,
+            significant: false,
+            old_cv: side_cv(&old_counts, old_exp, scale),
+            new_cv: side_cv(&new_counts, new_exp, scale),
+            old_counts,
+            new_counts,
+            members: sym.members.clone(),
+        };
+        if testable {
+            test_row(
+                &mut row, x, y, m_old, m_new, old_exp, new_exp, &noise, tau2, opts, scale,
+            );
+        }
+        rows.push(row);
+    }
+    total.delta = total.new - total.old;
+
+    // Multiple testing over the tested rows.
+    let tested_idx: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].tested()).collect();
+    let ps: Vec<f64> = tested_idx.iter().filter_map(|&i| rows[i].p).collect();
+    let qs = stats::adjust(&ps, opts.adjust);
+    for (&i, q) in tested_idx.iter().zip(qs) {
+        rows[i].q = Some(q);
+        rows[i].significant = q <= opts.alpha;
+    }
+    let tested = tested_idx.len();
+    let untested = if testable { rows.len() - tested } else { 0 };
+    let regressions = rows
+        .iter()
+        .filter(|r| r.significant && r.delta > 0.0)
+        .count();
+    let improvements = rows
+        .iter()
+        .filter(|r| r.significant && r.delta < 0.0)
+        .count();
+    if testable && one_run_each {
+        if let NoiseModel::SamplingOnly = noise {
+            warnings.push(format!(
+                "{side_name}: one run per side and fewer than 10 symbols with >= 100 samples: only sampling noise is accounted for (give --noise-cv or more runs)"
+            ));
+        }
+    }
+    if opts.normalize == Normalize::Share {
+        composition_warning(&rows, side_name, warnings);
+    }
+
+    let renames = possible_renames(&rows);
+    rank(&mut rows, opts.sort);
+    let (rows, elided) = trim(rows, opts.top, opts.min_delta);
+    Comparison {
+        side: j,
+        rows,
+        elided,
+        total,
+        noise,
+        tested,
+        untested,
+        regressions,
+        improvements,
+        renames,
+    }
+}
+
+/// Cost-shift / rename candidates among significant rows: a `gone` row
+/// with a `new` row, or an improvement with a regression whose names are
+/// related ([`related_names`]), whose Δ intervals overlap once the falling
+/// one is negated. (Unrelated opposite rows are how any workload change
+/// looks; pairing them would bury the real candidates.) Pairs are taken
+/// greedily, best-cancelling first, then related names first, each row at
+/// most once.
+pub fn possible_renames(rows: &[Row]) -> Vec<RenamePair> {
+    const CAP: usize = 500;
+    let down: Vec<&Row> = rows
+        .iter()
+        .filter(|r| {
+            r.delta < 0.0 && r.delta_ci.is_some() && (r.status == Status::Gone || r.significant)
+        })
+        .take(CAP)
+        .collect();
+    let up: Vec<&Row> = rows
+        .iter()
+        .filter(|r| {
+            r.delta > 0.0 && r.delta_ci.is_some() && (r.status == Status::New || r.significant)
+        })
+        .take(CAP)
+        .collect();
+    let mut pairs: Vec<(f64, bool, usize, usize)> = Vec::new();
+    for (i, a) in down.iter().enumerate() {
+        for (j, b) in up.iter().enumerate() {
+            let related = related_names(&a.symbol, &b.symbol);
+            let kinds_match = (a.status == Status::Gone && b.status == Status::New) || related;
+            let (Some((alo, ahi)), Some((blo, bhi))) = (a.delta_ci, b.delta_ci) else {
+                continue;
+            };
+            // a's interval negated: [-ahi, -alo]
+            let overlap = -ahi <= bhi && blo <= -alo;
+            if !kinds_match || !overlap {
+                continue;
+            }
+            let score = (a.delta + b.delta).abs() / a.delta.abs().max(b.delta);
+            pairs.push((score, !related, i, j));
+        }
+    }
+    pairs.sort_by(|x, y| {
+        x.0.total_cmp(&y.0)
+            .then(x.1.cmp(&y.1))
+            .then_with(|| down[x.2].symbol.cmp(&down[y.2].symbol))
+            .then_with(|| up[x.3].symbol.cmp(&up[y.3].symbol))
+    });
+    let (mut used_down, mut used_up) = (vec![false; down.len()], vec![false; up.len()]);
+    let mut out = Vec::new();
+    for (_, _, i, j) in pairs {
+        if used_down[i] || used_up[j] {
+            continue;
+        }
+        used_down[i] = true;
+        used_up[j] = true;
+        out.push(RenamePair {
+            old_symbol: down[i].symbol.clone(),
+            new_symbol: up[j].symbol.clone(),
+            old_delta: down[i].delta,
+            new_delta: up[j].delta,
+        });
+    }
+    out.sort_by(|a, b| {
+        b.new_delta
+            .total_cmp(&a.new_delta)
+            .then_with(|| a.old_symbol.cmp(&b.old_symbol))
+    });
+    out
+}
+
+/// Run-to-run CV of one side: over the per-run normalised values with two
+/// or more runs; the sampling CV 1/√c with one.
+fn side_cv(counts: &[f64], exposures: &[f64], scale: f64) -> Option<Cv> {
+    if counts.len() == 1 {
+        return (counts[0] > 0.0).then(|| Cv::Sampling(100.0 / counts[0].sqrt()));
+    }
+    let values: Vec<f64> = counts
+        .iter()
+        .zip(exposures)
+        .map(|(c, e)| c / e * scale)
+        .collect();
+    stats::cv_percent(&values).map(Cv::Runs)
+}
+
+/// statistics.md: the sampling layer always, then the run layer (three or
+/// more runs) or the one-run noise floor; p is the larger p, the ratio CI the
+/// hull of the layers' intervals.
+#[allow(clippy::too_many_arguments)]
+fn test_row(
+    row: &mut Row,
+    x: f64,
+    y: f64,
+    m_old: f64,
+    m_new: f64,
+    old_exp: &[f64],
+    new_exp: &[f64],
+    noise: &NoiseModel,
+    tau2: f64,
+    opts: &DiffOptions,
+    scale: f64,
+) {
+    let pi0 = m_new / (m_old + m_new);
+    if stats::min_reachable_p(x + y, pi0) > opts.alpha {
+        return; // too few samples to ever be significant: untested
+    }
+    let exact = stats::exact_test(x, y, m_old, m_new, opts.alpha);
+    let (p, ci, dci) = match noise {
+        NoiseModel::Runs { .. } => {
+            let old: Vec<(f64, f64)> = row
+                .old_counts
+                .iter()
+                .copied()
+                .zip(old_exp.iter().copied())
+                .collect();
+            let new: Vec<(f64, f64)> = row
+                .new_counts
+                .iter()
+                .copied()
+                .zip(new_exp.iter().copied())
+                .collect();
+            match stats::quasi_poisson(&old, &new, opts.alpha) {
+                Some(q) => (
+                    exact.p.max(q.p),
+                    hull(exact.ratio_ci, q.ratio_ci),
+                    (q.delta_ci.0 * scale, q.delta_ci.1 * scale),
+                ),
+                None => return,
+            }
+        }
+        NoiseModel::NotTested => return,
+        _ => {
+            let nt = stats::noise_test(x, y, m_old, m_new, tau2, opts.alpha);
+            let (_, d) = stats::delta_ci_one_run(x, y, m_old, m_new, tau2, opts.alpha);
+            (
+                exact.p.max(nt.p),
+                hull(exact.ratio_ci, nt.ratio_ci),
+                (d.0 * scale, d.1 * scale),
+            )
+        }
+    };
+    row.p = Some(p);
+    row.ratio_ci = Some(ci);
+    row.delta_ci = Some(dci);
+}
+
+fn hull(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
+    (a.0.min(b.0), a.1.max(b.1))
+}
+
+/// statistics.md: in share mode, when the median log-ratio of high-count
+/// symbols is far from 0, every share moved: warn about composition.
+fn composition_warning(rows: &[Row], side: &str, warnings: &mut Vec<String>) {
+    let logs: Vec<f64> = rows
+        .iter()
+        .filter(|r| {
+            r.old_counts.iter().sum::<f64>() >= 100.0 && r.new_counts.iter().sum::<f64>() >= 100.0
+        })
+        .map(|r| (r.new / r.old).ln())
+        .collect();
+    if logs.len() < 5 {
+        return;
+    }
+    let m = stats::median(&logs);
+    if m.abs() > 0.02 {
+        warnings.push(format!(
+            "{side}: most symbols shifted by {:+.1}%: composition effect? consider --normalize robust or work",
+            (m.exp() - 1.0) * 100.0
+        ));
+    }
+}
+
+/// Whether two names look like one function renamed: equal or one
+/// containing the other once leading underscores and a `do_`/`sys_`/`ksys_`
+/// prefix are stripped (`schedule` / `do_schedule`, `d_lookup` /
+/// `__d_lookup`), for stems of 4 or more characters.
+pub fn related_names(a: &str, b: &str) -> bool {
+    fn stem(s: &str) -> &str {
+        let s = s.trim_start_matches('_');
+        let s = ["do_", "sys_", "ksys_", "__x64_sys_"]
+            .iter()
+            .find_map(|p| s.strip_prefix(p))
+            .unwrap_or(s);
+        s.trim_start_matches('_')
+    }
+    let (x, y) = (stem(a), stem(b));
+    x.len().min(y.len()) >= 4 && (x.contains(y) || y.contains(x))
+}
+
+/// The `--sort impact` key: the bound of Δ's interval nearest zero (0 when
+/// the interval spans zero or is unknown).
+pub fn impact(row: &Row) -> f64 {
+    match row.delta_ci {
+        Some((lo, _)) if lo > 0.0 => lo,
+        Some((_, hi)) if hi < 0.0 => hi,
+        _ => 0.0,
+    }
+}
+
+/// Rank rows: signed, worse first; ties by Δ, then by name, then by dso.
+pub fn rank(rows: &mut [Row], sort: SortBy) {
+    let by_name = |a: &Row, b: &Row| a.symbol.cmp(&b.symbol).then_with(|| a.dso.cmp(&b.dso));
+    rows.sort_by(|a, b| match sort {
+        SortBy::Delta => b.delta.total_cmp(&a.delta).then_with(|| by_name(a, b)),
+        SortBy::Impact => impact(b)
+            .total_cmp(&impact(a))
+            .then_with(|| b.delta.total_cmp(&a.delta))
+            .then_with(|| by_name(a, b)),
+        SortBy::Ratio => b
+            .ratio
+            .total_cmp(&a.ratio)
+            .then_with(|| b.delta.total_cmp(&a.delta))
+            .then_with(|| by_name(a, b)),
+        SortBy::Name => by_name(a, b),
+    });
+}
+
+/// Apply `--min-delta` and `--top N` (N rows of each sign; the rest counted).
+pub fn trim(rows: Vec<Row>, top: Option<usize>, min_delta: f64) -> (Vec<Row>, Elided) {
+    let mut elided = Elided::default();
+    let mut kept: Vec<Row> = Vec::with_capacity(rows.len());
+    for r in rows {
+        if r.delta.abs() < min_delta {
+            elided.small += 1;
+        } else {
+            kept.push(r);
+        }
+    }
+    let Some(n) = top else {
+        return (kept, elided);
+    };
+    // Which rows of each sign are the N largest in magnitude (by Δ),
+    // whatever the display order.
+    let mut worse: Vec<usize> = (0..kept.len()).filter(|&i| kept[i].delta > 0.0).collect();
+    let mut better: Vec<usize> = (0..kept.len()).filter(|&i| kept[i].delta < 0.0).collect();
+    worse.sort_by(|&a, &b| kept[b].delta.total_cmp(&kept[a].delta).then(a.cmp(&b)));
+    better.sort_by(|&a, &b| kept[a].delta.total_cmp(&kept[b].delta).then(a.cmp(&b)));
+    let mut show = vec![false; kept.len()];
+    for &i in worse.iter().take(n).chain(better.iter().take(n)) {
+        show[i] = true;
+    }
+    let mut out = Vec::new();
+    for (i, r) in kept.into_iter().enumerate() {
+        if show[i] {
+            out.push(r);
+        } else if r.delta > 0.0 {
+            elided.worse += 1;
+            elided.worse_delta += r.delta;
+        } else if r.delta < 0.0 {
+            elided.better += 1;
+            elided.better_delta += r.delta;
+        } else {
+            elided.unchanged += 1;
+        }
+    }
+    (out, elided)
+}

@@ -1,0 +1,337 @@
+//! Which row a symbol lands in: GCC/LTO clone-suffix folding, the user's
+//! alias map, `--group-by`, and the symbol filters (`--include`,
+//! `--exclude`, `--exclude-idle`). Folding, aliasing and grouping only move
+//! counts between rows; they never change a total.
+
+use crate::profile::{Mode, SymbolKey};
+use anyhow::{bail, Context, Result};
+use regex::Regex;
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+/// The kernel's idle-loop functions (`--exclude-idle`); `mwait_idle*` is a prefix.
+pub const IDLE_FUNCTIONS: [&str; 10] = [
+    "default_idle",
+    "intel_idle",
+    "poll_idle",
+    "native_safe_halt",
+    "pv_native_safe_halt",
+    "acpi_idle_do_entry",
+    "cpu_idle_poll",
+    "mwait_idle*",
+    "cpu_do_idle",
+    "cpuidle_enter_state",
+];
+
+/// Strip compiler clone and versioning suffixes, repeatedly:
+/// `.isra.N`, `.constprop.N`, `.part.N`, `.cold`, `.cold.N`, `.llvm.<digits>`,
+/// `.localalias`, `.lto_priv.N` (so `foo.constprop.0.isra.0` → `foo`), and the
+/// user-space `@plt`, `@GLIBC_2.2.5` / `@@GLIBC_2.2.5` version tags.
+/// A name that is nothing but a suffix (`.text.lock.namei`) is kept.
+pub fn fold_suffixes(name: &str) -> Cow<'_, str> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(
+            r"(?:\.(?:isra|constprop|part|lto_priv)\.\d+|\.cold(?:\.\d+)?|\.llvm\.\d+|\.localalias(?:\.\d+)?|@plt|@@?[A-Za-z_][A-Za-z0-9_]*_[0-9][0-9.]*)$",
+        )
+        .expect("static regex")
+    });
+    let mut end = name.len();
+    while let Some(m) = re.find(&name[..end]) {
+        if m.start() == 0 {
+            break;
+        }
+        end = m.start();
+    }
+    if end == name.len() {
+        Cow::Borrowed(name)
+    } else {
+        Cow::Owned(name[..end].to_string())
+    }
+}
+
+/// One alias rule: an exact name or an anchored regex, and the row name.
+#[derive(Clone, Debug)]
+enum Alias {
+    Exact(String, String),
+    Pattern(Regex, String),
+}
+
+/// `--alias FILE`: `old_name = new_name` or `re:PATTERN = NAME` per line
+/// (`$1` in NAME refers to a capture group); `#` starts a comment.
+#[derive(Clone, Debug, Default)]
+pub struct AliasMap {
+    rules: Vec<Alias>,
+}
+
+impl AliasMap {
+    pub fn parse(text: &str, origin: &str) -> Result<AliasMap> {
+        let mut rules = Vec::new();
+        for (n, raw) in text.lines().enumerate() {
+            let line = raw.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let Some((lhs, rhs)) = line.split_once('=') else {
+                bail!("{origin}:{}: expected `old_name = new_name` or `re:PATTERN = NAME`, found \"{raw}\"", n + 1);
+            };
+            let (lhs, rhs) = (lhs.trim(), rhs.trim());
+            if lhs.is_empty() || rhs.is_empty() || rhs.contains(char::is_whitespace) {
+                bail!("{origin}:{}: expected `old_name = new_name` or `re:PATTERN = NAME`, found \"{raw}\"", n + 1);
+            }
+            if let Some(pat) = lhs.strip_prefix("re:") {
+                let re = Regex::new(&format!("^(?:{pat})$")).with_context(|| {
+                    format!("{origin}:{}: invalid regular expression \"{pat}\"", n + 1)
+                })?;
+                rules.push(Alias::Pattern(re, rhs.to_string()));
+            } else if lhs.contains(char::is_whitespace) {
+                bail!(
+                    "{origin}:{}: expected one symbol name before `=`, found \"{lhs}\"",
+                    n + 1
+                );
+            } else {
+                rules.push(Alias::Exact(lhs.to_string(), rhs.to_string()));
+            }
+        }
+        Ok(AliasMap { rules })
+    }
+
+    /// The first rule that matches `name`, applied.
+    pub fn apply<'a>(&self, name: &'a str) -> Cow<'a, str> {
+        for rule in &self.rules {
+            match rule {
+                Alias::Exact(from, to) if from == name => return Cow::Owned(to.clone()),
+                Alias::Pattern(re, to) if re.is_match(name) => {
+                    return Cow::Owned(re.replace(name, to.as_str()).into_owned())
+                }
+                _ => {}
+            }
+        }
+        Cow::Borrowed(name)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+}
+
+/// `--group-by`.
+#[derive(Clone, Debug)]
+pub enum GroupBy {
+    Dso,
+    /// Kernel module: `[kvm]` → `kvm`, the core kernel → `vmlinux`, user space → its dso.
+    Module,
+    /// Names starting with the prefix become one row `PREFIX*`.
+    Prefix(String),
+    /// Names matching become one row per match (capture group 1 if any).
+    Regex(Regex),
+}
+
+impl GroupBy {
+    pub fn parse(spec: &str) -> Result<GroupBy> {
+        match spec {
+            "dso" => Ok(GroupBy::Dso),
+            "module" => Ok(GroupBy::Module),
+            s if s.starts_with("prefix:") && s.len() > 7 => Ok(GroupBy::Prefix(s[7..].to_string())),
+            s if s.starts_with("regex:") && s.len() > 6 => {
+                Ok(GroupBy::Regex(Regex::new(&s[6..]).with_context(|| {
+                    format!("--group-by {s}: invalid regular expression")
+                })?))
+            }
+            s => bail!("--group-by takes dso, module, prefix:STR or regex:RE, not \"{s}\""),
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            GroupBy::Dso => "dso".into(),
+            GroupBy::Module => "module".into(),
+            GroupBy::Prefix(p) => format!("prefix:{p}"),
+            GroupBy::Regex(r) => format!("regex:{}", r.as_str()),
+        }
+    }
+
+    /// The group a symbol belongs to; `None` keeps the symbol as its own row.
+    fn group(&self, name: &str, key: &SymbolKey) -> Option<String> {
+        match self {
+            GroupBy::Dso => Some(key.dso.clone().unwrap_or_else(|| match key.mode {
+                Some(Mode::Kernel) => "[kernel.kallsyms]".to_string(),
+                _ => "[unknown]".to_string(),
+            })),
+            GroupBy::Module => Some(match key.dso.as_deref() {
+                Some("[kernel.kallsyms]") => "vmlinux".to_string(),
+                Some(d) if d.starts_with('[') && d.ends_with(']') && d != "[unknown]" => {
+                    d[1..d.len() - 1].to_string()
+                }
+                Some(d) => d.to_string(),
+                None if key.mode == Some(Mode::Kernel) || key.mode.is_none() => {
+                    "vmlinux".to_string()
+                }
+                None => "[unknown]".to_string(),
+            }),
+            GroupBy::Prefix(p) => name.starts_with(p.as_str()).then(|| format!("{p}*")),
+            GroupBy::Regex(re) => re.captures(name).map(|c| {
+                c.get(1)
+                    .or_else(|| c.get(0))
+                    .map_or(String::new(), |m| m.as_str().to_string())
+            }),
+        }
+    }
+}
+
+/// Everything that decides a symbol's row, or drops it.
+#[derive(Clone, Debug, Default)]
+pub struct Identity {
+    /// Fold clone suffixes (default on; `--keep-suffixes` turns it off).
+    pub fold: bool,
+    pub aliases: AliasMap,
+    pub group: Option<GroupBy>,
+    pub include: Option<Regex>,
+    pub exclude: Option<Regex>,
+    pub exclude_idle: bool,
+}
+
+/// Where one input symbol goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// Into the row of this name; `grouped` rows lose their dso identity
+    /// unless grouped by dso.
+    Row { name: String, grouped: bool },
+    /// Removed by a symbol filter.
+    Dropped,
+}
+
+impl Identity {
+    pub fn place(&self, key: &SymbolKey) -> Placement {
+        let folded = if self.fold {
+            fold_suffixes(&key.name)
+        } else {
+            Cow::Borrowed(key.name.as_str())
+        };
+        let named = self.aliases.apply(&folded).into_owned();
+        if !self.keeps(&named) {
+            return Placement::Dropped;
+        }
+        match self.group.as_ref().and_then(|g| g.group(&named, key)) {
+            Some(group) => Placement::Row {
+                name: group,
+                grouped: true,
+            },
+            None => Placement::Row {
+                name: named,
+                grouped: false,
+            },
+        }
+    }
+
+    pub fn keeps(&self, name: &str) -> bool {
+        if self.include.as_ref().is_some_and(|re| !re.is_match(name)) {
+            return false;
+        }
+        if self.exclude.as_ref().is_some_and(|re| re.is_match(name)) {
+            return false;
+        }
+        !(self.exclude_idle && is_idle(name))
+    }
+
+    pub fn has_filters(&self) -> bool {
+        self.include.is_some() || self.exclude.is_some() || self.exclude_idle
+    }
+}
+
+pub fn is_idle(name: &str) -> bool {
+    IDLE_FUNCTIONS.iter().any(|f| match f.strip_suffix('*') {
+        Some(prefix) => name.starts_with(prefix),
+        None => name == *f,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folds_gcc_and_lto_suffixes() {
+        for (from, to) in [
+            ("finish_task_switch.isra.0", "finish_task_switch"),
+            ("foo.constprop.0.isra.0", "foo"),
+            ("bar.part.1", "bar"),
+            ("baz.cold", "baz"),
+            ("baz.cold.3", "baz"),
+            ("qux.llvm.15251198824366928061", "qux"),
+            ("x.localalias", "x"),
+            ("memcpy@plt", "memcpy"),
+            ("memcpy@GLIBC_2.14", "memcpy"),
+            ("fopen@@GLIBC_2.2.5", "fopen"),
+            ("do_schedule", "do_schedule"),
+            (".text.lock.namei", ".text.lock.namei"),
+            (".cold", ".cold"),
+            ("a.isra", "a.isra"),
+        ] {
+            assert_eq!(fold_suffixes(from), to, "{from}");
+        }
+    }
+
+    #[test]
+    fn alias_map_exact_and_regex() {
+        let m = AliasMap::parse(
+            "# renames in 2.6.0\nschedule = do_schedule\nre:__?d_lookup = d_lookup # both\nre:(.*)_v2 = $1\n",
+            "a.map",
+        )
+        .unwrap();
+        assert_eq!(m.apply("schedule"), "do_schedule");
+        assert_eq!(m.apply("__d_lookup"), "d_lookup");
+        assert_eq!(m.apply("_d_lookup"), "d_lookup");
+        assert_eq!(m.apply("xd_lookup"), "xd_lookup");
+        assert_eq!(m.apply("foo_v2"), "foo");
+    }
+
+    #[test]
+    fn alias_map_errors_name_the_line() {
+        let e = AliasMap::parse("a = b\nnonsense\n", "x.map").unwrap_err();
+        assert!(e.to_string().starts_with("x.map:2: expected"), "{e}");
+        let e = AliasMap::parse("re:( = b\n", "x.map").unwrap_err();
+        assert!(
+            format!("{e:#}").starts_with("x.map:1: invalid regular expression"),
+            "{e:#}"
+        );
+        let e = AliasMap::parse("a = b c\n", "x.map").unwrap_err();
+        assert!(e.to_string().starts_with("x.map:1:"), "{e}");
+    }
+
+    #[test]
+    fn groups() {
+        let k = SymbolKey::new("x")
+            .with_dso(Some("[kvm]".into()))
+            .with_mode(Some(Mode::Kernel));
+        assert_eq!(GroupBy::Module.group("x", &k), Some("kvm".into()));
+        assert_eq!(GroupBy::Dso.group("x", &k), Some("[kvm]".into()));
+        let core = SymbolKey::new("x").with_mode(Some(Mode::Kernel));
+        assert_eq!(GroupBy::Module.group("x", &core), Some("vmlinux".into()));
+        let p = GroupBy::parse("prefix:.text.lock.").unwrap();
+        assert_eq!(
+            p.group(".text.lock.namei", &core),
+            Some(".text.lock.*".into())
+        );
+        assert_eq!(p.group("schedule", &core), None);
+        let r = GroupBy::parse("regex:^(ext4|xfs)_").unwrap();
+        assert_eq!(r.group("ext4_map_blocks", &core), Some("ext4".into()));
+        assert!(GroupBy::parse("nonsense").is_err());
+    }
+
+    #[test]
+    fn idle_functions() {
+        assert!(is_idle("intel_idle"));
+        assert!(is_idle("mwait_idle_with_hints"));
+        assert!(!is_idle("intel_idle_ibrs_x"));
+        let id = Identity {
+            fold: true,
+            exclude_idle: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            id.place(&SymbolKey::new("intel_idle.cold")),
+            Placement::Dropped
+        );
+    }
+}

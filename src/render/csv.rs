@@ -1,0 +1,99 @@
+//! `-o csv`: a header line, then one line per shown row with the JSON row
+//! fields (intervals as two columns, per-run counts joined with `;`, empty
+//! cells for null). With several compared sides, the `side` column tells
+//! which comparison a line belongs to.
+
+use super::RenderOptions;
+use crate::diff::{Cv, Report};
+use std::io::{self, Write};
+
+const HEADER: [&str; 22] = [
+    "side",
+    "symbol",
+    "dso",
+    "mode",
+    "status",
+    "old",
+    "new",
+    "delta",
+    "delta_pct",
+    "delta_ci_lo",
+    "delta_ci_hi",
+    "ratio",
+    "ratio_ci_lo",
+    "ratio_ci_hi",
+    "p",
+    "q",
+    "significant",
+    "old_cv",
+    "new_cv",
+    "cv_kind",
+    "old_counts",
+    "new_counts",
+];
+
+fn num(x: f64) -> String {
+    if x.is_finite() {
+        let s = format!("{x}");
+        s
+    } else {
+        String::new()
+    }
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map(num).unwrap_or_default()
+}
+
+fn counts(c: &[f64]) -> String {
+    c.iter().map(|&v| num(v)).collect::<Vec<_>>().join(";")
+}
+
+fn cv(c: Option<Cv>) -> String {
+    match c {
+        Some(Cv::Runs(v)) | Some(Cv::Sampling(v)) => num(v),
+        None => String::new(),
+    }
+}
+
+pub fn render(report: &Report, _opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record(HEADER).map_err(io::Error::other)?;
+    for c in &report.comparisons {
+        let side = &report.sides[c.side].name;
+        for r in &c.rows {
+            let (dlo, dhi) = r.delta_ci.map_or((None, None), |(a, b)| (Some(a), Some(b)));
+            let (rlo, rhi) = r.ratio_ci.map_or((None, None), |(a, b)| (Some(a), Some(b)));
+            let kind = match r.old_cv.or(r.new_cv) {
+                Some(Cv::Sampling(_)) => "sampling",
+                _ => "runs",
+            };
+            w.write_record([
+                side.as_str(),
+                &r.symbol,
+                r.dso.as_deref().unwrap_or(""),
+                r.mode.map_or("", |m| m.as_str()),
+                r.status.name(),
+                &num(r.old),
+                &num(r.new),
+                &num(r.delta),
+                &opt(r.delta_pct),
+                &opt(dlo),
+                &opt(dhi),
+                &num(r.ratio),
+                &opt(rlo),
+                &opt(rhi),
+                &opt(r.p),
+                &opt(r.q),
+                if r.significant { "true" } else { "false" },
+                &cv(r.old_cv),
+                &cv(r.new_cv),
+                kind,
+                &counts(&r.old_counts),
+                &counts(&r.new_counts),
+            ])
+            .map_err(io::Error::other)?;
+        }
+    }
+    w.flush()
+}

@@ -1,0 +1,338 @@
+//! `-o json`: the version-1 object of interface.md. Field order is fixed by
+//! the structs below; non-finite numbers (infinite ratios and bounds) are
+//! `null`; counts are integers when whole. With more than two sides each
+//! row carries the baseline fields plus one `vs` object per compared side.
+
+use super::RenderOptions;
+use crate::diff::{Comparison, Cv, Report, Row};
+use serde::{Serialize, Serializer};
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+/// A number that prints as an integer when it is whole, `null` when not finite.
+#[derive(Clone, Copy, Debug)]
+pub struct Num(pub f64);
+
+impl Serialize for Num {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let x = self.0;
+        if !x.is_finite() {
+            s.serialize_none()
+        } else if x.fract() == 0.0 && x.abs() < 9.0e15 {
+            s.serialize_i64(x as i64)
+        } else {
+            s.serialize_f64(x)
+        }
+    }
+}
+
+/// A float that is `null` when not finite (kept as a float when whole).
+#[derive(Clone, Copy, Debug)]
+pub struct Float(pub f64);
+
+impl Serialize for Float {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0.is_finite() {
+            s.serialize_f64(self.0)
+        } else {
+            s.serialize_none()
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct JRun<'a> {
+    source: &'a str,
+    format: &'a str,
+    total: Num,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_approximate: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct JSide<'a> {
+    name: &'a str,
+    runs: Vec<JRun<'a>>,
+}
+
+/// The per-comparison fields of a row.
+#[derive(Serialize)]
+struct JFields<'a> {
+    status: &'a str,
+    old: Float,
+    new: Float,
+    delta: Float,
+    delta_pct: Option<Float>,
+    delta_ci: Option<[Float; 2]>,
+    ratio: Float,
+    ratio_ci: Option<[Float; 2]>,
+    p: Option<Float>,
+    q: Option<Float>,
+    significant: bool,
+    old_cv: Option<Float>,
+    new_cv: Option<Float>,
+    cv_kind: &'a str,
+    old_counts: Vec<Num>,
+    new_counts: Vec<Num>,
+}
+
+#[derive(Serialize)]
+struct JRow<'a> {
+    symbol: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dso: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mode: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    members: &'a [String],
+    #[serde(flatten)]
+    fields: JFields<'a>,
+}
+
+#[derive(Serialize)]
+struct JVs<'a> {
+    side: &'a str,
+    #[serde(flatten)]
+    fields: JFields<'a>,
+}
+
+#[derive(Serialize)]
+struct JMultiRow<'a> {
+    symbol: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dso: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mode: Option<&'a str>,
+    old: Float,
+    old_counts: Vec<Num>,
+    vs: Vec<JVs<'a>>,
+}
+
+#[derive(Serialize)]
+struct JTotal {
+    old: Float,
+    new: Float,
+    delta: Float,
+}
+
+#[derive(Serialize)]
+struct JSummary<'a> {
+    side: &'a str,
+    noise: String,
+    tested: usize,
+    untested: usize,
+    significant_regressions: usize,
+    significant_improvements: usize,
+    hidden: usize,
+    total: JTotal,
+    possible_renames: Vec<JRename<'a>>,
+}
+
+#[derive(Serialize)]
+struct JRename<'a> {
+    old_symbol: &'a str,
+    new_symbol: &'a str,
+    old_delta: Float,
+    new_delta: Float,
+}
+
+#[derive(Serialize)]
+struct JReport<'a, R: Serialize> {
+    version: u32,
+    normalize: &'a str,
+    unit: &'a str,
+    event: Option<&'a str>,
+    alpha: f64,
+    adjust: &'a str,
+    sides: Vec<JSide<'a>>,
+    rows: Vec<R>,
+    total: JTotal,
+    untested: usize,
+    possible_renames: Vec<JRename<'a>>,
+    comparisons: Vec<JSummary<'a>>,
+    notes: &'a [String],
+    warnings: &'a [String],
+}
+
+fn pair(ci: Option<(f64, f64)>) -> Option<[Float; 2]> {
+    ci.map(|(a, b)| [Float(a), Float(b)])
+}
+
+fn cv_value(c: Option<Cv>) -> Option<Float> {
+    c.map(|c| match c {
+        Cv::Runs(v) | Cv::Sampling(v) => Float(v),
+    })
+}
+
+fn fields(r: &Row) -> JFields<'_> {
+    JFields {
+        status: r.status.name(),
+        old: Float(r.old),
+        new: Float(r.new),
+        delta: Float(r.delta),
+        delta_pct: r.delta_pct.map(Float),
+        delta_ci: pair(r.delta_ci),
+        ratio: Float(r.ratio),
+        ratio_ci: pair(r.ratio_ci),
+        p: r.p.map(Float),
+        q: r.q.map(Float),
+        significant: r.significant,
+        old_cv: cv_value(r.old_cv),
+        new_cv: cv_value(r.new_cv),
+        cv_kind: match r.old_cv.or(r.new_cv) {
+            Some(Cv::Sampling(_)) => "sampling",
+            _ => "runs",
+        },
+        old_counts: r.old_counts.iter().map(|&c| Num(c)).collect(),
+        new_counts: r.new_counts.iter().map(|&c| Num(c)).collect(),
+    }
+}
+
+fn renames(c: &Comparison) -> Vec<JRename<'_>> {
+    c.renames
+        .iter()
+        .map(|r| JRename {
+            old_symbol: &r.old_symbol,
+            new_symbol: &r.new_symbol,
+            old_delta: Float(r.old_delta),
+            new_delta: Float(r.new_delta),
+        })
+        .collect()
+}
+
+fn total(c: &Comparison) -> JTotal {
+    JTotal {
+        old: Float(c.total.old),
+        new: Float(c.total.new),
+        delta: Float(c.total.delta),
+    }
+}
+
+pub fn render(report: &Report, _opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
+    let sides = report
+        .sides
+        .iter()
+        .map(|s| JSide {
+            name: &s.name,
+            runs: s
+                .runs
+                .iter()
+                .map(|r| JRun {
+                    source: &r.source,
+                    format: r.format.name(),
+                    total: Num(r.total),
+                    total_approximate: r.approximate.as_deref(),
+                })
+                .collect(),
+        })
+        .collect();
+    let summaries = report
+        .comparisons
+        .iter()
+        .map(|c| JSummary {
+            side: &report.sides[c.side].name,
+            noise: super::noise_sentence(c),
+            tested: c.tested,
+            untested: c.untested,
+            significant_regressions: c.regressions,
+            significant_improvements: c.improvements,
+            hidden: c.elided.worse + c.elided.better + c.elided.unchanged + c.elided.small,
+            total: total(c),
+            possible_renames: renames(c),
+        })
+        .collect();
+    let first = report.comparisons.first();
+    let head_total = first.map(total).unwrap_or(JTotal {
+        old: Float(0.0),
+        new: Float(0.0),
+        delta: Float(0.0),
+    });
+    let untested = report.comparisons.iter().map(|c| c.untested).sum();
+    macro_rules! emit {
+        ($rows:expr) => {{
+            let doc = JReport {
+                version: 1,
+                normalize: report.normalize.name(),
+                unit: report.normalize.unit(),
+                event: report.event.as_deref(),
+                alpha: report.alpha,
+                adjust: super::adjust_name(report.adjust),
+                sides,
+                rows: $rows,
+                total: head_total,
+                untested,
+                possible_renames: first.map(renames).unwrap_or_default(),
+                comparisons: summaries,
+                notes: &report.notes,
+                warnings: &report.warnings,
+            };
+            serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::other)?;
+        }};
+    }
+    if report.comparisons.len() <= 1 {
+        let rows: Vec<JRow> = first
+            .map(|c| {
+                c.rows
+                    .iter()
+                    .map(|r| JRow {
+                        symbol: &r.symbol,
+                        dso: r.dso.as_deref(),
+                        mode: r.mode.map(|m| m.as_str()),
+                        members: &r.members,
+                        fields: fields(r),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        emit!(rows);
+    } else {
+        emit!(multi_rows(report));
+    }
+    writeln!(out)
+}
+
+/// Rows of a multi-way report: the union of the shown rows of every
+/// comparison, in the first comparison's order, then the others' by name.
+fn multi_rows(report: &Report) -> Vec<JMultiRow<'_>> {
+    let mut order: Vec<(&str, Option<&str>)> = Vec::new();
+    let mut seen = BTreeMap::new();
+    let mut by_side: Vec<BTreeMap<(&str, Option<&str>), &Row>> = Vec::new();
+    for c in &report.comparisons {
+        let mut m = BTreeMap::new();
+        for r in &c.rows {
+            let k = (r.symbol.as_str(), r.dso.as_deref());
+            if seen.insert(k, ()).is_none() {
+                order.push(k);
+            }
+            m.insert(k, r);
+        }
+        by_side.push(m);
+    }
+    order
+        .into_iter()
+        .map(|k| {
+            let any = by_side.iter().find_map(|m| m.get(&k)).copied();
+            let vs = report
+                .comparisons
+                .iter()
+                .zip(&by_side)
+                .filter_map(|(c, m)| {
+                    m.get(&k).map(|r| JVs {
+                        side: &report.sides[c.side].name,
+                        fields: fields(r),
+                    })
+                })
+                .collect();
+            JMultiRow {
+                symbol: k.0,
+                dso: k.1,
+                mode: any.and_then(|r| r.mode.map(|m| m.as_str())),
+                old: Float(any.map_or(0.0, |r| r.old)),
+                old_counts: any.map_or(Vec::new(), |r| {
+                    r.old_counts.iter().map(|&c| Num(c)).collect()
+                }),
+                vs,
+            }
+        })
+        .collect()
+}

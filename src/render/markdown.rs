@@ -1,0 +1,121 @@
+//! `-o markdown`: the header facts as a short paragraph and a GitHub-style
+//! table for pull requests and web reviews; one table per compared side.
+
+use super::{NumFmt, RenderOptions};
+use crate::aggregate::Normalize;
+use crate::diff::Report;
+use std::io::{self, Write};
+
+fn esc(s: &str) -> String {
+    s.replace('|', "\\|").replace('`', "'")
+}
+
+pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
+    let nf = NumFmt::for_report(report);
+    for line in super::side_lines(report) {
+        writeln!(out, "- {}", esc(&line))?;
+    }
+    let event = report
+        .event
+        .as_deref()
+        .map(|e| format!("; event `{e}`"))
+        .unwrap_or_default();
+    writeln!(
+        out,
+        "- normalize {}{}",
+        super::unit_sentence(report.normalize),
+        event
+    )?;
+    for n in &report.notes {
+        writeln!(out, "- {}", esc(n))?;
+    }
+    writeln!(out, "- `+` is worse in NEW, `-` is better; `*` significant, `~` within noise, blank: too few samples to test")?;
+    let (du, vu) = if report.normalize == Normalize::Share {
+        (" (pp)", " (%)")
+    } else {
+        ("", "")
+    };
+    for c in &report.comparisons {
+        writeln!(out)?;
+        if report.comparisons.len() > 1 {
+            writeln!(
+                out,
+                "### {} vs {}\n",
+                report.sides[c.side].name, report.sides[0].name
+            )?;
+        }
+        let runs = format!(
+            "{}+{}",
+            report.sides[0].runs.len(),
+            report.sides[c.side].runs.len()
+        );
+        if opts.wide {
+            writeln!(out, "| Δ{du} | Δ% | old{vu} | new{vu} | old CV | new CV | Δ CI | ratio | ratio CI | p | q | n | | symbol |")?;
+            writeln!(
+                out,
+                "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|:--|"
+            )?;
+        } else {
+            writeln!(out, "| Δ{du} | Δ% | old{vu} | new{vu} | | symbol |")?;
+            writeln!(out, "|---:|---:|---:|---:|:-:|:--|")?;
+        }
+        for r in &c.rows {
+            let mut cells = vec![
+                nf.delta(r.delta),
+                super::delta_pct(r),
+                nf.value(r.old),
+                nf.value(r.new),
+            ];
+            if opts.wide {
+                cells.extend([
+                    super::cv(r.old_cv),
+                    super::cv(r.new_cv),
+                    super::interval(r.delta_ci, |v| nf.delta(v)),
+                    super::ratio(r.ratio),
+                    super::interval(r.ratio_ci, super::ratio),
+                    super::pvalue(r.p),
+                    super::pvalue(r.q),
+                    format!("n={runs}"),
+                ]);
+            }
+            cells.push(r.mark().trim().to_string());
+            cells.push(format!("`{}`", esc(&super::symbol_label(r))));
+            writeln!(out, "| {} |", cells.join(" | "))?;
+        }
+        let mut total = vec![
+            nf.delta(c.total.delta),
+            String::new(),
+            nf.value(c.total.old),
+            nf.value(c.total.new),
+        ];
+        if opts.wide {
+            total.extend((0..8).map(|_| String::new()));
+        }
+        total.extend([String::new(), "**total**".to_string()]);
+        writeln!(out, "| {} |", total.join(" | "))?;
+        let (worse, better, other) = super::elided_lines(c, &nf);
+        for l in [worse, better, other].into_iter().flatten() {
+            writeln!(out, "\n{l}")?;
+        }
+        writeln!(
+            out,
+            "\n{}; {}.",
+            super::summary_sentence(report, c),
+            super::noise_sentence(c)
+        )?;
+        for r in &c.renames {
+            writeln!(
+                out,
+                "\n- possible rename: `{}` -> `{}` ({} / {})",
+                esc(&r.old_symbol),
+                esc(&r.new_symbol),
+                nf.delta(r.old_delta),
+                nf.delta(r.new_delta)
+            )?;
+        }
+    }
+    for w in &report.warnings {
+        writeln!(out, "\n> warning: {}", esc(w))?;
+    }
+    Ok(())
+}

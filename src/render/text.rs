@@ -1,0 +1,270 @@
+//! `-o text` (default): the header (sides, runs and totals, normalisation,
+//! event, legend), an aligned borderless table (prettytable-rs) with the
+//! symbol last so a long name only runs past column 80 at the end of its own
+//! line, and the summary. ASCII only, ready to paste into a review email.
+//! More than one compared side: one block per side.
+
+use super::{NumFmt, RenderOptions};
+use crate::diff::{Comparison, Report, Row};
+use prettytable::format::{FormatBuilder, TableFormat};
+use prettytable::{Cell, Row as PRow, Table};
+use std::io::{self, Write};
+
+pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
+    let nf = NumFmt::for_report(report);
+    header(report, out)?;
+    for c in &report.comparisons {
+        writeln!(out)?;
+        if report.comparisons.len() > 1 {
+            writeln!(
+                out,
+                "== {} vs {} ==",
+                report.sides[c.side].name.to_uppercase(),
+                report.sides[0].name.to_uppercase()
+            )?;
+        }
+        table(report, c, &nf, opts, out)?;
+        writeln!(out)?;
+        write_wrapped(out, &super::summary_sentence(report, c))?;
+        write_wrapped(out, &format!("noise: {}", super::noise_sentence(c)))?;
+        if !c.renames.is_empty() {
+            writeln!(
+                out,
+                "possible renames (similar change; not merged, use --alias to merge):"
+            )?;
+            for r in c.renames.iter().take(10) {
+                writeln!(
+                    out,
+                    "  {} -> {}  ({} / {})",
+                    ascii(&r.old_symbol),
+                    ascii(&r.new_symbol),
+                    nf.delta(r.old_delta),
+                    nf.delta(r.new_delta)
+                )?;
+            }
+            if c.renames.len() > 10 {
+                writeln!(
+                    out,
+                    "  ... {} more pairs (see -o json)",
+                    c.renames.len() - 10
+                )?;
+            }
+        }
+    }
+    for w in &report.warnings {
+        write_wrapped(out, &format!("warning: {}", ascii(w)))?;
+    }
+    Ok(())
+}
+
+/// Prose lines fold at 80 columns (continuations indented two spaces), so a
+/// pasted report stays readable in an email.
+pub fn write_wrapped(out: &mut dyn Write, text: &str) -> io::Result<()> {
+    for line in wrap(text, 80) {
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
+
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    for word in text.split(' ') {
+        let extra = if cur.is_empty() { 0 } else { 1 };
+        if !cur.is_empty() && cur.len() + extra + word.len() > width {
+            lines.push(std::mem::take(&mut cur));
+            cur.push_str("  ");
+        } else if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+    }
+    if !cur.trim().is_empty() {
+        lines.push(cur);
+    }
+    lines
+}
+
+fn header(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    for line in super::side_lines(report) {
+        write_wrapped(out, &ascii(&line))?;
+    }
+    let event = report
+        .event
+        .as_deref()
+        .map(|e| format!("; event {e}"))
+        .unwrap_or_default();
+    write_wrapped(
+        out,
+        &format!(
+            "normalize {}{}",
+            super::unit_sentence(report.normalize),
+            event
+        ),
+    )?;
+    for n in &report.notes {
+        write_wrapped(out, &ascii(n))?;
+    }
+    writeln!(
+        out,
+        "+ is worse in NEW, - is better; * significant, ~ within noise, blank: untested"
+    )
+}
+
+fn table_format() -> TableFormat {
+    FormatBuilder::new()
+        .column_separator(' ')
+        .padding(0, 1)
+        .build()
+}
+
+fn cell_r(s: impl AsRef<str>) -> Cell {
+    Cell::new(s.as_ref()).style_spec("r")
+}
+
+fn table(
+    report: &Report,
+    c: &Comparison,
+    nf: &NumFmt,
+    opts: &RenderOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let unit = "";
+    let vunit = if report.normalize == crate::aggregate::Normalize::Share {
+        "%"
+    } else {
+        ""
+    };
+    let mut t = Table::new();
+    t.set_format(table_format());
+    let mut titles = vec![
+        cell_r(format!("delta{unit}")),
+        cell_r("delta%"),
+        cell_r(format!("old{vunit}")),
+        cell_r(format!("new{vunit}")),
+    ];
+    if opts.wide {
+        titles.extend([
+            cell_r("old cv"),
+            cell_r("new cv"),
+            cell_r("delta ci"),
+            cell_r("ratio"),
+            cell_r("ratio ci"),
+            cell_r("p"),
+            cell_r("q"),
+            cell_r("n"),
+        ]);
+    }
+    titles.extend([Cell::new(" "), Cell::new("symbol")]);
+    t.set_titles(PRow::new(titles));
+    let runs = format!(
+        "{}+{}",
+        report.sides[0].runs.len(),
+        report.sides[c.side].runs.len()
+    );
+    let add = |t: &mut Table, r: &Row| {
+        let mut cells = vec![
+            cell_r(nf.delta(r.delta)),
+            cell_r(super::delta_pct(r)),
+            cell_r(nf.value(r.old)),
+            cell_r(nf.value(r.new)),
+        ];
+        if opts.wide {
+            cells.extend([
+                cell_r(super::cv(r.old_cv)),
+                cell_r(super::cv(r.new_cv)),
+                cell_r(super::interval(r.delta_ci, |v| nf.delta(v))),
+                cell_r(super::ratio(r.ratio)),
+                cell_r(super::interval(r.ratio_ci, super::ratio)),
+                cell_r(super::pvalue(r.p)),
+                cell_r(super::pvalue(r.q)),
+                cell_r(format!("n={runs}")),
+            ]);
+        }
+        cells.extend([
+            Cell::new(r.mark()),
+            Cell::new(&ascii(&super::symbol_label(r))),
+        ]);
+        t.add_row(PRow::new(cells));
+    };
+    // Where the "... N more" lines go: after the last regression, before the
+    // first improvement (rank order), or at the end when sorted by name.
+    let first_better = c
+        .rows
+        .iter()
+        .position(|r| r.delta < 0.0)
+        .unwrap_or(c.rows.len());
+    let last_worse_end = c
+        .rows
+        .iter()
+        .rposition(|r| r.delta > 0.0)
+        .map_or(0, |i| i + 1);
+    for r in &c.rows {
+        add(&mut t, r);
+    }
+    let mut total_cells = vec![
+        cell_r(nf.delta(c.total.delta)),
+        cell_r(if c.total.old > 0.0 {
+            format!("{:+.1}%", c.total.delta / c.total.old * 100.0)
+        } else {
+            String::new()
+        }),
+        cell_r(nf.value(c.total.old)),
+        cell_r(nf.value(c.total.new)),
+    ];
+    if opts.wide {
+        total_cells.extend((0..7).map(|_| Cell::new("")));
+        total_cells.push(cell_r(format!("n={runs}")));
+    }
+    total_cells.extend([Cell::new(" "), Cell::new("total")]);
+    t.add_row(PRow::new(total_cells));
+
+    let rendered = t.to_string();
+    let mut lines: Vec<String> = rendered.lines().map(|l| l.trim_end().to_string()).collect();
+    // lines[0] is the title; row k is lines[k + 1]; the total is last.
+    let (worse, better, other) = super::elided_lines(c, nf);
+    let sorted_by_sign = c
+        .rows
+        .windows(2)
+        .all(|w| !(w[0].delta < 0.0 && w[1].delta > 0.0));
+    let total_line = lines.pop().unwrap_or_default();
+    let mut inserts: Vec<(usize, String)> = Vec::new();
+    if sorted_by_sign {
+        if let Some(w) = worse {
+            inserts.push((last_worse_end.min(first_better) + 1, w));
+        }
+        if let Some(b) = better {
+            inserts.push((first_better + 1, b));
+        }
+    } else {
+        let end = lines.len();
+        inserts.extend(worse.into_iter().chain(better).map(|s| (end, s)));
+    }
+    for (at, s) in inserts.into_iter().rev() {
+        lines.insert(at.min(lines.len()), s);
+    }
+    if let Some(o) = other {
+        lines.push(o);
+    }
+    lines.push(total_line);
+    for l in lines {
+        writeln!(out, "{l}")?;
+    }
+    Ok(())
+}
+
+/// Text output is ASCII only: anything else in a name is escaped.
+pub fn ascii(s: &str) -> String {
+    if s.is_ascii() {
+        return s.to_string();
+    }
+    s.chars()
+        .map(|c| {
+            if c.is_ascii() {
+                c.to_string()
+            } else {
+                c.escape_unicode().to_string()
+            }
+        })
+        .collect()
+}
