@@ -39,7 +39,7 @@ pub fn cv_percent(values: &[f64]) -> Option<f64> {
 pub const SIZE_FACTOR_MIN_COUNT: f64 = 5.0;
 
 /// `--normalize robust`: median-of-ratios size factors (Anders & Huber
-/// 2010, DESeq). counts[r][i] = count of symbol i in run r (all runs of both
+/// 2010, DESeq). `counts[r][i]` = count of symbol i in run r (all runs of both
 /// sides, same symbol order). Uses the symbols with ≥ 5 counts in EVERY run;
 /// `g_i` = geometric mean of symbol i over all runs, `s_r = median_i
 /// c[r,i] / g_i`. One exploding symbol moves its own ratio, not the median,

@@ -34,16 +34,21 @@ fn ln_beta_small_large(a: f64, b: f64) -> f64 {
         - stirling_delta(s)
 }
 
-/// `ln[x^a y^b / B(a, b)]` with `y = 1 − x` given separately (exact tails).
+/// `ln[x^a y^b / B(a, b)]` with `y = 1 − x` given separately. Only the
+/// smaller of x and y is read (it carries the relative precision: with
+/// b = 1e8, one ulp of y ≈ 1 would move `b ln y` by 1e-8); the other enters
+/// through `ln_1p`.
 fn ln_front(a: f64, b: f64, x: f64, y: f64) -> f64 {
     if a >= 10.0 && b >= 10.0 {
         // ln B = (a−½)ln a + (b−½)ln b − (s−½)ln s + ½ln 2π + δa + δb − δs, so
         // ln front = a ln(x/x0) + b ln(y/y0) + ½ ln(ab/s) − ½ ln 2π − δa − δb + δs
-        // with x0 = a/s, y0 = b/s; the first two terms via ln_1p of small steps.
+        // with x0 = a/s, y0 = b/s; the first two terms via ln_1p of the step
+        // x − x0 = y0 − y, which nearly cancel when x is near its mean.
         let s = a + b;
         let (x0, y0) = (a / s, b / s);
-        let t1 = a * ((x - x0) / x0).ln_1p();
-        let t2 = b * ((y - y0) / y0).ln_1p();
+        let d = if x <= y { x - x0 } else { y0 - y };
+        let t1 = a * (d / x0).ln_1p();
+        let t2 = b * (-d / y0).ln_1p();
         t1 + t2 + 0.5 * (a.ln() + b.ln() - s.ln())
             - LN_SQRT_2PI
             - stirling_delta(a)
@@ -57,7 +62,12 @@ fn ln_front(a: f64, b: f64, x: f64, y: f64) -> f64 {
         } else {
             ln_gamma(a) + ln_gamma(b) - ln_gamma(a + b)
         };
-        a * x.ln() + b * y.ln() - ln_b
+        let (ln_x, ln_y) = if x <= y {
+            (x.ln(), (-x).ln_1p())
+        } else {
+            ((-y).ln_1p(), y.ln())
+        };
+        a * ln_x + b * ln_y - ln_b
     }
 }
 
@@ -134,7 +144,16 @@ pub(crate) fn beta_reg(a: f64, b: f64, x: f64) -> f64 {
 /// bracket becomes a bisection. Stops at a relative step of 1e-15.
 fn solve_lower(a: f64, b: f64, p: f64) -> f64 {
     let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
-    let mut x = a / (a + b);
+    // Start from the normal approximation of Beta(a, b), else its mean.
+    let s = a + b;
+    let mean = a / s;
+    let sd = (a * b / (s * s * (s + 1.0))).sqrt();
+    let guess = mean - z_quantile_two_sided(2.0 * p) * sd;
+    let mut x = if guess > 0.0 && guess < 1.0 {
+        guess
+    } else {
+        mean
+    };
     for _ in 0..2000 {
         let y = 1.0 - x;
         let f = beta_reg_pair(a, b, x, y).0 - p;
