@@ -441,8 +441,13 @@ fn compare_one(
 /// most once.
 pub fn possible_renames(rows: &[Row]) -> Vec<RenamePair> {
     const CAP: usize = 500;
+    // Unresolved addresses and pseudo-rows are not function names.
+    let named = |r: &&Row| {
+        !(r.symbol.starts_with("0x") || r.symbol.starts_with('[') || r.symbol.starts_with('*'))
+    };
     let down: Vec<&Row> = rows
         .iter()
+        .filter(named)
         .filter(|r| {
             r.delta < 0.0 && r.delta_ci.is_some() && (r.status == Status::Gone || r.significant)
         })
@@ -450,6 +455,7 @@ pub fn possible_renames(rows: &[Row]) -> Vec<RenamePair> {
         .collect();
     let up: Vec<&Row> = rows
         .iter()
+        .filter(named)
         .filter(|r| {
             r.delta > 0.0 && r.delta_ci.is_some() && (r.status == Status::New || r.significant)
         })

@@ -1,4 +1,6 @@
 //! The single integration test binary (house style: one binary keeps link
 //! time low); each area is a module.
 
+mod cli;
 mod props;
+mod testdata;

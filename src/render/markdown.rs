@@ -22,7 +22,7 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
         .unwrap_or_default();
     writeln!(
         out,
-        "- normalize {}{}",
+        "- normalize: {}{}",
         super::unit_sentence(report.normalize),
         event
     )?;

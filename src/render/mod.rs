@@ -81,14 +81,17 @@ pub fn delta_pct(row: &Row) -> String {
     match (row.status, row.delta_pct) {
         (Status::New, _) | (_, None) => "new".to_string(),
         (Status::Gone, _) => "gone".to_string(),
-        (_, Some(p)) => {
-            let s = format!("{p:+.1}%");
-            if s == "+0.0%" || s == "-0.0%" {
-                "0.0%".to_string()
-            } else {
-                s
-            }
-        }
+        (_, Some(p)) => signed_pct(p),
+    }
+}
+
+/// `+12.3%`, `-4.0%`, and `0.0%` for anything that rounds to zero.
+pub fn signed_pct(p: f64) -> String {
+    let s = format!("{p:+.1}%");
+    if s == "+0.0%" || s == "-0.0%" {
+        "0.0%".to_string()
+    } else {
+        s
     }
 }
 
@@ -129,11 +132,11 @@ pub fn cv(c: Option<Cv>) -> String {
 /// The unit sentence of the header.
 pub fn unit_sentence(n: Normalize) -> &'static str {
     match n {
-        Normalize::Share => "share: % of each run's samples; delta in percentage points",
-        Normalize::Ticks => "ticks: mean ticks (samples) per run",
-        Normalize::Rate => "rate: ticks per second of each run",
-        Normalize::Work => "work: ticks per operation of each run",
-        Normalize::Robust => "robust: ticks scaled by median-of-ratios size factors",
+        Normalize::Share => "share (% of each run's samples; delta in percentage points)",
+        Normalize::Ticks => "ticks (mean ticks, i.e. samples, per run)",
+        Normalize::Rate => "rate (ticks per second of each run)",
+        Normalize::Work => "work (ticks per operation of each run)",
+        Normalize::Robust => "robust (ticks scaled by median-of-ratios size factors)",
     }
 }
 

@@ -89,18 +89,12 @@ fn header(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     for line in super::side_lines(report) {
         write_wrapped(out, &ascii(&line))?;
     }
-    let event = report
-        .event
-        .as_deref()
-        .map(|e| format!("; event {e}"))
-        .unwrap_or_default();
+    if let Some(e) = &report.event {
+        writeln!(out, "event: {}", ascii(e))?;
+    }
     write_wrapped(
         out,
-        &format!(
-            "normalize {}{}",
-            super::unit_sentence(report.normalize),
-            event
-        ),
+        &format!("normalize: {}", super::unit_sentence(report.normalize)),
     )?;
     for n in &report.notes {
         write_wrapped(out, &ascii(n))?;
@@ -205,7 +199,7 @@ fn table(
     let mut total_cells = vec![
         cell_r(nf.delta(c.total.delta)),
         cell_r(if c.total.old > 0.0 {
-            format!("{:+.1}%", c.total.delta / c.total.old * 100.0)
+            super::signed_pct(c.total.delta / c.total.old * 100.0)
         } else {
             String::new()
         }),

@@ -1,0 +1,275 @@
+//! Whole-binary snapshot tests (insta-cmd): exit code, stdout and stderr of
+//! the real `diffprofile` on the real testdata, for help, each input format,
+//! each output format, several runs per side, errors and the regression gate.
+
+use insta_cmd::{assert_cmd_snapshot, get_cargo_bin};
+use std::process::Command;
+
+pub fn diffprofile() -> Command {
+    let mut c = Command::new(get_cargo_bin("diffprofile"));
+    c.env_remove("NO_COLOR").env("COLUMNS", "100");
+    c
+}
+
+const RP_OLD: &str = "testdata/readprofile/default/sockets";
+const RP_NEW: &str = "testdata/readprofile/default/pipes";
+const PR: &str = "testdata/perf-report";
+
+#[test]
+fn help() {
+    assert_cmd_snapshot!(diffprofile().arg("--help"));
+}
+
+#[test]
+fn readme_example() {
+    // The command shown in README.md (kept in sync by readme_shows_this_output).
+    assert_cmd_snapshot!(diffprofile().args([
+        "testdata/perf-report/sym-n/pipes",
+        "testdata/perf-report/sym-n/threads",
+        "--top",
+        "8"
+    ]));
+}
+
+#[test]
+fn readprofile_default_one_run_each() {
+    assert_cmd_snapshot!(diffprofile().args([
+        "testdata/readprofile/default/sockets/run1.txt",
+        "testdata/readprofile/default/pipes/run1.txt",
+        "--top",
+        "5"
+    ]));
+}
+
+#[test]
+fn readprofile_multi_run_wide() {
+    assert_cmd_snapshot!(diffprofile().args([RP_OLD, RP_NEW, "--top", "5", "--wide"]));
+}
+
+#[test]
+fn classic_output() {
+    assert_cmd_snapshot!(diffprofile().args([
+        "testdata/readprofile/default/sockets/run1.txt",
+        "testdata/readprofile/default/pipes/run1.txt",
+        "-o",
+        "classic"
+    ]));
+}
+
+#[test]
+fn json_output() {
+    assert_cmd_snapshot!(diffprofile().args([
+        "--old",
+        "testdata/perf-report/sym-n/pipes/run1.txt",
+        "testdata/perf-report/sym-n/pipes/run2.txt",
+        "--new",
+        "testdata/perf-report/sym-n/threads/run1.txt",
+        "testdata/perf-report/sym-n/threads/run2.txt",
+        "-o",
+        "json",
+        "--top",
+        "3"
+    ]));
+}
+
+#[test]
+fn csv_output() {
+    assert_cmd_snapshot!(diffprofile().args([RP_OLD, RP_NEW, "-o", "csv", "--top", "4"]));
+}
+
+#[test]
+fn markdown_output() {
+    assert_cmd_snapshot!(diffprofile().args([RP_OLD, RP_NEW, "-o", "markdown", "--top", "4"]));
+}
+
+#[test]
+fn perf_report_dso_sym() {
+    assert_cmd_snapshot!(diffprofile().args([
+        &format!("{PR}/dso-sym-n/sockets"),
+        &format!("{PR}/dso-sym-n/pipes"),
+        "--top",
+        "4"
+    ]));
+}
+
+#[test]
+fn perf_report_default_sort_ticks() {
+    assert_cmd_snapshot!(diffprofile().args([
+        &format!("{PR}/default/sockets"),
+        &format!("{PR}/default/pipes"),
+        "-n",
+        "ticks",
+        "--top",
+        "4"
+    ]));
+}
+
+#[test]
+fn perf_report_percent_only() {
+    assert_cmd_snapshot!(diffprofile().args([
+        &format!("{PR}/percent/sockets"),
+        &format!("{PR}/percent/pipes"),
+        "--top",
+        "3"
+    ]));
+}
+
+#[test]
+fn perf_report_percent_limit() {
+    assert_cmd_snapshot!(diffprofile().args([
+        &format!("{PR}/variants/sockets-percent-limit-1.txt"),
+        &format!("{PR}/sym-n/sockets/run2.txt"),
+        "--top",
+        "3"
+    ]));
+}
+
+#[test]
+fn perf_report_several_events_need_event() {
+    assert_cmd_snapshot!(diffprofile().args([
+        &format!("{PR}/variants/sockets-multi-event.txt"),
+        &format!("{PR}/sym-n/sockets/run1.txt"),
+    ]));
+}
+
+#[test]
+fn perf_report_event_chosen() {
+    assert_cmd_snapshot!(diffprofile().args([
+        &format!("{PR}/variants/sockets-multi-event.txt"),
+        &format!("{PR}/sym-n/sockets/run1.txt"),
+        "--event",
+        "task-clock",
+        "--top",
+        "3"
+    ]));
+}
+
+#[test]
+fn missing_file() {
+    assert_cmd_snapshot!(diffprofile().args(["no/such/file.txt", RP_NEW]));
+}
+
+#[test]
+fn malformed_readprofile() {
+    assert_cmd_snapshot!(
+        diffprofile().args(["testdata/malformed/readprofile-bad-count.txt", RP_NEW])
+    );
+}
+
+#[test]
+fn malformed_readprofile_lenient() {
+    assert_cmd_snapshot!(diffprofile().args([
+        "testdata/malformed/readprofile-bad-count.txt",
+        "testdata/readprofile/default/pipes/run1.txt",
+        "--lenient",
+        "--top",
+        "2"
+    ]));
+}
+
+#[test]
+fn malformed_perf_report() {
+    assert_cmd_snapshot!(diffprofile().args(["testdata/malformed/perf-report-bad-row.txt", RP_NEW]));
+}
+
+#[test]
+fn total_mismatch_is_a_warning() {
+    assert_cmd_snapshot!(diffprofile().args([
+        "testdata/malformed/readprofile-total-mismatch.txt",
+        "testdata/readprofile/default/pipes/run1.txt",
+        "-o",
+        "classic",
+        "--top",
+        "2"
+    ]));
+}
+
+#[test]
+fn unknown_format() {
+    assert_cmd_snapshot!(diffprofile().args(["testdata/malformed/unknown-format.txt", RP_NEW]));
+}
+
+#[test]
+fn empty_file() {
+    assert_cmd_snapshot!(diffprofile().args(["testdata/malformed/empty.txt", RP_NEW]));
+}
+
+#[test]
+fn garbage() {
+    assert_cmd_snapshot!(diffprofile().args(["testdata/malformed/garbage.bin", RP_NEW]));
+}
+
+#[test]
+fn truncated_gzip() {
+    assert_cmd_snapshot!(diffprofile().args(["testdata/malformed/truncated.txt.gz", RP_NEW]));
+}
+
+#[test]
+fn one_side_only() {
+    assert_cmd_snapshot!(diffprofile().args([RP_OLD]));
+}
+
+#[test]
+fn regression_gate() {
+    assert_cmd_snapshot!(diffprofile().args([
+        RP_OLD,
+        RP_NEW,
+        "-o",
+        "csv",
+        "--top",
+        "1",
+        "--fail-on-regression"
+    ]));
+}
+
+#[test]
+fn no_regression_no_failure() {
+    // A/A: the same runs on both sides never fail the gate.
+    assert_cmd_snapshot!(diffprofile().args([
+        "--old",
+        "testdata/readprofile/default/pipes/run1.txt",
+        "testdata/readprofile/default/pipes/run2.txt",
+        "--new",
+        "testdata/readprofile/default/pipes/run3.txt",
+        "testdata/readprofile/default/pipes/run4.txt",
+        "-o",
+        "classic",
+        "--top",
+        "2",
+        "--fail-on-regression"
+    ]));
+}
+
+#[test]
+fn stdin_input() {
+    let data = std::fs::read("testdata/readprofile/default/pipes/run1.txt").unwrap();
+    assert_cmd_snapshot!(diffprofile()
+        .args([
+            "testdata/readprofile/default/sockets/run1.txt",
+            "-",
+            "-o",
+            "classic",
+            "--top",
+            "2"
+        ])
+        .pass_stdin(data));
+}
+
+#[test]
+fn closed_pipe_is_success() {
+    use std::process::Stdio;
+    let mut child = diffprofile()
+        .args([RP_OLD, RP_NEW, "--wide"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader goes away at once, like `| head -0`
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
