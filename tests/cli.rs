@@ -22,13 +22,43 @@ fn help() {
 
 #[test]
 fn readme_example() {
-    // The command shown in README.md (kept in sync by readme_shows_this_output).
     assert_cmd_snapshot!(diffprofile().args([
         "testdata/perf-report/sym-n/pipes",
         "testdata/perf-report/sym-n/threads",
         "--top",
         "8"
     ]));
+}
+
+/// The README's quick-start output is what the binary prints today.
+#[test]
+fn readme_shows_the_real_output() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let start = readme
+        .find("<!-- readme-example-start -->\n```\n")
+        .expect("start marker");
+    let body = &readme[start + "<!-- readme-example-start -->\n```\n".len()..];
+    let shown = &body[..body
+        .find("```\n<!-- readme-example-end -->")
+        .expect("end marker")];
+    assert!(readme.contains(
+        "cargo run --release -- testdata/readprofile/default/pipes testdata/readprofile/default/threads --top 6"
+    ));
+    let out = diffprofile()
+        .args([
+            "testdata/readprofile/default/pipes",
+            "testdata/readprofile/default/threads",
+            "--top",
+            "6",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        shown,
+        "README example is stale"
+    );
 }
 
 #[test]
