@@ -111,7 +111,8 @@ pub fn build(sides: &[Side], identity: &Identity) -> Matrix {
             if let Some(id) = &unlisted {
                 info.entry(id.clone()).or_insert((None, BTreeSet::new()));
             }
-        } else if rest < 0.0 {
+        } else if rest < 0.0 && run.weight != Weight::Percent {
+            // (percent-only runs: rounded percentages may add up past 100%)
             warnings.push(format!(
                 "{}: symbol counts add up to {} but the run's total is {}",
                 run.source,
@@ -272,6 +273,10 @@ pub fn exposures(
         for (r, run) in side.runs.iter().enumerate() {
             let e = match mode {
                 Normalize::Share if relative => matrix.counts[s][r].iter().sum(),
+                // Rounded percentages can add up to a little over 100%.
+                Normalize::Share if run.weight == Weight::Percent => {
+                    run.total.max(matrix.counts[s][r].iter().sum())
+                }
                 Normalize::Share => run.total,
                 Normalize::Ticks | Normalize::Robust => 1.0,
                 Normalize::Rate => match info
@@ -344,12 +349,13 @@ pub fn exposures(
 }
 
 /// Whether every run holds genuine sample counts (Poisson), so that the
-/// significance tests apply.
+/// significance tests apply. A run whose total is only estimated (rows cut
+/// by `--percent-limit`) still has exact counts on the rows it lists.
 pub fn counts_are_samples(sides: &[Side]) -> bool {
     sides
         .iter()
         .flat_map(|s| &s.runs)
-        .all(|r| r.weight == Weight::Samples && r.total_approximate.is_none())
+        .all(|r| r.weight == Weight::Samples)
 }
 
 /// Parse a `--run-info` CSV: `path,duration_s,work` (header line optional,
