@@ -2,5 +2,6 @@
 //! time low); each area is a module.
 
 mod cli;
+mod identity;
 mod props;
 mod testdata;
