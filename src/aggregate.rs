@@ -394,3 +394,125 @@ pub fn parse_run_info(text: &str, origin: &str) -> Result<RunInfo> {
     }
     Ok(info)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::Format;
+
+    fn run(name: &str, counts: &[(&str, f64)], total: f64, unknown: f64) -> Profile {
+        let mut p = Profile::new(name, Format::Readprofile);
+        for (s, c) in counts {
+            p.add(SymbolKey::new(*s), *c);
+        }
+        p.total = total;
+        p.unattributed = unknown;
+        p
+    }
+
+    fn side(name: &str, runs: Vec<Profile>) -> Side {
+        Side {
+            name: name.into(),
+            label: name.into(),
+            runs,
+        }
+    }
+
+    #[test]
+    fn union_of_symbols_with_pseudo_rows() {
+        let a = side("old", vec![run("a1", &[("x", 5.0)], 7.0, 2.0)]);
+        let mut cut = run("b1", &[("y", 6.0)], 10.0, 0.0);
+        cut.total_approximate = Some("rows below --percent-limit".into());
+        let b = side("new", vec![cut]);
+        let m = build(
+            &[a, b],
+            &Identity {
+                fold: true,
+                ..Default::default()
+            },
+        );
+        let names: Vec<&str> = m.symbols.iter().map(|s| s.ident.name.as_str()).collect();
+        assert_eq!(names, ["*unknown*", "*unlisted*", "x", "y"]);
+        assert_eq!(m.counts[0][0], vec![2.0, 0.0, 5.0, 0.0]);
+        assert_eq!(m.counts[1][0], vec![0.0, 4.0, 0.0, 6.0]);
+        assert!(m.warnings.is_empty());
+    }
+
+    #[test]
+    fn filtered_samples_are_not_a_pseudo_row_and_excess_is_warned() {
+        // Total includes samples a parse-time filter removed: no row for them.
+        let a = side("old", vec![run("a1", &[("x", 5.0)], 9.0, 0.0)]);
+        let b = side("new", vec![run("b1", &[("x", 12.0)], 10.0, 0.0)]);
+        let m = build(&[a, b], &Identity::default());
+        assert_eq!(m.symbols.len(), 1);
+        assert_eq!(m.warnings.len(), 1);
+        assert!(
+            m.warnings[0].contains("add up to 12 but the run's total is 10"),
+            "{:?}",
+            m.warnings
+        );
+    }
+
+    #[test]
+    fn dso_is_identity_only_when_every_run_names_it() {
+        let mut a = Profile::new("a", Format::PerfReport);
+        a.add(
+            SymbolKey::new("read").with_dso(Some("libc.so.6".into())),
+            3.0,
+        );
+        a.add(
+            SymbolKey::new("read").with_dso(Some("[kernel.kallsyms]".into())),
+            4.0,
+        );
+        a.total = 7.0;
+        let with = build(
+            &[side("o", vec![a.clone()]), side("n", vec![a.clone()])],
+            &Identity::default(),
+        );
+        assert_eq!(with.symbols.len(), 2);
+        let mut r = Profile::new("r", Format::Readprofile);
+        r.add(SymbolKey::new("read"), 1.0);
+        r.total = 1.0;
+        let without = build(
+            &[side("o", vec![a]), side("n", vec![r])],
+            &Identity::default(),
+        );
+        assert_eq!(without.symbols.len(), 1);
+        assert_eq!(without.counts[0][0], vec![7.0]);
+    }
+
+    #[test]
+    fn run_info_csv() {
+        let info = parse_run_info(
+            "path,duration_s,work\nold/run1.txt,10.5,1000\nnew/run1.txt,,2000\n",
+            "ri.csv",
+        )
+        .unwrap();
+        assert_eq!(
+            info.lookup("old/run1.txt"),
+            Some((Some(10.5), Some(1000.0)))
+        );
+        assert_eq!(info.lookup("/abs/new/run1.txt"), Some((None, Some(2000.0))));
+        let e = parse_run_info("a,b,c,d\n", "ri.csv").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("ri.csv:1: expected `path,duration_s,work`"),
+            "{e}"
+        );
+        let e = parse_run_info("x.txt,ten\n", "ri.csv").unwrap_err();
+        assert_eq!(e.to_string(), "ri.csv:1: expected a number, found \"ten\"");
+    }
+
+    #[test]
+    fn exposures_say_what_is_missing() {
+        let a = side("old", vec![run("old/run1.txt", &[("x", 5.0)], 5.0, 0.0)]);
+        let b = side("new", vec![run("new/run1.txt", &[("x", 6.0)], 6.0, 0.0)]);
+        let sides = [a, b];
+        let m = build(&sides, &Identity::default());
+        let e = exposures(&sides, &m, Normalize::Work, &RunInfo::default(), false).unwrap_err();
+        assert!(e.to_string().contains("needs a work count"), "{e}");
+        assert!(e.to_string().contains("old/run1.txt, new/run1.txt"), "{e}");
+        let ticks = exposures(&sides, &m, Normalize::Ticks, &RunInfo::default(), false).unwrap();
+        assert_eq!(ticks, vec![vec![1.0], vec![1.0]]);
+    }
+}

@@ -693,3 +693,133 @@ pub fn trim(rows: Vec<Row>, top: Option<usize>, min_delta: f64) -> (Vec<Row>, El
     }
     (out, elided)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(
+        symbol: &str,
+        delta: f64,
+        status: Status,
+        ci: Option<(f64, f64)>,
+        significant: bool,
+    ) -> Row {
+        Row {
+            symbol: symbol.to_string(),
+            dso: None,
+            mode: None,
+            status,
+            old: 1.0,
+            new: 1.0 + delta,
+            delta,
+            delta_pct: Some(delta * 100.0),
+            delta_ci: ci,
+            ratio: 1.0 + delta,
+            ratio_ci: None,
+            p: ci.map(|_| 0.01),
+            q: ci.map(|_| 0.01),
+            significant,
+            old_cv: None,
+            new_cv: None,
+            old_counts: vec![],
+            new_counts: vec![],
+            members: vec![],
+        }
+    }
+
+    #[test]
+    fn rank_is_signed_worse_first_ties_by_name() {
+        let mut rows = vec![
+            row("b", -1.0, Status::Changed, None, false),
+            row("z", 2.0, Status::Changed, None, false),
+            row("a", 2.0, Status::Changed, None, false),
+            row("c", 0.0, Status::Same, None, false),
+        ];
+        rank(&mut rows, SortBy::Delta);
+        let names: Vec<&str> = rows.iter().map(|r| r.symbol.as_str()).collect();
+        assert_eq!(names, ["a", "z", "c", "b"]);
+        rank(&mut rows, SortBy::Name);
+        let names: Vec<&str> = rows.iter().map(|r| r.symbol.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c", "z"]);
+    }
+
+    #[test]
+    fn impact_ranks_big_and_certain_first() {
+        let mut rows = vec![
+            row(
+                "big-uncertain",
+                5.0,
+                Status::Changed,
+                Some((-1.0, 11.0)),
+                false,
+            ),
+            row(
+                "small-certain",
+                1.0,
+                Status::Changed,
+                Some((0.8, 1.2)),
+                true,
+            ),
+            row("better", -3.0, Status::Changed, Some((-4.0, -2.0)), true),
+        ];
+        rank(&mut rows, SortBy::Impact);
+        let names: Vec<&str> = rows.iter().map(|r| r.symbol.as_str()).collect();
+        assert_eq!(names, ["small-certain", "big-uncertain", "better"]);
+        assert_eq!(impact(&rows[2]), -2.0);
+    }
+
+    #[test]
+    fn top_keeps_n_of_each_sign_and_counts_the_rest() {
+        let rows: Vec<Row> = [3.0, 2.0, 1.0, 0.0, -0.5, -1.0, -4.0]
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| row(&format!("s{i}"), d, Status::Changed, None, false))
+            .collect();
+        let (shown, e) = trim(rows.clone(), Some(1), 0.0);
+        let names: Vec<&str> = shown.iter().map(|r| r.symbol.as_str()).collect();
+        assert_eq!(names, ["s0", "s6"]);
+        assert_eq!((e.worse, e.better, e.unchanged), (2, 2, 1));
+        assert_eq!(e.worse_delta, 3.0);
+        assert_eq!(e.better_delta, -1.5);
+        let (shown, e) = trim(rows, None, 1.0);
+        assert_eq!(shown.len(), 5, "|delta| < 1.0 hides 0 and -0.5 only");
+        assert_eq!(e.small, 2);
+    }
+
+    #[test]
+    fn renames_pair_gone_with_new_and_related_opposite_rows() {
+        let rows = vec![
+            row("schedule", -2.0, Status::Changed, Some((-2.4, -1.6)), true),
+            row("do_schedule", 2.1, Status::Changed, Some((1.7, 2.5)), true),
+            row("unrelated_up", 2.0, Status::Changed, Some((1.6, 2.4)), true),
+            row("old_fn", -1.0, Status::Gone, Some((-1.2, -0.8)), true),
+            row("new_fn", 1.05, Status::New, Some((0.8, 1.3)), true),
+            row(
+                "0x00000000000f582a",
+                -1.0,
+                Status::Gone,
+                Some((-1.2, -0.8)),
+                true,
+            ),
+            row("noise_gone", -0.1, Status::Gone, Some((-0.3, 0.1)), false),
+        ];
+        let pairs = possible_renames(&rows);
+        let got: Vec<(&str, &str)> = pairs
+            .iter()
+            .map(|p| (p.old_symbol.as_str(), p.new_symbol.as_str()))
+            .collect();
+        assert_eq!(got, [("schedule", "do_schedule"), ("old_fn", "new_fn")]);
+    }
+
+    #[test]
+    fn related_names_strip_underscores_and_do_prefix() {
+        assert!(related_names("schedule", "do_schedule"));
+        assert!(related_names("d_lookup", "__d_lookup"));
+        assert!(!related_names("read", "vfs_write"));
+        assert!(
+            !related_names("a", "ab"),
+            "stems under 4 characters never match"
+        );
+    }
+}

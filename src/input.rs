@@ -171,3 +171,64 @@ pub fn fill_at_least(reader: &mut dyn BufRead, n: usize) -> io::Result<Vec<u8>> 
     reader.take(n as u64).read_to_end(&mut head)?;
     Ok(head)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn compression_by_magic_bytes() {
+        assert_eq!(Compression::sniff(&[0x1f, 0x8b, 8]), Compression::Gzip);
+        assert_eq!(
+            Compression::sniff(&[0x28, 0xb5, 0x2f, 0xfd, 0]),
+            Compression::Zstd
+        );
+        assert_eq!(
+            Compression::sniff(&[0xfd, b'7', b'z', b'X', b'Z', 0]),
+            Compression::Xz
+        );
+        assert_eq!(Compression::sniff(b"BZh91AY"), Compression::Bzip2);
+        assert_eq!(Compression::sniff(b"BZhx"), Compression::None);
+        assert_eq!(
+            Compression::sniff(b"   153 finish_task_switch"),
+            Compression::None
+        );
+        assert_eq!(Compression::sniff(b""), Compression::None);
+    }
+
+    fn roundtrip(data: &[u8], packed: Vec<u8>) {
+        let (_, mut r) = decompress(Box::new(io::Cursor::new(packed))).unwrap();
+        let mut out = Vec::new();
+        r.read_to_end(&mut out).unwrap();
+        assert_eq!(out, data);
+    }
+
+    #[test]
+    fn every_compression_decodes() {
+        let data = b"   153 finish_task_switch.isra.0                  0.2224\n".repeat(100);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(&data).unwrap();
+        roundtrip(&data, gz.finish().unwrap());
+        roundtrip(&data, zstd::encode_all(&data[..], 3).unwrap());
+        let mut xz = xz2::write::XzEncoder::new(Vec::new(), 6);
+        xz.write_all(&data).unwrap();
+        roundtrip(&data, xz.finish().unwrap());
+        let mut bz = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
+        bz.write_all(&data).unwrap();
+        roundtrip(&data, bz.finish().unwrap());
+        roundtrip(&data, data.clone());
+    }
+
+    #[test]
+    fn tar_is_recognised_by_ustar_magic() {
+        let mut b = tar::Builder::new(Vec::new());
+        let mut h = tar::Header::new_gnu();
+        h.set_size(3);
+        h.set_cksum();
+        b.append_data(&mut h, "a/run1.txt", &b"1 x"[..]).unwrap();
+        let bytes = b.into_inner().unwrap();
+        assert!(is_tar(&bytes));
+        assert!(!is_tar(b"not a tar"));
+    }
+}
