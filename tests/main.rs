@@ -1,4 +1,5 @@
 //! The single integration test binary (house style: one binary keeps link
 //! time low); each area is a module.
 
+mod batch;
 mod props;
