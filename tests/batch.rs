@@ -472,3 +472,26 @@ fn a_profile_named_batch_is_still_a_profile() {
     assert_eq!(json(&o)["sides"][1]["runs"][0]["source"], "batch");
     let _ = fs::remove_dir_all(&d);
 }
+
+#[test]
+fn multi_way_text_groups_columns_when_they_fit() {
+    let p = Path::new(ROOT).join("testdata/perf-report/sym-n");
+    let sides = [p.join("pipes"), p.join("sockets"), p.join("threads")];
+    let args: Vec<&str> = sides.iter().map(|x| s(x)).collect();
+    let text = run(&[&args[..], &["--top", "3"]].concat());
+    let out = String::from_utf8_lossy(&text.stdout);
+    assert!(out.contains("d new1") && out.contains("d new2"), "{out}");
+    assert!(!out.contains("== NEW1 vs OLD =="));
+    // Columns before the symbol end by column 40.
+    let at = out
+        .lines()
+        .find(|l| l.contains("d new1"))
+        .unwrap()
+        .find("symbol")
+        .unwrap();
+    assert!(at <= 40, "{at}");
+    let wide = run(&[&args[..], &["--top", "3", "--wide"]].concat());
+    assert!(String::from_utf8_lossy(&wide.stdout).contains("== NEW1 vs OLD =="));
+    let md = run(&[&args[..], &["--top", "3", "-o", "markdown"]].concat());
+    assert!(String::from_utf8_lossy(&md.stdout).contains("| Δ new1 (pp) |  | Δ new2 (pp) |"));
+}
