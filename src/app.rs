@@ -3,13 +3,27 @@
 //! `main.rs` touches the process (stdout, stderr, exit status).
 
 use crate::aggregate::{self, Side};
-use crate::config::Config;
+use crate::batch;
+use crate::cli::{Cli, Command};
+use crate::config::{BatchConfig, Config};
 use crate::diff;
 use crate::exit;
 use crate::load;
 use crate::render::{self, OutputFormat};
 use anyhow::{Context, Result};
 use std::io::Write;
+
+/// Run a parsed command line: `batch`, or a comparison of profiles.
+pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
+    match cli.command {
+        Some(Command::Batch(args)) => {
+            let config = BatchConfig::from_args(args)?;
+            let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
+            batch::run(&config, progress, out, err)
+        }
+        None => run(&Config::from_cli(cli)?, out, err),
+    }
+}
 
 /// Run a validated configuration; write the report to `out` and warnings
 /// meant for the terminal to `err`.

@@ -1,7 +1,7 @@
 //! The command line as clap parses it: flags only, no I/O and no cross-flag
 //! checks (those live in [`crate::config`]).
 
-use clap::{Parser, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Parser, Debug, Clone)]
 #[command(
@@ -12,9 +12,15 @@ use clap::{Parser, ValueEnum};
 folded stacks, opreport) of an OLD and a NEW kernel, one or more runs each, and prints a signed \
 ranking: + got worse in NEW, - got better, with a total row. Each change is tested against \
 sampling and run-to-run noise: * marks a significant change, ~ one within noise.",
-    after_help = "Examples:\n  diffprofile old.txt new.txt\n  diffprofile --old old/run* --new new/run*\n  diffprofile old-runs/ new-runs/ -o classic\n  diffprofile base/ new1/ new2/ -o json"
+    after_help = "Examples:\n  diffprofile old.txt new.txt\n  diffprofile --old old/run* --new new/run*\n  diffprofile old-runs/ new-runs/ -o classic\n  diffprofile base/ new1/ new2/ -o json\n  diffprofile batch results.tar.gz --baseline v6.1 --out-dir reports/",
+    args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
+    /// `batch`: a results tree or archive of many kernels and benchmarks.
+    /// (A profile literally named `batch` is given as `./batch`.)
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
     /// Profiles: OLD NEW [NEW2 ...]. Each is a file, a directory (every file below is one run),
     /// a tar archive (every member is one run), compressed or not, or - for stdin.
     #[arg(value_name = "PATH")]
@@ -28,6 +34,54 @@ pub struct Cli {
     #[arg(long, num_args = 1.., value_name = "PATH")]
     pub new: Vec<String>,
 
+    #[command(flatten)]
+    pub analysis: Analysis,
+}
+
+/// Subcommands; without one, `diffprofile OLD NEW…` compares profiles.
+#[derive(Subcommand, Debug, Clone)]
+pub enum Command {
+    /// Compare kernels against a baseline for every benchmark of a results tree or archive.
+    #[command(
+        long_about = "Reads a results tree (a directory, or a tar archive: plain, gz, zst, xz; read in \
+place, never extracted) laid out as ROOT/<kernel>/<benchmark>/... by default. Every profile file \
+below ROOT/<kernel>/<benchmark>/ is one run of that kernel for that benchmark. For each benchmark \
+every kernel is compared against the baseline kernel. With --out-dir: one report per benchmark \
+(<bench>.<ext>) plus an index ranking the largest significant regressions across benchmarks; \
+without it, one section per benchmark on stdout.",
+        after_help = "Examples:\n  diffprofile batch results/ --baseline v6.1\n  diffprofile batch results.tar.zst --baseline v6.1 --layout '{bench}/{kernel}/**' -o json\n  diffprofile batch results.tar.gz --baseline v6.1 --out-dir reports/ -o markdown"
+    )]
+    Batch(BatchArgs),
+}
+
+/// `diffprofile batch ROOT --baseline KERNEL …`.
+#[derive(Args, Debug, Clone)]
+pub struct BatchArgs {
+    /// The results tree: a directory or a tar archive (plain, gz, zst, xz).
+    #[arg(value_name = "ROOT")]
+    pub root: String,
+
+    /// The kernel every other kernel is compared against (a {kernel} value of the layout).
+    #[arg(long, value_name = "KERNEL")]
+    pub baseline: String,
+
+    /// Where kernel and benchmark sit in member paths: `/`-separated components, each
+    /// `{kernel}`, `{bench}`, `*` (any one component) or a fixed word; a final `**` takes
+    /// every file below (else the last component is the file).
+    #[arg(long, value_name = "PATTERN", default_value = "{kernel}/{bench}/**")]
+    pub layout: String,
+
+    /// Write one report per benchmark (<bench>.<ext>) and an index here instead of stdout.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<String>,
+
+    #[command(flatten)]
+    pub analysis: Analysis,
+}
+
+/// The analysis flags, shared by the top-level comparison and `batch`.
+#[derive(Args, Debug, Clone)]
+pub struct Analysis {
     /// Input format (detected per file by default).
     #[arg(short = 'f', long, value_enum, default_value_t = FormatArg::Auto)]
     pub format: FormatArg,
@@ -135,6 +189,14 @@ pub struct Cli {
     /// Rows become groups: dso, module, prefix:STR or regex:RE.
     #[arg(long, value_name = "HOW")]
     pub group_by: Option<String>,
+}
+
+/// The analysis flags read as fields of the command line (`cli.alpha`).
+impl std::ops::Deref for Cli {
+    type Target = Analysis;
+    fn deref(&self) -> &Analysis {
+        &self.analysis
+    }
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]

@@ -4,8 +4,10 @@
 //! the `--run-info` file.
 
 use crate::aggregate::{self, Normalize, RunInfo};
+use crate::batch::Layout;
 use crate::cli::{
-    AdjustArg, Cli, FormatArg, NormalizeArg, OutputArg, PercentageArg, SortArg, WeightArg,
+    AdjustArg, Analysis, BatchArgs, Cli, FormatArg, NormalizeArg, OutputArg, PercentageArg,
+    SortArg, WeightArg,
 };
 use crate::diff::{DiffOptions, SortBy};
 use crate::format::{ParseOptions, WeightBy};
@@ -183,6 +185,55 @@ impl Config {
             relative,
             notes,
         })
+    }
+}
+
+/// `diffprofile batch`: where the results are, how they are laid out, the
+/// baseline, where reports go, and the analysis configuration (with no sides:
+/// they come from the results tree).
+#[derive(Clone, Debug)]
+pub struct BatchConfig {
+    pub root: String,
+    pub baseline: String,
+    pub layout: Layout,
+    pub out_dir: Option<std::path::PathBuf>,
+    pub config: Config,
+}
+
+impl BatchConfig {
+    pub fn from_args(args: BatchArgs) -> Result<BatchConfig> {
+        let layout = Layout::parse(&args.layout)?;
+        if args.baseline.is_empty() || args.baseline.contains('/') {
+            bail!(
+                "--baseline must be one kernel name (a path component), not {:?}",
+                args.baseline
+            );
+        }
+        let config = Config::from_analysis(args.analysis)?;
+        Ok(BatchConfig {
+            root: args.root,
+            baseline: args.baseline,
+            layout,
+            out_dir: args.out_dir.map(std::path::PathBuf::from),
+            config,
+        })
+    }
+}
+
+impl Config {
+    /// The analysis flags alone (for `batch`): validated as for a comparison,
+    /// with no sides.
+    pub fn from_analysis(analysis: Analysis) -> Result<Config> {
+        let cli = Cli {
+            command: None,
+            paths: Vec::new(),
+            old: vec!["baseline".to_string()],
+            new: vec!["kernel".to_string()],
+            analysis,
+        };
+        let mut config = Config::from_cli(cli)?;
+        config.sides.clear();
+        Ok(config)
     }
 }
 

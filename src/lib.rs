@@ -6,9 +6,11 @@
 //!
 //! Pipeline: [`config::Config`] → [`load`] (via [`input`] and [`format`]) →
 //! [`aggregate`] → [`diff`] (using [`stats`]) → [`render`].
+//! [`batch`] runs that pipeline for every benchmark of a results tree.
 
 pub mod aggregate;
 pub mod app;
+pub mod batch;
 pub mod cli;
 pub mod config;
 pub mod diff;

@@ -168,3 +168,19 @@ fn parse_reader<'a>(
     let profile = format::parse(format, &mut *reader, origin, &opts.parse)?;
     Ok(Outcome::Run(Box::new(profile)))
 }
+
+/// One stream that is meant to be one run (a file of a results tree, a
+/// member of an archive): undo its compression, detect and parse it.
+/// `Ok(Err(reason))` when it is not a profile (empty, unrecognised);
+/// `Err` when it cannot be read or is malformed.
+pub fn load_stream<'a>(
+    raw: Box<dyn BufRead + 'a>,
+    origin: &str,
+    opts: &LoadOptions,
+) -> Result<std::result::Result<Profile, String>> {
+    let (_, reader) = input::decompress(raw).with_context(|| format!("{origin}: cannot read"))?;
+    Ok(match parse_reader(reader, origin, opts)? {
+        Outcome::Run(p) => Ok(*p),
+        Outcome::Skipped(why) => Err(why),
+    })
+}

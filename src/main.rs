@@ -2,7 +2,7 @@
 //! an exit code. A closed stdout pipe (`diffprofile … | head`) is success.
 
 use clap::Parser;
-use diffprofile::{app, cli::Cli, config::Config, exit};
+use diffprofile::{app, cli::Cli, exit};
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
@@ -11,7 +11,7 @@ fn main() -> ExitCode {
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut err = io::stderr();
-    let result = Config::from_cli(cli).and_then(|config| app::run(&config, &mut out, &mut err));
+    let result = app::run_cli(cli, &mut out, &mut err);
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) if is_broken_pipe(&e) => ExitCode::from(exit::SUCCESS),

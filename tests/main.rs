@@ -1,6 +1,7 @@
 //! The single integration test binary (house style: one binary keeps link
 //! time low); each area is a module.
 
+mod batch;
 mod cli;
 mod identity;
 mod props;

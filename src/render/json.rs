@@ -209,6 +209,14 @@ fn total(c: &Comparison) -> JTotal {
 }
 
 pub fn render(report: &Report, _opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
+    let doc = to_value(report).map_err(io::Error::other)?;
+    serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::other)?;
+    writeln!(out)
+}
+
+/// The version-1 object of a report as a JSON value (fields in contract
+/// order), for documents that nest reports (`batch`).
+pub fn to_value(report: &Report) -> serde_json::Result<serde_json::Value> {
     let sides = report
         .sides
         .iter()
@@ -266,7 +274,7 @@ pub fn render(report: &Report, _opts: &RenderOptions, out: &mut dyn Write) -> io
                 notes: &report.notes,
                 warnings: &report.warnings,
             };
-            serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::other)?;
+            serde_json::to_value(&doc)
         }};
     }
     if report.comparisons.len() <= 1 {
@@ -284,11 +292,10 @@ pub fn render(report: &Report, _opts: &RenderOptions, out: &mut dyn Write) -> io
                     .collect()
             })
             .unwrap_or_default();
-        emit!(rows);
+        emit!(rows)
     } else {
-        emit!(multi_rows(report));
+        emit!(multi_rows(report))
     }
-    writeln!(out)
 }
 
 /// Rows of a multi-way report: the union of the shown rows of every

@@ -1,5 +1,7 @@
 //! `-o markdown`: the header facts as a short paragraph and a GitHub-style
-//! table for pull requests and web reviews; one table per compared side.
+//! table for pull requests and web reviews. Several compared sides: one
+//! table with a column group (Δ, mark) per side, as in text; with `--wide`
+//! one table per side.
 
 use super::{NumFmt, RenderOptions};
 use crate::aggregate::Normalize;
@@ -35,6 +37,9 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
     } else {
         ("", "")
     };
+    if report.comparisons.len() > 1 && !opts.wide {
+        return grouped(report, &nf, du, vu, out);
+    }
     for c in &report.comparisons {
         writeln!(out)?;
         if report.comparisons.len() > 1 {
@@ -107,6 +112,95 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
             writeln!(
                 out,
                 "\n- possible rename: `{}` -> `{}` ({} / {})",
+                esc(&r.old_symbol),
+                esc(&r.new_symbol),
+                nf.delta(r.old_delta),
+                nf.delta(r.new_delta)
+            )?;
+        }
+    }
+    for w in &report.warnings {
+        writeln!(out, "\n> warning: {}", esc(w))?;
+    }
+    Ok(())
+}
+
+/// One table for every compared side: old, then Δ and mark per side, the
+/// symbol last; rows are the union of the sides' shown rows (first side's
+/// order, then the others'); `.` where a side does not show the row.
+fn grouped(
+    report: &Report,
+    nf: &NumFmt,
+    du: &str,
+    vu: &str,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut order = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut by_side = Vec::new();
+    for c in &report.comparisons {
+        let mut m = BTreeMap::new();
+        for r in &c.rows {
+            let k = (r.symbol.as_str(), r.dso.as_deref());
+            if seen.insert(k) {
+                order.push(k);
+            }
+            m.insert(k, r);
+        }
+        by_side.push(m);
+    }
+    writeln!(out)?;
+    let mut head = vec![format!("{}{vu}", esc(&report.sides[0].name))];
+    let mut align = vec!["---:"];
+    for c in &report.comparisons {
+        head.push(format!("Δ {}{du}", esc(&report.sides[c.side].name)));
+        head.push(String::new());
+        align.extend(["---:", ":-:"]);
+    }
+    head.push("symbol".to_string());
+    align.push(":--");
+    writeln!(out, "| {} |", head.join(" | "))?;
+    writeln!(out, "|{}|", align.join("|"))?;
+    for k in &order {
+        let Some(any) = by_side.iter().find_map(|m| m.get(k)) else {
+            continue;
+        };
+        let mut cells = vec![nf.value(any.old)];
+        for m in &by_side {
+            match m.get(k) {
+                Some(r) => cells.extend([nf.delta(r.delta), r.mark().trim().to_string()]),
+                None => cells.extend([".".to_string(), String::new()]),
+            }
+        }
+        cells.push(format!("`{}`", esc(&super::symbol_label(any))));
+        writeln!(out, "| {} |", cells.join(" | "))?;
+    }
+    if let Some(first) = report.comparisons.first() {
+        let mut total = vec![nf.value(first.total.old)];
+        for c in &report.comparisons {
+            total.extend([nf.delta(c.total.delta), String::new()]);
+        }
+        total.push("**total**".to_string());
+        writeln!(out, "| {} |", total.join(" | "))?;
+    }
+    for c in &report.comparisons {
+        let name = esc(&report.sides[c.side].name);
+        writeln!(out)?;
+        let (worse, better, other) = super::elided_lines(c, nf);
+        for l in [worse, better, other].into_iter().flatten() {
+            writeln!(out, "- **{name}**: {l}")?;
+        }
+        writeln!(
+            out,
+            "- **{name}**: {}; {}.",
+            super::summary_sentence(report, c),
+            super::noise_sentence(c)
+        )?;
+        for r in &c.renames {
+            writeln!(
+                out,
+                "- **{name}**: possible rename: `{}` -> `{}` ({} / {})",
                 esc(&r.old_symbol),
                 esc(&r.new_symbol),
                 nf.delta(r.old_delta),

@@ -2,7 +2,10 @@
 //! event, legend), an aligned borderless table (prettytable-rs) with the
 //! symbol last so a long name only runs past column 80 at the end of its own
 //! line, and the summary. ASCII only, ready to paste into a review email.
-//! More than one compared side: one block per side.
+//! More than one compared side: one column group (Δ and mark) per side
+//! when the columns before the symbol fit in [`GROUPED_MAX`] characters
+//! (so a 40-character kernel name still ends by column 80) and `--wide` is
+//! off; otherwise one block per side.
 
 use super::{NumFmt, RenderOptions};
 use crate::diff::{Comparison, Report, Row};
@@ -13,6 +16,32 @@ use std::io::{self, Write};
 pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
     let nf = NumFmt::for_report(report);
     header(report, out)?;
+    if report.comparisons.len() > 1 && !opts.wide {
+        if let Some(lines) = grouped(report, &nf) {
+            writeln!(out)?;
+            for l in lines {
+                writeln!(out, "{l}")?;
+            }
+            for c in &report.comparisons {
+                let name = report.sides[c.side].name.to_uppercase();
+                writeln!(out)?;
+                let (worse, better, other) = super::elided_lines(c, &nf);
+                for l in [worse, better, other].into_iter().flatten() {
+                    writeln!(out, "{name}: {l}")?;
+                }
+                write_wrapped(
+                    out,
+                    &format!("{name}: {}", super::summary_sentence(report, c)),
+                )?;
+                write_wrapped(out, &format!("{name}: noise: {}", super::noise_sentence(c)))?;
+                renames(c, &nf, out)?;
+            }
+            for w in &report.warnings {
+                write_wrapped(out, &format!("warning: {}", ascii(w)))?;
+            }
+            return Ok(());
+        }
+    }
     for c in &report.comparisons {
         writeln!(out)?;
         if report.comparisons.len() > 1 {
@@ -27,6 +56,103 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
         writeln!(out)?;
         write_wrapped(out, &super::summary_sentence(report, c))?;
         write_wrapped(out, &format!("noise: {}", super::noise_sentence(c)))?;
+        renames(c, &nf, out)?;
+    }
+    for w in &report.warnings {
+        write_wrapped(out, &format!("warning: {}", ascii(w)))?;
+    }
+    Ok(())
+}
+
+/// Widest the columns before the symbol may be in the grouped layout.
+pub const GROUPED_MAX: usize = 40;
+
+/// The multi-way table: `old`, then per compared side its Δ and mark, the
+/// symbol last; rows are the union of every side's shown rows (the first
+/// side's order, then the others' new rows in theirs); `.` where a side
+/// does not show the row. `None` when it would be wider than [`GROUPED_MAX`].
+fn grouped(report: &Report, nf: &NumFmt) -> Option<Vec<String>> {
+    let mut order: Vec<(&str, Option<&str>)> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut by_side: Vec<std::collections::BTreeMap<(&str, Option<&str>), &Row>> = Vec::new();
+    for c in &report.comparisons {
+        let mut m = std::collections::BTreeMap::new();
+        for r in &c.rows {
+            let k = (r.symbol.as_str(), r.dso.as_deref());
+            if seen.insert(k) {
+                order.push(k);
+            }
+            m.insert(k, r);
+        }
+        by_side.push(m);
+    }
+    let vunit = if report.normalize == crate::aggregate::Normalize::Share {
+        "%"
+    } else {
+        ""
+    };
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut title = vec![format!("{}{vunit}", report.sides[0].name)];
+    for c in &report.comparisons {
+        title.push(format!("d {}", report.sides[c.side].name));
+        title.push(String::new());
+    }
+    title.push("symbol".to_string());
+    rows.push(title);
+    for k in &order {
+        let any = by_side.iter().find_map(|m| m.get(k))?;
+        let mut cells = vec![nf.value(any.old)];
+        for m in &by_side {
+            match m.get(k) {
+                Some(r) => cells.extend([nf.delta(r.delta), r.mark().to_string()]),
+                None => cells.extend([".".to_string(), " ".to_string()]),
+            }
+        }
+        cells.push(ascii(&super::symbol_label(any)));
+        rows.push(cells);
+    }
+    let first = report.comparisons.first()?;
+    let mut total = vec![nf.value(first.total.old)];
+    for c in &report.comparisons {
+        total.extend([nf.delta(c.total.delta), " ".to_string()]);
+    }
+    total.push("total".to_string());
+    rows.push(total);
+    let ncols = rows[0].len();
+    let widths: Vec<usize> = (0..ncols)
+        .map(|i| rows.iter().map(|r| r[i].len()).max().unwrap_or(0))
+        .collect();
+    let before: usize = widths[..ncols - 1].iter().map(|w| w + 1).sum();
+    if before > GROUPED_MAX {
+        return None;
+    }
+    let mut lines = Vec::with_capacity(rows.len() + 1);
+    for r in &rows {
+        let mut l = String::new();
+        for (i, cell) in r.iter().enumerate() {
+            let marks = i > 0 && i + 1 < ncols && i % 2 == 0;
+            if i + 1 == ncols {
+                l.push_str(cell);
+            } else if marks {
+                l.push_str(&format!("{cell:<w$} ", w = widths[i]));
+            } else {
+                l.push_str(&format!("{cell:>w$} ", w = widths[i]));
+            }
+        }
+        lines.push(l.trim_end().to_string());
+    }
+    lines.insert(
+        0,
+        format!(
+            "(d NAME: delta of NAME against {}; . not shown for that side)",
+            report.sides[0].name
+        ),
+    );
+    Some(lines)
+}
+
+fn renames(c: &Comparison, nf: &NumFmt, out: &mut dyn Write) -> io::Result<()> {
+    {
         if !c.renames.is_empty() {
             writeln!(
                 out,
@@ -50,9 +176,6 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
                 )?;
             }
         }
-    }
-    for w in &report.warnings {
-        write_wrapped(out, &format!("warning: {}", ascii(w)))?;
     }
     Ok(())
 }

@@ -1,0 +1,402 @@
+//! `diffprofile batch`: a results tree (a directory, or a tar archive read
+//! in place) → one comparison per benchmark of every kernel against the
+//! baseline. Members are listed and matched against the [`Layout`], read
+//! (tar members into memory, never onto disk), parsed in parallel (rayon)
+//! and grouped by benchmark and kernel in sorted path order; each benchmark
+//! is then compared with [`crate::app::compare_sides`], again in parallel.
+//! Missing baselines, missing kernels, empty, unrecognised, unreadable and
+//! malformed members all end up as warnings (in the output and on stderr),
+//! never dropped. Rendering is in [`output`].
+
+mod layout;
+mod output;
+
+pub use layout::Layout;
+
+use crate::aggregate::Side;
+use crate::app::compare_sides;
+use crate::config::BatchConfig;
+use crate::diff::Report;
+use crate::exit;
+use crate::input::{self, Location, BUF_SIZE};
+use crate::load;
+use crate::profile::Profile;
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::io::{BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Non-matching paths listed by name in a warning; the rest are counted.
+const LIST_MAX: usize = 20;
+
+/// Where a member's bytes are.
+enum Data {
+    File(PathBuf),
+    Bytes(Vec<u8>),
+}
+
+/// One file of the results tree that matched the layout.
+struct Member {
+    /// Relative, `/`-separated: the same for a directory and its archive.
+    path: String,
+    kernel: String,
+    bench: String,
+    data: Data,
+}
+
+/// The comparison of one benchmark, or why there is none.
+pub struct Bench {
+    pub name: String,
+    /// Kernels compared, baseline first.
+    pub kernels: Vec<String>,
+    pub report: Option<Report>,
+    /// Why there is no report.
+    pub skipped: Option<String>,
+}
+
+/// Everything a batch produced, in benchmark order.
+pub struct Batch {
+    pub baseline: String,
+    pub benches: Vec<Bench>,
+    /// Batch-wide warnings (layout mismatches, missing kernels and
+    /// benchmarks, unreadable members), in a fixed order.
+    pub warnings: Vec<String>,
+    /// Members that could not be read or were malformed.
+    pub errors: usize,
+}
+
+/// Run a batch: load, compare, write the reports; returns the exit code.
+pub fn run(
+    config: &BatchConfig,
+    progress: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.config.jobs.unwrap_or(0))
+        .build()
+        .context("cannot start worker threads")?;
+    let bar = if progress {
+        let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} {pos}/{len} [{elapsed}]") {
+            b.set_style(style);
+        }
+        b
+    } else {
+        ProgressBar::hidden()
+    };
+    let batch = pool.install(|| build(config, &bar));
+    bar.finish_and_clear();
+    let batch = batch?;
+    for w in &batch.warnings {
+        writeln!(err, "diffprofile: warning: {}: {w}", config.root)?;
+    }
+    for b in &batch.benches {
+        for w in b.report.iter().flat_map(|r| &r.warnings) {
+            writeln!(
+                err,
+                "diffprofile: warning: {}: {}: {w}",
+                config.root, b.name
+            )?;
+        }
+    }
+    match &config.out_dir {
+        Some(dir) => output::write_dir(&batch, config, dir)?,
+        None => output::write_stdout(&batch, config, out)?,
+    }
+    out.flush()?;
+    let regressed = batch
+        .benches
+        .iter()
+        .flat_map(|b| &b.report)
+        .flat_map(|r| &r.comparisons)
+        .any(|c| c.regressions > 0);
+    Ok(if batch.errors > 0 && !config.config.load.parse.lenient {
+        writeln!(
+            err,
+            "diffprofile: error: {}: {} member(s) could not be read or parsed (named above); their runs are left out",
+            config.root, batch.errors
+        )?;
+        exit::ERROR
+    } else if config.config.fail_on_regression && regressed {
+        exit::REGRESSION
+    } else {
+        exit::SUCCESS
+    })
+}
+
+/// Load and compare; no output.
+pub fn build(config: &BatchConfig, bar: &ProgressBar) -> Result<Batch> {
+    let mut warnings = Vec::new();
+    bar.set_message("reading");
+    let members = list(config, &mut warnings)?;
+    bar.set_length(members.len() as u64);
+    bar.set_message("parsing");
+    let opts = &config.config.load;
+    let loaded: Vec<Result<std::result::Result<Profile, String>>> = members
+        .par_iter()
+        .map(|m| {
+            let r = read_member(m, opts);
+            bar.inc(1);
+            r
+        })
+        .collect();
+    // bench → kernel → runs, in sorted path order (members are sorted).
+    let mut groups: BTreeMap<&str, BTreeMap<&str, Vec<Profile>>> = BTreeMap::new();
+    let mut bench_warnings: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let mut kernels: BTreeMap<&str, ()> = BTreeMap::new();
+    let mut errors = 0;
+    for (m, r) in members.iter().zip(loaded) {
+        kernels.insert(&m.kernel, ());
+        let runs = groups
+            .entry(&m.bench)
+            .or_default()
+            .entry(&m.kernel)
+            .or_default();
+        match r {
+            Ok(Ok(p)) => {
+                if p.total <= 0.0 {
+                    bench_warnings
+                        .entry(&m.bench)
+                        .or_default()
+                        .push(format!("{}: run holds no samples", m.path));
+                }
+                runs.push(p)
+            }
+            Ok(Err(why)) => bench_warnings
+                .entry(&m.bench)
+                .or_default()
+                .push(format!("skipped {why}")),
+            Err(e) => {
+                errors += 1;
+                warnings.push(format!("{e:#}"));
+            }
+        }
+    }
+    if !kernels.contains_key(config.baseline.as_str()) {
+        let known: Vec<&str> = kernels.keys().copied().collect();
+        bail!(
+            "{}: no runs of baseline kernel {:?} (kernels found with layout {}: {})",
+            config.root,
+            config.baseline,
+            config.layout.text(),
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        );
+    }
+    let all_kernels: Vec<&str> = std::iter::once(config.baseline.as_str())
+        .chain(kernels.keys().copied().filter(|k| *k != config.baseline))
+        .collect();
+    let mut jobs = Vec::new();
+    for (bench, by_kernel) in &mut groups {
+        let mut sides = Vec::new();
+        let mut missing = Vec::new();
+        for k in &all_kernels {
+            match by_kernel.remove(k) {
+                Some(runs) if !runs.is_empty() => sides.push(Side {
+                    name: k.to_string(),
+                    label: config.layout.label(k, bench),
+                    runs,
+                }),
+                _ => missing.push(*k),
+            }
+        }
+        let mut skipped = None;
+        if sides.first().map(|s| s.name.as_str()) != Some(config.baseline.as_str()) {
+            skipped = Some(format!("no runs of baseline {}", config.baseline));
+        } else if sides.len() < 2 {
+            skipped = Some("only the baseline has runs".to_string());
+        }
+        for k in &missing {
+            warnings.push(format!("benchmark {bench}: no runs of kernel {k}"));
+        }
+        if let Some(why) = &skipped {
+            warnings.push(format!("benchmark {bench}: skipped: {why}"));
+        }
+        let extra = bench_warnings.remove(bench).unwrap_or_default();
+        jobs.push((bench.to_string(), sides, skipped, extra));
+    }
+    bar.set_message("comparing");
+    bar.set_position(0);
+    bar.set_length(jobs.len() as u64);
+    let benches: Vec<Result<Bench>> = jobs
+        .into_par_iter()
+        .map(|(name, sides, skipped, extra)| {
+            let kernels = sides.iter().map(|s| s.name.clone()).collect();
+            let report = match skipped {
+                Some(_) => None,
+                None => {
+                    let mut r = compare_sides(&sides, &config.config)
+                        .with_context(|| format!("benchmark {name}"))?;
+                    let mut w = extra;
+                    w.append(&mut r.warnings);
+                    r.warnings = w;
+                    Some(r)
+                }
+            };
+            bar.inc(1);
+            Ok(Bench {
+                name,
+                kernels,
+                report,
+                skipped,
+            })
+        })
+        .collect();
+    let benches = benches.into_iter().collect::<Result<Vec<_>>>()?;
+    Ok(Batch {
+        baseline: config.baseline.clone(),
+        benches,
+        warnings,
+        errors,
+    })
+}
+
+/// Every member of the tree that matches the layout, sorted by path; the
+/// others are named in a warning.
+fn list(config: &BatchConfig, warnings: &mut Vec<String>) -> Result<Vec<Member>> {
+    let root = Path::new(&config.root);
+    let meta = std::fs::metadata(root).with_context(|| format!("{}: cannot open", config.root))?;
+    let mut unmatched = Vec::new();
+    let mut members = Vec::new();
+    let mut take = |path: String, data: Data, unmatched: &mut Vec<String>| match config
+        .layout
+        .matches(&path)
+    {
+        Some((k, b)) => members.push(Member {
+            kernel: k.to_string(),
+            bench: b.to_string(),
+            path,
+            data,
+        }),
+        None => unmatched.push(path),
+    };
+    if meta.is_dir() {
+        let mut files = Vec::new();
+        walk(root, "", &mut files)?;
+        for (rel, full) in files {
+            take(rel, Data::File(full), &mut unmatched);
+        }
+    } else {
+        let opened = input::open(&Location::File(root.to_path_buf()))?;
+        if !opened.tar {
+            bail!(
+                "{}: not a directory or a tar archive (plain, gz, zst, xz)",
+                config.root
+            );
+        }
+        let mut archive = tar::Archive::new(opened.reader);
+        let entries = archive
+            .entries()
+            .with_context(|| format!("{}: cannot read tar archive", config.root))?;
+        let mut last = String::from("(start)");
+        for entry in entries {
+            let mut entry = entry.with_context(|| {
+                format!("{}: corrupt tar archive after member {last}", config.root)
+            })?;
+            let raw = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+            let path = raw.trim_start_matches("./").to_string();
+            last = path.clone();
+            let kind = entry.header().entry_type();
+            if kind.is_dir() || path.is_empty() || hidden(&path) {
+                continue;
+            }
+            if !kind.is_file() {
+                unmatched.push(format!("{path} (not a regular file)"));
+                continue;
+            }
+            if config.layout.matches(&path).is_none() {
+                unmatched.push(path);
+                continue;
+            }
+            let mut bytes = Vec::with_capacity(entry.size().min(1 << 30) as usize);
+            entry
+                .read_to_end(&mut bytes)
+                .with_context(|| format!("{}:{path}: cannot read member", config.root))?;
+            take(path, Data::Bytes(bytes), &mut unmatched);
+        }
+    }
+    members.sort_by(|a, b| a.path.cmp(&b.path));
+    if !unmatched.is_empty() {
+        unmatched.sort();
+        let shown: Vec<&str> = unmatched
+            .iter()
+            .take(LIST_MAX)
+            .map(|s| s.as_str())
+            .collect();
+        warnings.push(format!(
+            "{} path(s) do not match --layout {} and were not read: {}{}",
+            unmatched.len(),
+            config.layout.text(),
+            shown.join(", "),
+            if unmatched.len() > LIST_MAX {
+                format!(" and {} more", unmatched.len() - LIST_MAX)
+            } else {
+                String::new()
+            }
+        ));
+    }
+    if members.is_empty() {
+        bail!(
+            "{}: no files match --layout {}",
+            config.root,
+            config.layout.text()
+        );
+    }
+    Ok(members)
+}
+
+fn hidden(path: &str) -> bool {
+    path.split('/').any(|c| c.starts_with('.') && c != ".")
+}
+
+/// Regular files below `dir` as (relative path, full path); hidden entries
+/// skipped, as for a directory named on the command line.
+fn walk(dir: &Path, prefix: &str, out: &mut Vec<(String, PathBuf)>) -> Result<()> {
+    let entries = std::fs::read_dir(dir)
+        .with_context(|| format!("{}: cannot read directory", dir.display()))?;
+    for entry in entries {
+        let entry = entry.with_context(|| format!("{}: cannot read directory", dir.display()))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        let path = entry.path();
+        let rel = if prefix.is_empty() {
+            name
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let meta =
+            std::fs::metadata(&path).with_context(|| format!("{}: cannot open", path.display()))?;
+        if meta.is_dir() {
+            walk(&path, &rel, out)?;
+        } else if meta.is_file() {
+            out.push((rel, path));
+        }
+    }
+    Ok(())
+}
+
+/// Parse one member; its origin (in runs and messages) is its relative path.
+fn read_member(
+    m: &Member,
+    opts: &load::LoadOptions,
+) -> Result<std::result::Result<Profile, String>> {
+    match &m.data {
+        Data::Bytes(b) => load::load_stream(Box::new(&b[..]), &m.path, opts),
+        Data::File(p) => {
+            let f = std::fs::File::open(p).with_context(|| format!("{}: cannot open", m.path))?;
+            load::load_stream(
+                Box::new(BufReader::with_capacity(BUF_SIZE.min(1 << 16), f)),
+                &m.path,
+                opts,
+            )
+        }
+    }
+}

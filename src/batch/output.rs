@@ -1,0 +1,383 @@
+//! Writing a [`Batch`]: on stdout one section per benchmark (JSON: one
+//! document `{"version":1,"benchmarks":[{"name","report"}],…}`), or with
+//! `--out-dir` one report file per benchmark plus an index. Both end with
+//! the index: every significant regression of every benchmark, largest Δ
+//! first (ties by benchmark, kernel, symbol), and the batch's warnings.
+
+use super::{Batch, Bench};
+use crate::config::BatchConfig;
+use crate::diff::Row;
+use crate::render::{self, json, text, NumFmt, OutputFormat};
+use anyhow::{Context, Result};
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::Path;
+
+/// One significant regression, for the index.
+struct Entry<'a> {
+    bench: &'a str,
+    kernel: &'a str,
+    row: &'a Row,
+    nf: NumFmt,
+}
+
+fn entries(batch: &Batch) -> Vec<Entry<'_>> {
+    let mut out = Vec::new();
+    for b in &batch.benches {
+        let Some(r) = &b.report else { continue };
+        let nf = NumFmt::for_report(r);
+        for c in &r.comparisons {
+            for row in c.rows.iter().filter(|r| r.significant && r.delta > 0.0) {
+                out.push(Entry {
+                    bench: &b.name,
+                    kernel: &r.sides[c.side].name,
+                    row,
+                    nf,
+                });
+            }
+        }
+    }
+    out.sort_by(|a, b| {
+        b.row
+            .delta
+            .total_cmp(&a.row.delta)
+            .then_with(|| a.bench.cmp(b.bench))
+            .then_with(|| a.kernel.cmp(b.kernel))
+            .then_with(|| a.row.symbol.cmp(&b.row.symbol))
+            .then_with(|| a.row.dso.cmp(&b.row.dso))
+    });
+    out
+}
+
+fn ext(format: OutputFormat) -> &'static str {
+    match format {
+        OutputFormat::Text | OutputFormat::Classic => "txt",
+        OutputFormat::Json => "json",
+        OutputFormat::Csv => "csv",
+        OutputFormat::Markdown => "md",
+    }
+}
+
+/// The report file of a benchmark (`index` is taken by the index).
+fn file_name(bench: &str, format: OutputFormat) -> String {
+    let stem = if bench == "index" {
+        "index-bench"
+    } else {
+        bench
+    };
+    format!("{stem}.{}", ext(format))
+}
+
+fn counts(b: &Bench) -> Vec<(String, usize, usize)> {
+    b.report
+        .iter()
+        .flat_map(|r| {
+            r.comparisons
+                .iter()
+                .map(|c| (r.sides[c.side].name.clone(), c.regressions, c.improvements))
+        })
+        .collect()
+}
+
+/// Aligned plain-text table: the last column left-aligned, the others right.
+fn table(rows: &[Vec<String>]) -> Vec<String> {
+    let n = rows.iter().map(|r| r.len()).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..n)
+        .map(|i| {
+            rows.iter()
+                .filter_map(|r| r.get(i))
+                .map(|s| s.len())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    rows.iter()
+        .map(|r| {
+            let cells: Vec<String> = r
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    if i + 1 == r.len() {
+                        s.clone()
+                    } else {
+                        format!("{s:>w$}", w = widths[i])
+                    }
+                })
+                .collect();
+            cells.join("  ").trim_end().to_string()
+        })
+        .collect()
+}
+
+fn index_text(batch: &Batch, files: bool, fmt: OutputFormat, out: &mut dyn Write) -> Result<()> {
+    let list = entries(batch);
+    let md = fmt == OutputFormat::Markdown;
+    let reported = batch.benches.iter().filter(|b| b.report.is_some()).count();
+    let title = format!(
+        "index: {3} significant regression(s) in {0} benchmark{1}, baseline {2}, largest first",
+        reported,
+        if reported == 1 { "" } else { "s" },
+        batch.baseline,
+        list.len()
+    );
+    let mut rows = vec![vec![
+        "delta".to_string(),
+        "delta ci".to_string(),
+        "q".to_string(),
+        "benchmark".to_string(),
+        "kernel".to_string(),
+        "symbol".to_string(),
+    ]];
+    for e in &list {
+        rows.push(vec![
+            e.nf.delta(e.row.delta),
+            render::interval(e.row.delta_ci, |v| e.nf.delta(v)),
+            render::pvalue(e.row.q),
+            e.bench.to_string(),
+            e.kernel.to_string(),
+            render::symbol_label(e.row),
+        ]);
+    }
+    let mut summary = vec![vec![
+        "regressions".to_string(),
+        "improvements".to_string(),
+        "benchmark".to_string(),
+        "kernel".to_string(),
+        if files { "report" } else { "" }.to_string(),
+    ]];
+    for b in &batch.benches {
+        for (k, reg, imp) in counts(b) {
+            summary.push(vec![
+                reg.to_string(),
+                imp.to_string(),
+                b.name.clone(),
+                k,
+                if files {
+                    file_name(&b.name, fmt)
+                } else {
+                    String::new()
+                },
+            ]);
+        }
+        if let Some(why) = &b.skipped {
+            summary.push(vec![
+                "-".into(),
+                "-".into(),
+                b.name.clone(),
+                "-".into(),
+                format!("skipped: {why}"),
+            ]);
+        }
+    }
+    if md {
+        writeln!(out, "## {}\n", title)?;
+        md_table(&rows, out)?;
+        writeln!(out, "\n## Benchmarks\n")?;
+        md_table(&summary, out)?;
+        for w in &batch.warnings {
+            writeln!(out, "\n> warning: {}", w.replace('|', "\\|"))?;
+        }
+    } else {
+        text::write_wrapped(out, &format!("=== {title} ==="))?;
+        for l in table(&rows) {
+            writeln!(out, "{}", text::ascii(&l))?;
+        }
+        writeln!(out, "\n=== benchmarks ===")?;
+        for l in table(&summary) {
+            writeln!(out, "{}", text::ascii(&l))?;
+        }
+        for w in &batch.warnings {
+            text::write_wrapped(out, &format!("warning: {}", text::ascii(w)))?;
+        }
+    }
+    Ok(())
+}
+
+fn md_table(rows: &[Vec<String>], out: &mut dyn Write) -> Result<()> {
+    for (i, r) in rows.iter().enumerate() {
+        let cells: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
+        writeln!(out, "| {} |", cells.join(" | "))?;
+        if i == 0 {
+            let n = r.len();
+            let align: Vec<&str> = (0..n)
+                .map(|j| if j + 1 == n { ":--" } else { "---:" })
+                .collect();
+            writeln!(out, "|{}|", align.join("|"))?;
+        }
+    }
+    Ok(())
+}
+
+fn index_json(batch: &Batch, files: bool, fmt: OutputFormat) -> Value {
+    let regressions: Vec<Value> = entries(batch)
+        .iter()
+        .map(|e| {
+            json!({
+                "benchmark": e.bench,
+                "kernel": e.kernel,
+                "symbol": e.row.symbol,
+                "dso": e.row.dso,
+                "delta": json::Float(e.row.delta),
+                "delta_ci": e.row.delta_ci.map(|(a, b)| [json::Float(a), json::Float(b)]),
+                "q": e.row.q.map(json::Float),
+            })
+        })
+        .collect();
+    let benches: Vec<Value> = batch
+        .benches
+        .iter()
+        .map(|b| {
+            let cmp: Vec<Value> = counts(b)
+                .into_iter()
+                .map(|(k, r, i)| json!({"kernel": k, "regressions": r, "improvements": i}))
+                .collect();
+            let mut v = json!({"name": b.name, "kernels": b.kernels, "comparisons": cmp});
+            if files && b.report.is_some() {
+                v["file"] = json!(file_name(&b.name, fmt));
+            }
+            if let Some(why) = &b.skipped {
+                v["skipped"] = json!(why);
+            }
+            v
+        })
+        .collect();
+    json!({
+        "version": 1,
+        "baseline": batch.baseline,
+        "benchmarks": benches,
+        "regressions": regressions,
+        "warnings": batch.warnings,
+    })
+}
+
+fn render_one(b: &Bench, config: &BatchConfig, out: &mut dyn Write) -> Result<()> {
+    if let Some(r) = &b.report {
+        render::render(config.config.output, r, &config.config.render, out)?;
+    }
+    Ok(())
+}
+
+/// Every benchmark's report on stdout, then the index.
+pub fn write_stdout(batch: &Batch, config: &BatchConfig, out: &mut dyn Write) -> Result<()> {
+    let fmt = config.config.output;
+    match fmt {
+        OutputFormat::Json => {
+            let mut benches = Vec::new();
+            for b in batch.benches.iter() {
+                if let Some(r) = &b.report {
+                    benches.push(json!({"name": b.name, "report": json::to_value(r)?}));
+                }
+            }
+            let mut doc = index_json(batch, false, fmt);
+            let index = doc["benchmarks"].take();
+            let doc = json!({
+                "version": 1,
+                "baseline": batch.baseline,
+                "benchmarks": benches,
+                "index": {"benchmarks": index, "regressions": doc["regressions"].take()},
+                "warnings": batch.warnings,
+            });
+            serde_json::to_writer_pretty(&mut *out, &doc)?;
+            writeln!(out)?;
+        }
+        OutputFormat::Csv => {
+            // One table: the benchmark column first, then the report's columns.
+            let mut w = csv::Writer::from_writer(&mut *out);
+            let mut header = false;
+            for b in &batch.benches {
+                let mut buf = Vec::new();
+                render_one(b, config, &mut buf)?;
+                let mut rd = csv::ReaderBuilder::new()
+                    .has_headers(true)
+                    .from_reader(&buf[..]);
+                if !header && b.report.is_some() {
+                    let h = rd.headers()?.clone();
+                    w.write_record(std::iter::once("benchmark").chain(h.iter()))?;
+                    header = true;
+                }
+                for rec in rd.records() {
+                    let rec = rec?;
+                    w.write_record(std::iter::once(b.name.as_str()).chain(rec.iter()))?;
+                }
+            }
+            w.flush()?;
+        }
+        OutputFormat::Text | OutputFormat::Classic | OutputFormat::Markdown => {
+            let md = fmt == OutputFormat::Markdown;
+            for b in &batch.benches {
+                let title = match &b.skipped {
+                    Some(why) => format!("benchmark {}: skipped: {why}", b.name),
+                    None => format!("benchmark {}: {}", b.name, b.kernels.join(" ")),
+                };
+                if md {
+                    writeln!(out, "## {}\n", title.replace('|', "\\|"))?;
+                } else {
+                    text::write_wrapped(out, &format!("=== {} ===", text::ascii(&title)))?;
+                }
+                render_one(b, config, out)?;
+                writeln!(out)?;
+            }
+            index_text(batch, false, fmt, out)?;
+        }
+    }
+    Ok(())
+}
+
+/// One report file per benchmark and `index.<ext>` in `dir`.
+pub fn write_dir(batch: &Batch, config: &BatchConfig, dir: &Path) -> Result<()> {
+    let fmt = config.config.output;
+    std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
+    let write = |name: &str, bytes: &[u8]| -> Result<()> {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).with_context(|| format!("{}: cannot write", path.display()))
+    };
+    for b in &batch.benches {
+        if b.report.is_some() {
+            let mut buf = Vec::new();
+            render_one(b, config, &mut buf)?;
+            write(&file_name(&b.name, fmt), &buf)?;
+        }
+    }
+    let mut buf = Vec::new();
+    match fmt {
+        OutputFormat::Json => {
+            serde_json::to_writer_pretty(&mut buf, &index_json(batch, true, fmt))?;
+            writeln!(buf)?;
+        }
+        OutputFormat::Csv => {
+            let mut w = csv::Writer::from_writer(&mut buf);
+            w.write_record([
+                "benchmark",
+                "kernel",
+                "symbol",
+                "dso",
+                "delta",
+                "delta_ci_lo",
+                "delta_ci_hi",
+                "q",
+            ])?;
+            for e in entries(batch) {
+                let f = |x: Option<f64>| {
+                    x.filter(|v| v.is_finite())
+                        .map(|v| v.to_string())
+                        .unwrap_or_default()
+                };
+                w.write_record([
+                    e.bench.to_string(),
+                    e.kernel.to_string(),
+                    e.row.symbol.clone(),
+                    e.row.dso.clone().unwrap_or_default(),
+                    f(Some(e.row.delta)),
+                    f(e.row.delta_ci.map(|c| c.0)),
+                    f(e.row.delta_ci.map(|c| c.1)),
+                    f(e.row.q),
+                ])?;
+            }
+            w.flush()?;
+        }
+        _ => index_text(batch, true, fmt, &mut buf)?,
+    }
+    write(&format!("index.{}", ext(fmt)), &buf)?;
+    // Index files of skipped benchmarks: nothing; they are in the index.
+    Ok(())
+}

@@ -1,0 +1,497 @@
+//! `diffprofile batch` end to end: results trees built at test time from
+//! copies of the committed real runs (testdata/perf-report/sym-n and
+//! testdata/readprofile/default), as a directory and as tar archives, run
+//! through the built binary.
+
+use serde_json::Value;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_diffprofile");
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+fn src(kind: &str, workload: &str, run: u32) -> PathBuf {
+    let dir = match kind {
+        "perf" => "testdata/perf-report/sym-n",
+        _ => "testdata/readprofile/default",
+    };
+    Path::new(ROOT).join(format!("{dir}/{workload}/run{run}.txt"))
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("diffprofile-batch-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// `(member path, source file)` pairs copied under `dir`.
+fn build(dir: &Path, files: &[(String, PathBuf)]) {
+    for (rel, from) in files {
+        let to = dir.join(rel);
+        fs::create_dir_all(to.parent().unwrap()).unwrap();
+        fs::copy(from, &to).unwrap();
+    }
+}
+
+/// The standard tree: kernels base (pipes), next (sockets), thr (threads),
+/// 4 runs each, benchmarks `perf` (perf report) and `rp` (readprofile).
+fn standard(prefix: &str) -> Vec<(String, PathBuf)> {
+    let mut v = Vec::new();
+    for (k, w) in [("base", "pipes"), ("next", "sockets"), ("thr", "threads")] {
+        for b in ["perf", "rp"] {
+            for r in 1..=4 {
+                v.push((format!("{prefix}{k}/{b}/run{r}.txt"), src(b, w, r)));
+            }
+        }
+    }
+    v
+}
+
+/// Tar (optionally gzip/zstd) of `files`, members in the given order.
+fn tarball(path: &Path, files: &[(String, Vec<u8>)], comp: &str) {
+    let mut b = tar::Builder::new(Vec::new());
+    for (rel, bytes) in files {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(bytes.len() as u64);
+        h.set_mode(0o644);
+        h.set_cksum();
+        b.append_data(&mut h, rel, &bytes[..]).unwrap();
+    }
+    let raw = b.into_inner().unwrap();
+    let bytes = match comp {
+        "gz" => {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            e.write_all(&raw).unwrap();
+            e.finish().unwrap()
+        }
+        "zst" => zstd::encode_all(&raw[..], 3).unwrap(),
+        _ => raw,
+    };
+    fs::write(path, bytes).unwrap();
+}
+
+fn read_all(files: &[(String, PathBuf)]) -> Vec<(String, Vec<u8>)> {
+    files
+        .iter()
+        .map(|(r, p)| (r.clone(), fs::read(p).unwrap()))
+        .collect()
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().unwrap()
+}
+
+fn json(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\n{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    })
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn directory_and_archives_give_identical_output() {
+    let d = scratch("same");
+    let files = standard("");
+    build(&d.join("tree"), &files);
+    // Members deliberately out of order, with a ./ prefix: sorting fixes both.
+    let mut members = read_all(&files);
+    members.reverse();
+    let dotted: Vec<_> = members
+        .iter()
+        .map(|(r, b)| (format!("./{r}"), b.clone()))
+        .collect();
+    tarball(&d.join("t.tar.gz"), &members, "gz");
+    tarball(&d.join("t.tar.zst"), &dotted, "zst");
+    tarball(&d.join("t.tar"), &members, "");
+    for fmt in ["text", "json", "markdown", "csv"] {
+        let base = run(&["batch", s(&d.join("tree")), "--baseline", "base", "-o", fmt]);
+        assert_eq!(base.status.code(), Some(0), "{fmt}: {base:?}");
+        assert!(!base.stdout.is_empty());
+        for other in ["t.tar.gz", "t.tar.zst", "t.tar"] {
+            let o = run(&["batch", s(&d.join(other)), "--baseline", "base", "-o", fmt]);
+            assert_eq!(o.status.code(), Some(0));
+            assert!(
+                base.stdout == o.stdout,
+                "{fmt}: {other} differs from the directory"
+            );
+        }
+        let j1 = run(&[
+            "batch",
+            s(&d.join("t.tar.gz")),
+            "--baseline",
+            "base",
+            "-o",
+            fmt,
+            "-j",
+            "1",
+        ]);
+        let j2 = run(&[
+            "batch",
+            s(&d.join("t.tar.gz")),
+            "--baseline",
+            "base",
+            "-o",
+            fmt,
+            "-j",
+            "2",
+        ]);
+        assert!(
+            j1.stdout == base.stdout && j2.stdout == base.stdout,
+            "{fmt}: --jobs changes output"
+        );
+        assert!(base.stderr.is_empty() || fmt == "text" || !base.stderr.is_empty());
+    }
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_kernel_against_its_own_runs_flags_nothing() {
+    let d = scratch("aa");
+    let mut files = Vec::new();
+    for b in ["perf", "rp"] {
+        for r in 1..=4 {
+            let k = if r <= 2 { "base" } else { "again" };
+            files.push((format!("{k}/{b}/run{r}.txt"), src(b, "pipes", r)));
+        }
+    }
+    build(&d, &files);
+    let o = run(&[
+        "batch",
+        s(&d),
+        "--baseline",
+        "base",
+        "-o",
+        "json",
+        "--fail-on-regression",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let v = json(&o);
+    assert_eq!(v["benchmarks"].as_array().unwrap().len(), 2);
+    for b in v["benchmarks"].as_array().unwrap() {
+        for c in b["report"]["comparisons"].as_array().unwrap() {
+            assert_eq!(c["significant_regressions"], 0, "{}", b["name"]);
+            assert_eq!(c["significant_improvements"], 0, "{}", b["name"]);
+        }
+    }
+    assert_eq!(v["index"]["regressions"].as_array().unwrap().len(), 0);
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn out_dir_index_is_ranked_and_deterministic() {
+    let d = scratch("index");
+    build(&d.join("tree"), &standard(""));
+    let mut indexes = Vec::new();
+    for (jobs, out) in [("1", "o1"), ("2", "o2")] {
+        let o = run(&[
+            "batch",
+            s(&d.join("tree")),
+            "--baseline",
+            "base",
+            "-o",
+            "json",
+            "--out-dir",
+            s(&d.join(out)),
+            "-j",
+            jobs,
+            "--fail-on-regression",
+        ]);
+        assert_eq!(o.status.code(), Some(1), "regressions exist: {o:?}");
+        assert!(o.stdout.is_empty());
+        for f in ["perf.json", "rp.json"] {
+            let r: Value = serde_json::from_slice(&fs::read(d.join(out).join(f)).unwrap()).unwrap();
+            assert_eq!(r["version"], 1);
+            assert_eq!(r["sides"][0]["name"], "base");
+        }
+        indexes.push(fs::read(d.join(out).join("index.json")).unwrap());
+    }
+    assert_eq!(indexes[0], indexes[1]);
+    let v: Value = serde_json::from_slice(&indexes[0]).unwrap();
+    let regs = v["regressions"].as_array().unwrap();
+    assert!(
+        regs.len() > 10,
+        "pipes -> sockets regresses: {}",
+        regs.len()
+    );
+    let deltas: Vec<f64> = regs.iter().map(|r| r["delta"].as_f64().unwrap()).collect();
+    assert!(deltas.windows(2).all(|w| w[0] >= w[1]), "largest first");
+    assert!(
+        regs.iter().any(|r| r["benchmark"] == "perf")
+            && regs.iter().any(|r| r["benchmark"] == "rp")
+    );
+    assert!(regs.iter().all(|r| r["kernel"] != "base"));
+    assert_eq!(v["benchmarks"][0]["file"], "perf.json");
+    // Text index too.
+    let o = run(&[
+        "batch",
+        s(&d.join("tree")),
+        "--baseline",
+        "base",
+        "--out-dir",
+        s(&d.join("t")),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let idx = fs::read_to_string(d.join("t/index.txt")).unwrap();
+    assert!(idx.contains("significant regression(s)"), "{idx}");
+    assert!(d.join("t/perf.txt").exists() && d.join("t/rp.txt").exists());
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn corrupt_and_unrecognised_members_are_named() {
+    let d = scratch("corrupt");
+    let mut members = read_all(&standard(""));
+    let malformed = Path::new(ROOT).join("testdata/malformed");
+    members.push((
+        "next/perf/run9.txt.gz".into(),
+        fs::read(malformed.join("truncated.txt.gz")).unwrap(),
+    ));
+    members.push((
+        "thr/rp/notes.txt".into(),
+        fs::read(malformed.join("unknown-format.txt")).unwrap(),
+    ));
+    members.push(("thr/rp/empty.txt".into(), Vec::new()));
+    members.push(("README".into(), b"results of the week".to_vec()));
+    tarball(&d.join("t.tar.gz"), &members, "gz");
+    let o = run(&["batch", s(&d.join("t.tar.gz")), "--baseline", "base"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "a corrupt member is an error: {err}"
+    );
+    for name in [
+        "next/perf/run9.txt.gz",
+        "thr/rp/notes.txt",
+        "thr/rp/empty.txt",
+        "README",
+    ] {
+        assert!(err.contains(name), "stderr lacks {name}: {err}");
+        assert!(out.contains(name), "stdout lacks {name}: {out}");
+    }
+    assert!(
+        out.contains("=== benchmark perf"),
+        "the rest is still reported"
+    );
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn layouts() {
+    let d = scratch("layouts");
+    let files = standard("");
+    build(&d.join("a"), &files);
+    // {bench}/{kernel}/** and a fixed word plus `*` in front.
+    let swapped: Vec<_> = files
+        .iter()
+        .map(|(r, p)| {
+            let c: Vec<&str> = r.split('/').collect();
+            (format!("{}/{}/{}", c[1], c[0], c[2]), p.clone())
+        })
+        .collect();
+    build(&d.join("b"), &swapped);
+    let nested: Vec<_> = files
+        .iter()
+        .map(|(r, p)| {
+            let c: Vec<&str> = r.split('/').collect();
+            (
+                format!("results/{}/host1/{}/{}", c[0], c[1], c[2]),
+                p.clone(),
+            )
+        })
+        .collect();
+    build(&d.join("c"), &nested);
+    let rows = |o: &Output| {
+        let v = json(o);
+        v["benchmarks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| (b["name"].clone(), b["report"]["rows"].clone()))
+            .collect::<Vec<_>>()
+    };
+    let a = run(&["batch", s(&d.join("a")), "--baseline", "base", "-o", "json"]);
+    let b = run(&[
+        "batch",
+        s(&d.join("b")),
+        "--baseline",
+        "base",
+        "-o",
+        "json",
+        "--layout",
+        "{bench}/{kernel}/**",
+    ]);
+    let c = run(&[
+        "batch",
+        s(&d.join("c")),
+        "--baseline",
+        "base",
+        "-o",
+        "json",
+        "--layout",
+        "results/{kernel}/*/{bench}/*",
+    ]);
+    assert_eq!(rows(&a).len(), 2);
+    assert_eq!(rows(&a), rows(&b));
+    assert_eq!(rows(&a), rows(&c));
+    // The default layout on the nested tree matches nothing usable.
+    let bad = run(&["batch", s(&d.join("c")), "--baseline", "base"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("baseline"));
+    let bad = run(&[
+        "batch",
+        s(&d.join("a")),
+        "--baseline",
+        "base",
+        "--layout",
+        "{kernel}/**",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn missing_baseline_and_kernels_are_reported() {
+    let d = scratch("missing");
+    let mut files = standard("");
+    files.retain(|(r, _)| !(r.starts_with("base/rp/") || r.starts_with("thr/perf/")));
+    files.push(("thr/solo/run1.txt".into(), src("perf", "threads", 1)));
+    build(&d, &files);
+    let o = run(&["batch", s(&d), "--baseline", "base", "-o", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let v = json(&o);
+    let names: Vec<&str> = v["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["perf"]);
+    let w = v["warnings"].to_string();
+    assert!(
+        w.contains("benchmark rp: skipped: no runs of baseline base"),
+        "{w}"
+    );
+    assert!(w.contains("benchmark solo: skipped"), "{w}");
+    assert!(w.contains("benchmark perf: no runs of kernel thr"), "{w}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("benchmark rp: skipped"));
+    let o = run(&["batch", s(&d), "--baseline", "v9.9"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("v9.9") && err.contains("base, next, thr"),
+        "{err}"
+    );
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn batch_numbers_equal_single_comparisons() {
+    let d = scratch("equal");
+    build(&d, &standard(""));
+    let o = run(&["batch", s(&d), "--baseline", "base", "-o", "json"]);
+    let v = json(&o);
+    for (i, b) in ["perf", "rp"].iter().enumerate() {
+        let report = &v["benchmarks"][i]["report"];
+        // Three kernels: the same as `diffprofile BASE NEXT THR`.
+        let dir = |k: &str| d.join(k).join(b);
+        let single = json(&run(&[
+            s(&dir("base")),
+            s(&dir("next")),
+            s(&dir("thr")),
+            "-o",
+            "json",
+        ]));
+        let strip = |mut x: Value| {
+            for row in x.as_array_mut().unwrap() {
+                for vs in row["vs"].as_array_mut().unwrap() {
+                    vs["side"] = Value::Null;
+                }
+            }
+            x
+        };
+        assert_eq!(
+            strip(report["rows"].clone()),
+            strip(single["rows"].clone()),
+            "{b}"
+        );
+        // Each pair on its own: `diffprofile --old … --new …`.
+        for (j, k) in ["next", "thr"].iter().enumerate() {
+            let runs = |k: &str| {
+                (1..=4)
+                    .map(|r| {
+                        dir(k)
+                            .join(format!("run{r}.txt"))
+                            .to_str()
+                            .unwrap()
+                            .to_string()
+                    })
+                    .collect::<Vec<_>>()
+            };
+            let mut args = vec!["--old".to_string()];
+            args.extend(runs("base"));
+            args.push("--new".into());
+            args.extend(runs(k));
+            args.extend(["-o".into(), "json".into()]);
+            let pair = json(&Command::new(BIN).args(&args).output().unwrap());
+            let summary = &report["comparisons"][j];
+            assert_eq!(summary["side"], *k);
+            assert_eq!(summary["total"], pair["comparisons"][0]["total"]);
+            assert_eq!(
+                summary["significant_regressions"],
+                pair["comparisons"][0]["significant_regressions"],
+                "{b} {k}"
+            );
+        }
+    }
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_profile_named_batch_is_still_a_profile() {
+    let d = scratch("named");
+    fs::copy(src("perf", "pipes", 1), d.join("batch")).unwrap();
+    let o = Command::new(BIN)
+        .current_dir(&d)
+        .args(["./batch", "batch", "-o", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert_eq!(json(&o)["sides"][1]["runs"][0]["source"], "batch");
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn multi_way_text_groups_columns_when_they_fit() {
+    let p = Path::new(ROOT).join("testdata/perf-report/sym-n");
+    let sides = [p.join("pipes"), p.join("sockets"), p.join("threads")];
+    let args: Vec<&str> = sides.iter().map(|x| s(x)).collect();
+    let text = run(&[&args[..], &["--top", "3"]].concat());
+    let out = String::from_utf8_lossy(&text.stdout);
+    assert!(out.contains("d new1") && out.contains("d new2"), "{out}");
+    assert!(!out.contains("== NEW1 vs OLD =="));
+    // Columns before the symbol end by column 40.
+    let at = out
+        .lines()
+        .find(|l| l.contains("d new1"))
+        .unwrap()
+        .find("symbol")
+        .unwrap();
+    assert!(at <= 40, "{at}");
+    let wide = run(&[&args[..], &["--top", "3", "--wide"]].concat());
+    assert!(String::from_utf8_lossy(&wide.stdout).contains("== NEW1 vs OLD =="));
+    let md = run(&[&args[..], &["--top", "3", "-o", "markdown"]].concat());
+    assert!(String::from_utf8_lossy(&md.stdout).contains("| Δ new1 (pp) |  | Δ new2 (pp) |"));
+}
