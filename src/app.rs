@@ -4,7 +4,7 @@
 
 use crate::aggregate::{self, Side};
 use crate::batch;
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, ColorArg, Command};
 use crate::config::{BatchConfig, Config};
 use crate::diff;
 use crate::exit;
@@ -17,11 +17,37 @@ use std::io::Write;
 pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
     match cli.command {
         Some(Command::Batch(args)) => {
-            let config = BatchConfig::from_args(args)?;
+            let config = BatchConfig::from_args(*args)?;
             let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
             batch::run(&config, progress, out, err)
         }
-        None => run(&Config::from_cli(cli)?, out, err),
+        Some(Command::Man { out_dir }) => {
+            crate::manpage::write_man(out_dir.as_deref(), out)?;
+            Ok(exit::SUCCESS)
+        }
+        Some(Command::Completions { shell }) => {
+            crate::manpage::write_completions(shell, out)?;
+            Ok(exit::SUCCESS)
+        }
+        None => {
+            let mut config = Config::from_cli(cli)?;
+            config.render.color = use_color(
+                config.color,
+                std::io::IsTerminal::is_terminal(&std::io::stdout()),
+                std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+            );
+            run(&config, out, err)
+        }
+    }
+}
+
+/// `--color`: `always` forces colour; `never` and `auto` off a terminal or
+/// with `NO_COLOR` set (no-color.org) leave it out.
+pub fn use_color(choice: ColorArg, stdout_is_terminal: bool, no_color: bool) -> bool {
+    match choice {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => stdout_is_terminal && !no_color,
     }
 }
 

@@ -51,7 +51,25 @@ every kernel is compared against the baseline kernel. With --out-dir: one report
 without it, one section per benchmark on stdout.",
         after_help = "Examples:\n  diffprofile batch results/ --baseline v6.1\n  diffprofile batch results.tar.zst --baseline v6.1 --layout '{bench}/{kernel}/**' -o json\n  diffprofile batch results.tar.gz --baseline v6.1 --out-dir reports/ -o markdown"
     )]
-    Batch(BatchArgs),
+    Batch(Box<BatchArgs>),
+    /// Write the man pages (diffprofile.1, diffprofile-batch.1) generated from this command line.
+    Man {
+        /// Directory to write into (the page of diffprofile goes to stdout without it).
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<String>,
+    },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    Auto,
+    Always,
+    Never,
 }
 
 /// `diffprofile batch ROOT --baseline KERNEL …`.
@@ -161,6 +179,11 @@ pub struct Analysis {
     /// Skip malformed lines (counted in warnings) instead of failing.
     #[arg(long)]
     pub lenient: bool,
+
+    /// Colour text output: regressions red, improvements green, significant rows bold.
+    /// `auto`: only when stdout is a terminal and NO_COLOR is not set.
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
+    pub color: ColorArg,
 
     /// Keep only symbols (rows) whose name matches this regex.
     #[arg(long, value_name = "RE")]

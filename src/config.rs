@@ -6,8 +6,8 @@
 use crate::aggregate::{self, Normalize, RunInfo};
 use crate::batch::Layout;
 use crate::cli::{
-    AdjustArg, Analysis, BatchArgs, Cli, FormatArg, NormalizeArg, OutputArg, PercentageArg,
-    SortArg, WeightArg,
+    AdjustArg, Analysis, BatchArgs, Cli, ColorArg, FormatArg, NormalizeArg, OutputArg,
+    PercentageArg, SortArg, WeightArg,
 };
 use crate::diff::{DiffOptions, SortBy};
 use crate::format::{ParseOptions, WeightBy};
@@ -36,6 +36,8 @@ pub struct Config {
     pub run_info: RunInfo,
     pub jobs: Option<usize>,
     pub fail_on_regression: bool,
+    /// `--color`; resolved against the terminal and `NO_COLOR` by the app layer.
+    pub color: ColorArg,
     pub identity: Identity,
     /// `--percentage relative`: shares of the samples the filters kept.
     pub relative: bool,
@@ -177,10 +179,14 @@ impl Config {
             load: LoadOptions { format, parse },
             diff,
             output,
-            render: RenderOptions { wide: cli.wide },
+            render: RenderOptions {
+                wide: cli.wide,
+                color: false,
+            },
             run_info,
             jobs: cli.jobs,
             fail_on_regression: cli.fail_on_regression,
+            color: cli.color,
             identity,
             relative,
             notes,

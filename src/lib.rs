@@ -19,6 +19,7 @@ pub mod format;
 pub mod identity;
 pub mod input;
 pub mod load;
+pub mod manpage;
 pub mod profile;
 pub mod render;
 pub mod stats;

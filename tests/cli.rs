@@ -303,3 +303,91 @@ fn closed_pipe_is_success() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn color_always_paints_rows_and_never_or_a_pipe_does_not() {
+    let args = [
+        "testdata/readprofile/default/pipes",
+        "testdata/readprofile/default/threads",
+        "--top",
+        "3",
+    ];
+    let colored = diffprofile()
+        .args(args)
+        .args(["--color", "always"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(colored.stdout).unwrap();
+    assert!(
+        text.contains("\x1b[1;31m"),
+        "significant regression bold red:\n{text}"
+    );
+    assert!(
+        text.contains("\x1b[1;32m"),
+        "significant improvement bold green:\n{text}"
+    );
+    assert!(text.contains("\x1b[0m"));
+    // `--color always` wins over NO_COLOR; `auto` into a pipe and `never` are plain.
+    let forced = diffprofile()
+        .args(args)
+        .args(["--color", "always"])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8(forced.stdout).unwrap().contains("\x1b["));
+    for extra in [&["--color", "never"][..], &["--color", "auto"][..], &[][..]] {
+        let out = diffprofile().args(args).args(extra).output().unwrap();
+        assert!(
+            !String::from_utf8(out.stdout).unwrap().contains('\x1b'),
+            "{extra:?}"
+        );
+    }
+    // Colour never reaches machine formats.
+    let json = diffprofile()
+        .args(args)
+        .args(["--color", "always", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8(json.stdout).unwrap().contains('\x1b'));
+}
+
+#[test]
+fn use_color_decision() {
+    use diffprofile::app::use_color;
+    use diffprofile::cli::ColorArg;
+    assert!(use_color(ColorArg::Auto, true, false));
+    assert!(!use_color(ColorArg::Auto, true, true), "NO_COLOR");
+    assert!(!use_color(ColorArg::Auto, false, false), "not a terminal");
+    assert!(use_color(ColorArg::Always, false, true));
+    assert!(!use_color(ColorArg::Never, true, false));
+}
+
+#[test]
+fn man_page_and_completions_come_from_the_cli() {
+    let man = diffprofile().arg("man").output().unwrap();
+    assert_eq!(man.status.code(), Some(0));
+    let page = String::from_utf8(man.stdout).unwrap();
+    assert!(
+        page.starts_with(".ie \\n(.g .ds Aq") || page.contains(".TH diffprofile 1"),
+        "{}",
+        &page[..200.min(page.len())]
+    );
+    assert!(page.contains("\\-\\-fail\\-on\\-regression"));
+    let dir = std::env::temp_dir().join(format!("dp-man-{}", std::process::id()));
+    let out = diffprofile()
+        .args(["man", "--out-dir", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(dir.join("diffprofile.1").exists() && dir.join("diffprofile-batch.1").exists());
+    std::fs::remove_dir_all(&dir).ok();
+    for shell in ["bash", "zsh", "fish"] {
+        let c = diffprofile().args(["completions", shell]).output().unwrap();
+        assert_eq!(c.status.code(), Some(0), "{shell}");
+        let script = String::from_utf8(c.stdout).unwrap();
+        assert!(
+            script.contains("normalize") && script.contains("batch"),
+            "{shell}"
+        );
+    }
+}

@@ -27,6 +27,9 @@ pub enum OutputFormat {
 pub struct RenderOptions {
     /// `--wide`: CVs, intervals, p, q and run counts in text and markdown.
     pub wide: bool,
+    /// ANSI colour in text output (decided by the app layer from `--color`,
+    /// the terminal and `NO_COLOR`).
+    pub color: bool,
 }
 
 pub fn render(

@@ -339,6 +339,13 @@ fn table(
     let rendered = t.to_string();
     let mut lines: Vec<String> = rendered.lines().map(|l| l.trim_end().to_string()).collect();
     // lines[0] is the title; row k is lines[k + 1]; the total is last.
+    if opts.color {
+        for (k, r) in c.rows.iter().enumerate() {
+            if let Some(line) = lines.get_mut(k + 1) {
+                *line = paint(line, r);
+            }
+        }
+    }
     let (worse, better, other) = super::elided_lines(c, nf);
     let sorted_by_sign = c
         .rows
@@ -368,6 +375,27 @@ fn table(
         writeln!(out, "{l}")?;
     }
     Ok(())
+}
+
+/// ANSI colour for one table line (only with `--color`): regressions red,
+/// improvements green; significant rows bold, untested rows dim. Applied
+/// after layout, so the escape codes never disturb alignment.
+fn paint(line: &str, r: &Row) -> String {
+    let hue = if r.delta > 0.0 {
+        "31"
+    } else if r.delta < 0.0 {
+        "32"
+    } else {
+        return line.to_string();
+    };
+    let weight = if r.significant {
+        "1;"
+    } else if !r.tested() {
+        "2;"
+    } else {
+        ""
+    };
+    format!("\x1b[{weight}{hue}m{line}\x1b[0m")
 }
 
 /// Text output is ASCII only: anything else in a name is escaped.
