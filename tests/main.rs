@@ -5,4 +5,5 @@ mod batch;
 mod cli;
 mod identity;
 mod props;
+mod stats_vectors;
 mod testdata;
