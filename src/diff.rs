@@ -322,6 +322,10 @@ fn compare_one(
         warnings.push(format!(
             "{side_name}: need >= 2 runs on each side for a usable noise estimate (df = 1); >= 3 runs per side recommended"
         ));
+    } else if testable && n_runs == 4 {
+        warnings.push(format!(
+            "{side_name}: only 4 runs in all (df = 2): the run-to-run test has little power, large changes can stay unflagged; >= 3 runs per side recommended"
+        ));
     }
     let tau2 = match &noise {
         NoiseModel::Estimated { tau, .. } => tau * tau,
@@ -408,6 +412,10 @@ fn compare_one(
         if let NoiseModel::SamplingOnly = noise {
             warnings.push(format!(
                 "{side_name}: one run per side and fewer than 10 symbols with >= 100 samples: only sampling noise is accounted for (give --noise-cv or more runs)"
+            ));
+        } else {
+            warnings.push(format!(
+                "{side_name}: one run per side: run-to-run noise is only estimated across symbols, so a symbol that is noisier than most can be flagged; use >= 3 runs per side"
             ));
         }
     }
