@@ -20,3 +20,4 @@ pub mod load;
 pub mod profile;
 pub mod render;
 pub mod stats;
+pub mod symmap;

@@ -100,16 +100,19 @@ pub enum Format {
     PerfScript,
     Folded,
     Opreport,
+    /// Raw `/proc/profile` image + System.map.
+    ProcProfile,
 }
 
 impl Format {
     /// Every format, in the order detection tries them.
-    pub const ALL: [Format; 5] = [
+    pub const ALL: [Format; 6] = [
         Format::PerfReport,
         Format::PerfScript,
         Format::Readprofile,
         Format::Opreport,
         Format::Folded,
+        Format::ProcProfile,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -118,6 +121,7 @@ impl Format {
             Format::PerfScript => "perf-script",
             Format::Folded => "folded",
             Format::Opreport => "opreport",
+            Format::ProcProfile => "proc-profile",
         }
     }
 }

@@ -2,3 +2,4 @@
 //! time low); each area is a module.
 
 mod props;
+mod raw;
