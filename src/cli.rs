@@ -170,6 +170,7 @@ pub enum FormatArg {
     Folded,
     Opreport,
     ProcProfile,
+    PerfData,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]

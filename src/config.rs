@@ -140,6 +140,7 @@ impl Config {
             comm: regex("--comm", &cli.comm)?,
             dso: regex("--dso", &cli.dso)?,
             map: read_map("--map", &cli.map)?,
+            kallsyms: read_map("--kallsyms", &cli.kallsyms)?,
         };
         let path_maps = side_maps(&cli, &sides)?;
         let format = match cli.format {
@@ -150,6 +151,7 @@ impl Config {
             FormatArg::Folded => Some(Format::Folded),
             FormatArg::Opreport => Some(Format::Opreport),
             FormatArg::ProcProfile => Some(Format::ProcProfile),
+            FormatArg::PerfData => Some(Format::PerfData),
         };
         let diff = DiffOptions {
             normalize,

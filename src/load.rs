@@ -174,7 +174,7 @@ struct Maps {
 
 /// True for formats that read a kernel symbol map.
 fn needs_map(format: Format) -> bool {
-    matches!(format, Format::ProcProfile)
+    matches!(format, Format::ProcProfile | Format::PerfData)
 }
 
 /// The parse options for one profile of `format`, with its map filled in.
@@ -186,12 +186,21 @@ fn options_for<'a>(
     if !needs_map(format) {
         return Ok(Cow::Borrowed(&opts.parse));
     }
+    let mut parse = opts.parse.clone();
+    if format == Format::PerfData {
+        // --kallsyms, else a kallsyms*/System.map* beside the file.
+        if parse.kallsyms.is_none() {
+            if let Some(b) = &maps.beside {
+                parse.kallsyms = Some(b.get()?);
+            }
+        }
+        return Ok(Cow::Owned(parse));
+    }
     let map = match (&maps.explicit, &opts.parse.map, &maps.beside) {
         (Some(m), _, _) | (None, Some(m), _) => Some(m.clone()),
         (None, None, Some(b)) => Some(b.get()?),
         (None, None, None) => None,
     };
-    let mut parse = opts.parse.clone();
     parse.map = map;
     Ok(Cow::Owned(parse))
 }
@@ -267,7 +276,11 @@ fn load_tar(
                 continue;
             }
         };
-        if needs_map(format) && maps.explicit.is_none() && opts.parse.map.is_none() {
+        let has_map = match format {
+            Format::PerfData => opts.parse.kallsyms.is_some(),
+            _ => maps.explicit.is_some() || opts.parse.map.is_some(),
+        };
+        if needs_map(format) && !has_map {
             let mut bytes = Vec::new();
             reader
                 .read_to_end(&mut bytes)
@@ -282,13 +295,18 @@ fn load_tar(
     }
     for (slot, origin, dir, format, bytes) in deferred {
         let mut parse = opts.parse.clone();
-        parse.map = match tar_maps.get(&dir).map(Vec::as_slice) {
+        let map = match tar_maps.get(&dir).map(Vec::as_slice) {
             Some([one]) => Some(one.clone()),
             Some(_) => {
                 bail!("{origin}: several symbol maps beside it in {name}; name one with --map")
             }
             None => None,
         };
+        if format == Format::PerfData {
+            parse.kallsyms = map;
+        } else {
+            parse.map = map;
+        }
         let profile = format::parse(format, &mut &bytes[..], &origin, &parse)?;
         out[slot] = Some(Outcome::Run(Box::new(profile)));
     }

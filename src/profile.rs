@@ -102,11 +102,14 @@ pub enum Format {
     Opreport,
     /// Raw `/proc/profile` image + System.map.
     ProcProfile,
+    /// `perf record`'s perf.data, read directly.
+    PerfData,
 }
 
 impl Format {
     /// Every format, in the order detection tries them.
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 7] = [
+        Format::PerfData,
         Format::PerfReport,
         Format::PerfScript,
         Format::Readprofile,
@@ -122,6 +125,7 @@ impl Format {
             Format::Folded => "folded",
             Format::Opreport => "opreport",
             Format::ProcProfile => "proc-profile",
+            Format::PerfData => "perf-data",
         }
     }
 }

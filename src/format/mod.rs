@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 pub mod folded;
 pub mod opreport;
+pub mod perf_data;
 pub mod perf_report;
 pub mod perf_script;
 pub mod proc_profile;
@@ -61,6 +62,8 @@ pub struct ParseOptions {
     /// The kernel symbol map for raw `/proc/profile` images (`--map`, a
     /// side's `--old-map`/`--new-map`, or a map file beside the image).
     pub map: Option<Arc<SymbolMap>>,
+    /// Kernel symbols for perf.data (`--kallsyms`, or a map beside the file).
+    pub kallsyms: Option<Arc<SymbolMap>>,
 }
 
 /// A parse failure. `Malformed` is the `path:line: expected …, found "…"`
@@ -156,6 +159,7 @@ pub fn sniff(format: Format, head: &[u8], eof: bool) -> Sniff {
         Format::Folded => folded::sniff(head, eof),
         Format::Opreport => opreport::sniff(head, eof),
         Format::ProcProfile => proc_profile::sniff(head, eof),
+        Format::PerfData => perf_data::sniff(head, eof),
     }
 }
 
@@ -173,6 +177,7 @@ pub fn parse(
         Format::Folded => folded::parse(input, origin, opts),
         Format::Opreport => opreport::parse(input, origin, opts),
         Format::ProcProfile => proc_profile::parse(input, origin, opts),
+        Format::PerfData => perf_data::parse(input, origin, opts),
     }
 }
 

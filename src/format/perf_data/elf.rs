@@ -1,0 +1,116 @@
+//! User-space symbols for perf.data samples: the ELF symbol table of a
+//! mapped binary, when the file exists on this machine.
+//!
+//! Input: a path from an `MMAP`/`MMAP2` record and, when perf recorded one,
+//! its build-id. Output: an [`ElfSymbols`] that turns a file offset (what
+//! `ip - map.start + map.pgoff` gives) into a function name, or `None` when
+//! the file is missing, unreadable, not ELF, or has another build-id than
+//! the recorded one (a rebuilt binary would give wrong names). Functions come
+//! from `.symtab`, else `.dynsym`, as perf takes them; a zero-size symbol
+//! ends where the next begins. Names are not demangled (perf report demangles
+//! C++/Rust names; diffprofile keeps the linker name).
+
+use object::{Object, ObjectSegment, ObjectSymbol, SymbolKind};
+
+/// One binary's functions, by address.
+#[derive(Debug)]
+pub struct ElfSymbols {
+    /// `(file offset, size, virtual address)` of each loadable segment.
+    segments: Vec<(u64, u64, u64)>,
+    /// `(start, end, name)`, sorted by start.
+    funcs: Vec<(u64, u64, String)>,
+}
+
+/// Why a binary gave no symbols (for a warning).
+pub type Why = String;
+
+impl ElfSymbols {
+    /// Read `path`; `build_id` is the recorded one, if any.
+    pub fn load(path: &str, build_id: Option<&[u8]>) -> Result<ElfSymbols, Why> {
+        let data = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+        let file = object::File::parse(&*data).map_err(|e| format!("{path}: not ELF: {e}"))?;
+        if let (Some(want), Ok(Some(have))) = (build_id, file.build_id()) {
+            // perf pads build-ids to 20 bytes in its header.
+            let want = &want[..want.len().min(have.len())];
+            if want != have {
+                return Err(format!(
+                    "{path}: build-id differs from the recorded one (the file changed since)"
+                ));
+            }
+        }
+        let segments = file
+            .segments()
+            .filter_map(|s| {
+                let (off, size) = s.file_range();
+                (size > 0).then_some((off, size, s.address()))
+            })
+            .collect();
+        let mut funcs: Vec<(u64, u64, String)> = Vec::new();
+        let take = |funcs: &mut Vec<(u64, u64, String)>,
+                    syms: &mut dyn Iterator<Item = object::Symbol<'_, '_>>| {
+            for s in syms {
+                if s.kind() != SymbolKind::Text || s.is_undefined() || s.address() == 0 {
+                    continue;
+                }
+                if let Ok(name) = s.name() {
+                    if !name.is_empty() {
+                        funcs.push((s.address(), s.size(), name.to_string()));
+                    }
+                }
+            }
+        };
+        take(&mut funcs, &mut file.symbols());
+        if funcs.is_empty() {
+            take(&mut funcs, &mut file.dynamic_symbols());
+        }
+        if funcs.is_empty() {
+            return Err(format!("{path}: no function symbols"));
+        }
+        funcs.sort_by(|a, b| (a.0, a.2.as_str()).cmp(&(b.0, b.2.as_str())));
+        funcs.dedup_by(|b, a| a.0 == b.0);
+        let starts: Vec<u64> = funcs.iter().map(|f| f.0).collect();
+        for (i, f) in funcs.iter_mut().enumerate() {
+            f.1 = if f.1 > 0 {
+                f.0.saturating_add(f.1)
+            } else {
+                starts.get(i + 1).copied().unwrap_or(f.0.saturating_add(1))
+            };
+        }
+        Ok(ElfSymbols { segments, funcs })
+    }
+
+    /// The function holding file offset `off`.
+    pub fn lookup(&self, off: u64) -> Option<&str> {
+        let &(so, _, va) = self
+            .segments
+            .iter()
+            .find(|&&(o, size, _)| off >= o && off - o < size)?;
+        let addr = off - so + va;
+        let k = self.funcs.partition_point(|f| f.0 <= addr);
+        let f = self.funcs.get(k.checked_sub(1)?)?;
+        (addr < f.1).then_some(f.2.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_own_test_binary() {
+        // The running test binary has a symbol table with this function.
+        let exe = std::env::current_exe().unwrap();
+        let syms = ElfSymbols::load(exe.to_str().unwrap(), None).unwrap();
+        assert!(!syms.funcs.is_empty());
+        let f = &syms.funcs[syms.funcs.len() / 2];
+        // Map its address back to a file offset through the segments.
+        let &(so, _, va) = syms
+            .segments
+            .iter()
+            .find(|&&(_, size, va)| f.0 >= va && f.0 - va < size)
+            .unwrap();
+        assert_eq!(syms.lookup(f.0 - va + so), Some(f.2.as_str()));
+        assert!(ElfSymbols::load("/nonexistent/binary", None).is_err());
+        assert!(ElfSymbols::load(exe.to_str().unwrap(), Some(&[1; 20])).is_err());
+    }
+}
