@@ -45,8 +45,8 @@ impl ElfSymbols {
                 (size > 0).then_some((off, size, s.address()))
             })
             .collect();
-        let mut funcs: Vec<(u64, u64, String)> = Vec::new();
-        let take = |funcs: &mut Vec<(u64, u64, String)>,
+        let mut funcs: Vec<(u64, u64, String, u8)> = Vec::new();
+        let take = |funcs: &mut Vec<(u64, u64, String, u8)>,
                     syms: &mut dyn Iterator<Item = object::Symbol<'_, '_>>| {
             for s in syms {
                 if s.kind() != SymbolKind::Text || s.is_undefined() || s.address() == 0 {
@@ -54,7 +54,14 @@ impl ElfSymbols {
                 }
                 if let Ok(name) = s.name() {
                     if !name.is_empty() {
-                        funcs.push((s.address(), s.size(), name.to_string()));
+                        let binding = if s.is_weak() {
+                            0
+                        } else if s.is_global() {
+                            2
+                        } else {
+                            1
+                        };
+                        funcs.push((s.address(), s.size(), name.to_string(), binding));
                     }
                 }
             }
@@ -66,8 +73,23 @@ impl ElfSymbols {
         if funcs.is_empty() {
             return Err(format!("{path}: no function symbols"));
         }
-        funcs.sort_by(|a, b| (a.0, a.2.as_str()).cmp(&(b.0, b.2.as_str())));
+        // Of aliases at one address keep perf's choice (choose_best_symbol):
+        // non-zero size, then non-weak, then global, then fewer leading
+        // underscores, then the longer name; the sort puts it first.
+        let rank = |f: &(u64, u64, String, u8)| {
+            let underscores = f.2.bytes().take_while(|&c| c == b'_').count();
+            (
+                f.0,
+                f.1 == 0,
+                std::cmp::Reverse(f.3),
+                underscores,
+                std::cmp::Reverse(f.2.len()),
+            )
+        };
+        funcs.sort_by(|a, b| rank(a).cmp(&rank(b)).then_with(|| a.2.cmp(&b.2)));
         funcs.dedup_by(|b, a| a.0 == b.0);
+        let mut funcs: Vec<(u64, u64, String)> =
+            funcs.into_iter().map(|(a, s, n, _)| (a, s, n)).collect();
         let starts: Vec<u64> = funcs.iter().map(|f| f.0).collect();
         for (i, f) in funcs.iter_mut().enumerate() {
             f.1 = if f.1 > 0 {
@@ -79,7 +101,24 @@ impl ElfSymbols {
         Ok(ElfSymbols { segments, funcs })
     }
 
+    /// The name of function `index` (from [`ElfSymbols::lookup_index`]).
+    pub fn name(&self, index: u32) -> Option<&str> {
+        self.funcs.get(index as usize).map(|f| f.2.as_str())
+    }
+
+    /// The index of the function holding file offset `off`.
+    pub fn lookup_index(&self, off: u64) -> Option<u32> {
+        let &(so, _, va) = self
+            .segments
+            .iter()
+            .find(|&&(o, size, _)| off >= o && off - o < size)?;
+        let addr = off - so + va;
+        let k = self.funcs.partition_point(|f| f.0 <= addr).checked_sub(1)?;
+        (addr < self.funcs.get(k)?.1).then_some(k as u32)
+    }
+
     /// The function holding file offset `off`.
+    #[cfg(test)]
     pub fn lookup(&self, off: u64) -> Option<&str> {
         let &(so, _, va) = self
             .segments

@@ -66,7 +66,7 @@ enum Frame {
     /// Index into the kernel map's symbols.
     Kernel(u32),
     KernelUnknown,
-    /// Dso index, function index in that dso's names.
+    /// Dso index, function index in that dso's [`elf::ElfSymbols`].
     User(u32, u32),
     /// Dso index.
     UserUnknown(u32),
@@ -88,10 +88,10 @@ struct Dso {
     path: String,
     build_id: Option<Vec<u8>>,
     syms: OnceLock<Option<elf::ElfSymbols>>,
-    /// Names handed out, and their index.
-    names: Vec<String>,
-    index: HashMap<String, u32>,
 }
+
+/// Slots of the kernel address cache (direct-mapped by address).
+const KCACHE: usize = 1 << 14;
 
 struct State<'a> {
     origin: &'a str,
@@ -103,6 +103,8 @@ struct State<'a> {
     dso_ids: HashMap<String, u32>,
     build_ids: HashMap<Vec<u8>, Vec<u8>>,
     unresolved_dsos: Vec<String>,
+    /// Kernel address → frame, for the few thousand hot addresses.
+    kcache: Vec<(u64, Frame)>,
 }
 
 impl State<'_> {
@@ -115,8 +117,6 @@ impl State<'_> {
             path: path.to_string(),
             build_id: self.build_ids.get(path.as_bytes()).cloned(),
             syms: OnceLock::new(),
-            names: Vec::new(),
-            index: HashMap::new(),
         });
         self.dso_ids.insert(path.to_string(), id);
         id
@@ -159,12 +159,22 @@ impl State<'_> {
                     let why = self.kernel_err.clone().unwrap_or_default();
                     return Err(ParseError::invalid(self.origin, why));
                 };
+                let slot = (ip as usize >> 1) % KCACHE;
+                if let Some(&(at, f)) = self.kcache.get(slot) {
+                    if at == ip {
+                        return Ok(f);
+                    }
+                }
                 let idx = map.perf_index();
                 let k = idx.partition_point(|r| r.start <= ip);
-                Ok(match k.checked_sub(1).and_then(|k| idx.get(k)) {
+                let f = match k.checked_sub(1).and_then(|k| idx.get(k)) {
                     Some(r) if ip < r.end => Frame::Kernel(r.index as u32),
                     _ => Frame::KernelUnknown,
-                })
+                };
+                if let Some(c) = self.kcache.get_mut(slot) {
+                    *c = (ip, f);
+                }
+                Ok(f)
             }
             Mode::User => {
                 let Some(list) = self.maps.get(&pid) else {
@@ -192,21 +202,11 @@ impl State<'_> {
                 if let Some(why) = failed {
                     self.unresolved_dsos.push(why);
                 }
-                let dso = &mut self.dsos[id as usize];
-                let syms = dso.syms.get().and_then(Option::as_ref);
-                let Some(name) = syms.and_then(|s| s.lookup(off)) else {
-                    return Ok(Frame::UserUnknown(id));
-                };
-                let n = match dso.index.get(name) {
-                    Some(&n) => n,
-                    None => {
-                        let n = dso.names.len() as u32;
-                        dso.names.push(name.to_string());
-                        dso.index.insert(name.to_string(), n);
-                        n
-                    }
-                };
-                Ok(Frame::User(id, n))
+                let syms = self.dsos[id as usize].syms.get().and_then(Option::as_ref);
+                Ok(match syms.and_then(|s| s.lookup_index(off)) {
+                    Some(n) => Frame::User(id, n),
+                    None => Frame::UserUnknown(id),
+                })
             }
             other => Ok(Frame::Unknown(other)),
         }
@@ -239,7 +239,11 @@ impl State<'_> {
                 Mode::Kernel,
             ),
             Frame::KernelUnknown => (UNKNOWN.into(), Mode::Kernel),
-            Frame::User(d, n) => (self.dsos[d as usize].names[n as usize].clone(), Mode::User),
+            Frame::User(d, n) => {
+                let syms = self.dsos[d as usize].syms.get().and_then(Option::as_ref);
+                let name = syms.and_then(|s| s.name(n)).unwrap_or(UNKNOWN);
+                (name.to_string(), Mode::User)
+            }
             Frame::UserUnknown(_) => (UNKNOWN.into(), Mode::User),
             Frame::Unknown(m) => (UNKNOWN.into(), m),
         };
@@ -313,14 +317,27 @@ fn kernel_symbols(
         return Ok(map.clone());
     }
     let (run_release, run_id) = running_kernel();
+    recorded_here(release, build_id, run_release.as_deref(), run_id.as_deref())?;
+    proc_kallsyms()
+}
+
+/// Ok when a recording of kernel `release` / `build_id` was made on the
+/// running kernel (`run_release` / `run_id`): same release, and the same
+/// build-id when both are known. Otherwise the error names what is needed.
+fn recorded_here(
+    release: Option<&str>,
+    build_id: Option<&[u8]>,
+    run_release: Option<&str>,
+    run_id: Option<&[u8]>,
+) -> Result<(), String> {
     let recorded = match (release, build_id) {
         (Some(r), Some(b)) => format!("{r} (build-id {})", hex(b)),
         (Some(r), None) => r.to_string(),
         (None, Some(b)) => format!("build-id {}", hex(b)),
         (None, None) => "an unknown kernel (no release or build-id in the header)".to_string(),
     };
-    let same_release = release.is_some() && release == run_release.as_deref();
-    let same_id = match (build_id, run_id.as_deref()) {
+    let same_release = release.is_some() && release == run_release;
+    let same_id = match (build_id, run_id) {
         (Some(a), Some(b)) => a[..a.len().min(b.len())] == *b,
         _ => true,
     };
@@ -329,10 +346,10 @@ fn kernel_symbols(
             "kernel samples need the kallsyms of the kernel it was recorded on, {recorded}; \
              this machine runs {}: give that kernel's symbols with --kallsyms FILE \
              (its /proc/kallsyms or System.map), or put a kallsyms* file beside the profile",
-            run_release.as_deref().unwrap_or("an unknown kernel")
+            run_release.unwrap_or("an unknown kernel")
         ));
     }
-    proc_kallsyms()
+    Ok(())
 }
 
 /// Refuse a map whose reference symbol is not where the recording's kernel
@@ -396,15 +413,22 @@ pub fn parse(
             )
         })?,
         None => {
-            if names.len() > 1 {
+            // `perf record -a` adds a `dummy:HG` tracking event without samples.
+            let real: Vec<usize> = (0..names.len())
+                .filter(|&i| !names[i].starts_with("dummy"))
+                .collect();
+            if real.len() > 1 {
                 warnings.push(format!(
                     "{origin}: holds {} events ({}); read `{}`, choose with --event",
-                    names.len(),
-                    names.join(", "),
-                    names[0]
+                    real.len(),
+                    real.iter()
+                        .map(|&i| names[i].as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    names[real[0]]
                 ));
             }
-            0
+            real.first().copied().unwrap_or(0)
         }
     };
     let fixed_period = match attrs[chosen].attributes().sampling_policy {
@@ -439,6 +463,7 @@ pub fn parse(
         dso_ids: HashMap::new(),
         build_ids,
         unresolved_dsos: Vec::new(),
+        kcache: vec![(u64::MAX, Frame::KernelUnknown); KCACHE],
     };
 
     let mut p = Profile::new(origin, Format::PerfData);
@@ -701,6 +726,23 @@ mod tests {
         assert_eq!(sniff(b"PERF", false), Sniff::NeedMore);
         assert_eq!(sniff(b"PERF", true), Sniff::No);
         assert_eq!(sniff(b"# perf", false), Sniff::No);
+    }
+
+    #[test]
+    fn proc_kallsyms_only_for_the_recording_kernel() {
+        let id: &[u8] = &[0xab; 20];
+        assert!(recorded_here(Some("6.1.0"), Some(id), Some("6.1.0"), Some(id)).is_ok());
+        assert!(recorded_here(Some("6.1.0"), None, Some("6.1.0"), Some(id)).is_ok());
+        let e = recorded_here(Some("6.1.0"), Some(id), Some("6.18.44"), Some(id)).unwrap_err();
+        assert!(
+            e.contains("recorded on, 6.1.0 (build-id abab") && e.contains("runs 6.18.44"),
+            "{e}"
+        );
+        assert!(e.contains("--kallsyms FILE"), "{e}");
+        // Same release, rebuilt kernel.
+        let e = recorded_here(Some("6.1.0"), Some(id), Some("6.1.0"), Some(&[1; 20])).unwrap_err();
+        assert!(e.contains("build-id"), "{e}");
+        assert!(recorded_here(None, None, Some("6.1.0"), None).is_err());
     }
 
     #[test]
