@@ -21,13 +21,30 @@ pub struct ElfSymbols {
     funcs: Vec<(u64, u64, String)>,
 }
 
+/// Sort key of a symbol: address, then perf's preference among aliases
+/// (non-zero size, binding global > local > weak, fewer leading
+/// underscores, longer name), then the size itself.
+type Rank = (
+    u64,
+    bool,
+    std::cmp::Reverse<u8>,
+    usize,
+    std::cmp::Reverse<usize>,
+    u64,
+);
+
 /// Why a binary gave no symbols (for a warning).
 pub type Why = String;
 
 impl ElfSymbols {
     /// Read `path`; `build_id` is the recorded one, if any.
     pub fn load(path: &str, build_id: Option<&[u8]>) -> Result<ElfSymbols, Why> {
-        let data = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+        let f = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+        // SAFETY: the binary is only read; a file truncated while mapped
+        // could fault, as for every tool that maps binaries (perf, samply).
+        // Mapping instead of reading matters: only the symbol table pages of
+        // a 100 MB+ library are touched.
+        let data = unsafe { memmap2::Mmap::map(&f) }.map_err(|e| format!("{path}: {e}"))?;
         let file = object::File::parse(&*data).map_err(|e| format!("{path}: not ELF: {e}"))?;
         if let (Some(want), Ok(Some(have))) = (build_id, file.build_id()) {
             // perf pads build-ids to 20 bytes in its header.
@@ -45,8 +62,8 @@ impl ElfSymbols {
                 (size > 0).then_some((off, size, s.address()))
             })
             .collect();
-        let mut funcs: Vec<(u64, u64, String, u8)> = Vec::new();
-        let take = |funcs: &mut Vec<(u64, u64, String, u8)>,
+        let mut funcs: Vec<(Rank, String)> = Vec::new();
+        let take = |funcs: &mut Vec<(Rank, String)>,
                     syms: &mut dyn Iterator<Item = object::Symbol<'_, '_>>| {
             for s in syms {
                 if s.kind() != SymbolKind::Text || s.is_undefined() || s.address() == 0 {
@@ -61,7 +78,16 @@ impl ElfSymbols {
                         } else {
                             1
                         };
-                        funcs.push((s.address(), s.size(), name.to_string(), binding));
+                        let underscores = name.bytes().take_while(|&c| c == b'_').count();
+                        let rank = (
+                            s.address(),
+                            s.size() == 0,
+                            std::cmp::Reverse(binding),
+                            underscores,
+                            std::cmp::Reverse(name.len()),
+                            s.size(),
+                        );
+                        funcs.push((rank, name.to_string()));
                     }
                 }
             }
@@ -76,20 +102,10 @@ impl ElfSymbols {
         // Of aliases at one address keep perf's choice (choose_best_symbol):
         // non-zero size, then non-weak, then global, then fewer leading
         // underscores, then the longer name; the sort puts it first.
-        let rank = |f: &(u64, u64, String, u8)| {
-            let underscores = f.2.bytes().take_while(|&c| c == b'_').count();
-            (
-                f.0,
-                f.1 == 0,
-                std::cmp::Reverse(f.3),
-                underscores,
-                std::cmp::Reverse(f.2.len()),
-            )
-        };
-        funcs.sort_by(|a, b| rank(a).cmp(&rank(b)).then_with(|| a.2.cmp(&b.2)));
-        funcs.dedup_by(|b, a| a.0 == b.0);
+        funcs.sort_unstable();
+        funcs.dedup_by(|b, a| a.0 .0 == b.0 .0);
         let mut funcs: Vec<(u64, u64, String)> =
-            funcs.into_iter().map(|(a, s, n, _)| (a, s, n)).collect();
+            funcs.into_iter().map(|(r, n)| (r.0, r.5, n)).collect();
         let starts: Vec<u64> = funcs.iter().map(|f| f.0).collect();
         for (i, f) in funcs.iter_mut().enumerate() {
             f.1 = if f.1 > 0 {

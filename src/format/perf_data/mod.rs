@@ -387,7 +387,12 @@ pub fn parse(
     let PerfFileReader {
         mut perf_file,
         mut record_iter,
-    } = PerfFileReader::parse_file(Cursor::new(&bytes[..])).map_err(|e| {
+    } = if is_pipe_mode(&bytes) {
+        PerfFileReader::parse_pipe(Cursor::new(&bytes[..]))
+    } else {
+        PerfFileReader::parse_file(Cursor::new(&bytes[..]))
+    }
+    .map_err(|e| {
         bad(
             "expected a perf.data file (perf record), cannot read its header",
             &e,
@@ -656,6 +661,23 @@ pub fn parse(
     };
     p.warnings = warnings;
     Ok(p)
+}
+
+/// `perf record -o -` writes a 16-byte header (magic, size) and puts the
+/// attributes and features in the record stream.
+fn is_pipe_mode(bytes: &[u8]) -> bool {
+    let Some(size) = bytes.get(8..16) else {
+        return false;
+    };
+    let size: [u8; 8] = [
+        size[0], size[1], size[2], size[3], size[4], size[5], size[6], size[7],
+    ];
+    let size = if bytes.starts_with(MAGIC_LE) {
+        u64::from_le_bytes(size)
+    } else {
+        u64::from_be_bytes(size)
+    };
+    size == 16
 }
 
 fn at_record(e: ParseError, record: u64) -> ParseError {
