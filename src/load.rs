@@ -370,3 +370,17 @@ fn parse_reader<'a>(
     let profile = format::parse(format, &mut *reader, origin, &parse)?;
     Ok(Outcome::Run(Box::new(profile)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn map_file_names() {
+        assert!(is_map_name("runs/old/System.map"));
+        assert!(is_map_name("System.map-6.1.0.gz"));
+        assert!(is_map_name("a.tar:dir/kallsyms.txt"));
+        assert!(!is_map_name("runs/old/run1.img"));
+        assert!(!is_map_name("my-kallsyms"));
+    }
+}

@@ -162,3 +162,40 @@ fn perf_data_refuses_kallsyms_of_another_kernel() {
         "{e}"
     );
 }
+
+#[test]
+fn damaged_perf_data_is_an_error_never_a_panic() {
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut *open("testdata/raw/pipes-run1.perf.data.gz"),
+        &mut bytes,
+    )
+    .unwrap();
+    let opts = ParseOptions {
+        kallsyms: Some(kallsyms()),
+        ..ParseOptions::default()
+    };
+    // Truncations, and bytes overwritten across the header, attributes and records.
+    let mut cases: Vec<Vec<u8>> = [8, 16, 100, 1000, 5000, bytes.len() / 2, bytes.len() - 3]
+        .iter()
+        .map(|&n| bytes[..n].to_vec())
+        .collect();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..40 {
+        let mut b = bytes.clone();
+        for _ in 0..8 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let at = (seed % b.len() as u64) as usize;
+            b[at] = (seed >> 32) as u8;
+        }
+        cases.push(b);
+    }
+    for (i, case) in cases.iter().enumerate() {
+        // Ok (a flipped count or period) or an error naming the file.
+        if let Err(e) = format::parse(Format::PerfData, &mut &case[..], "bad.data", &opts) {
+            assert!(e.to_string().starts_with("bad.data"), "case {i}: {e}");
+        }
+    }
+}

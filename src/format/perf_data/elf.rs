@@ -128,7 +128,7 @@ impl ElfSymbols {
             .segments
             .iter()
             .find(|&&(o, size, _)| off >= o && off - o < size)?;
-        let addr = off - so + va;
+        let addr = (off - so).checked_add(va)?;
         let k = self.funcs.partition_point(|f| f.0 <= addr).checked_sub(1)?;
         (addr < self.funcs.get(k)?.1).then_some(k as u32)
     }
@@ -140,7 +140,7 @@ impl ElfSymbols {
             .segments
             .iter()
             .find(|&&(o, size, _)| off >= o && off - o < size)?;
-        let addr = off - so + va;
+        let addr = (off - so).checked_add(va)?;
         let k = self.funcs.partition_point(|f| f.0 <= addr);
         let f = self.funcs.get(k.checked_sub(1)?)?;
         (addr < f.1).then_some(f.2.as_str())

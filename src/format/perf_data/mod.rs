@@ -141,7 +141,7 @@ impl State<'_> {
             if old.end > m.end {
                 out.push(Mapping {
                     start: m.end,
-                    pgoff: old.pgoff + (m.end - old.start),
+                    pgoff: old.pgoff.wrapping_add(m.end - old.start),
                     ..old
                 });
             }
@@ -187,7 +187,9 @@ impl State<'_> {
                 if ip >= m.end {
                     return Ok(Frame::Unknown(Mode::User));
                 }
-                let off = ip - m.start + m.pgoff;
+                let Some(off) = (ip - m.start).checked_add(m.pgoff) else {
+                    return Ok(Frame::UserUnknown(m.dso));
+                };
                 let id = m.dso;
                 let dso = &mut self.dsos[id as usize];
                 let mut failed = None;
@@ -378,6 +380,18 @@ pub fn parse(
     origin: &str,
     opts: &ParseOptions,
 ) -> Result<Profile, ParseError> {
+    // Defence in depth: the record decoder is a dependency; a panic on a
+    // damaged file becomes an error naming the file.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read(input, origin, opts)))
+        .unwrap_or_else(|_| {
+            Err(ParseError::invalid(
+                origin,
+                "corrupt perf.data: the record decoder failed on it",
+            ))
+        })
+}
+
+fn read(input: &mut dyn BufRead, origin: &str, opts: &ParseOptions) -> Result<Profile, ParseError> {
     let mut bytes = Vec::new();
     input
         .read_to_end(&mut bytes)
