@@ -295,7 +295,11 @@ fn read_map(flag: &str, path: &Option<String>) -> Result<Option<Arc<SymbolMap>>>
 /// every other side; one path named on two sides with two maps is an error.
 fn side_maps(cli: &Cli, sides: &[SideSpec]) -> Result<BTreeMap<String, Arc<SymbolMap>>> {
     let old = read_map("--old-map", &cli.old_map)?;
-    let new = read_map("--new-map", &cli.new_map)?;
+    let new = if cli.new_map.is_some() && cli.new_map == cli.old_map {
+        old.clone()
+    } else {
+        read_map("--new-map", &cli.new_map)?
+    };
     let mut out: BTreeMap<String, Arc<SymbolMap>> = BTreeMap::new();
     for (i, side) in sides.iter().enumerate() {
         let map = if i == 0 { &old } else { &new };
