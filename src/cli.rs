@@ -212,6 +212,24 @@ pub struct Analysis {
     /// Rows become groups: dso, module, prefix:STR or regex:RE.
     #[arg(long, value_name = "HOW")]
     pub group_by: Option<String>,
+
+    /// Kernel symbol map (System.map or kallsyms format, compressed or not) for raw
+    /// /proc/profile images of every side [default: a System.map* or kallsyms* file beside the image].
+    #[arg(long, value_name = "FILE")]
+    pub map: Option<String>,
+
+    /// Symbol map for the OLD side's /proc/profile images (overrides --map).
+    #[arg(long, value_name = "FILE")]
+    pub old_map: Option<String>,
+
+    /// Symbol map for the NEW side(s)' /proc/profile images (overrides --map).
+    #[arg(long, value_name = "FILE")]
+    pub new_map: Option<String>,
+
+    /// Kernel symbols (kallsyms or System.map format) for perf.data files
+    /// [default: /proc/kallsyms when the file was recorded on the running kernel].
+    #[arg(long, value_name = "FILE")]
+    pub kallsyms: Option<String>,
 }
 
 /// The analysis flags read as fields of the command line (`cli.alpha`).
@@ -236,6 +254,8 @@ pub enum FormatArg {
     PerfScript,
     Folded,
     Opreport,
+    ProcProfile,
+    PerfData,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]

@@ -16,8 +16,11 @@ use crate::load::LoadOptions;
 use crate::profile::Format;
 use crate::render::{OutputFormat, RenderOptions};
 use crate::stats::Adjust;
+use crate::symmap::SymbolMap;
 use anyhow::{bail, Context, Result};
 use regex::Regex;
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// One side as the user named it.
 #[derive(Clone, Debug)]
@@ -140,7 +143,10 @@ impl Config {
             kernel_only: cli.kernel_only,
             comm: regex("--comm", &cli.comm)?,
             dso: regex("--dso", &cli.dso)?,
+            map: read_map("--map", &cli.map)?,
+            kallsyms: read_map("--kallsyms", &cli.kallsyms)?,
         };
+        let path_maps = side_maps(&cli, &sides)?;
         let format = match cli.format {
             FormatArg::Auto => None,
             FormatArg::Readprofile => Some(Format::Readprofile),
@@ -148,6 +154,8 @@ impl Config {
             FormatArg::PerfScript => Some(Format::PerfScript),
             FormatArg::Folded => Some(Format::Folded),
             FormatArg::Opreport => Some(Format::Opreport),
+            FormatArg::ProcProfile => Some(Format::ProcProfile),
+            FormatArg::PerfData => Some(Format::PerfData),
         };
         let diff = DiffOptions {
             normalize,
@@ -176,7 +184,11 @@ impl Config {
         };
         Ok(Config {
             sides,
-            load: LoadOptions { format, parse },
+            load: LoadOptions {
+                format,
+                parse,
+                path_maps,
+            },
             diff,
             output,
             render: RenderOptions {
@@ -323,4 +335,39 @@ fn identity(cli: &Cli, notes: &mut Vec<String>) -> Result<Identity> {
         exclude: regex("--exclude", &cli.exclude)?,
         exclude_idle: cli.exclude_idle,
     })
+}
+
+/// Read a `--map`-style symbol map file.
+fn read_map(flag: &str, path: &Option<String>) -> Result<Option<Arc<SymbolMap>>> {
+    path.as_deref()
+        .map(|p| {
+            SymbolMap::read_path(p)
+                .with_context(|| format!("{flag} {p}"))
+                .map(Arc::new)
+        })
+        .transpose()
+}
+
+/// `--old-map` for the paths of the first side, `--new-map` for those of
+/// every other side; one path named on two sides with two maps is an error.
+fn side_maps(cli: &Cli, sides: &[SideSpec]) -> Result<BTreeMap<String, Arc<SymbolMap>>> {
+    let old = read_map("--old-map", &cli.old_map)?;
+    let new = if cli.new_map.is_some() && cli.new_map == cli.old_map {
+        old.clone()
+    } else {
+        read_map("--new-map", &cli.new_map)?
+    };
+    let mut out: BTreeMap<String, Arc<SymbolMap>> = BTreeMap::new();
+    for (i, side) in sides.iter().enumerate() {
+        let map = if i == 0 { &old } else { &new };
+        let Some(map) = map else { continue };
+        for path in &side.paths {
+            if let Some(prev) = out.insert(path.clone(), map.clone()) {
+                if !Arc::ptr_eq(&prev, map) {
+                    bail!("{path} is on the OLD and a NEW side, so --old-map and --new-map both claim it");
+                }
+            }
+        }
+    }
+    Ok(out)
 }

@@ -23,3 +23,4 @@ pub mod manpage;
 pub mod profile;
 pub mod render;
 pub mod stats;
+pub mod symmap;

@@ -4,13 +4,24 @@
 //! files (rayon) with results kept in path order. Files inside a directory or
 //! archive that no parser recognises are skipped and named in a warning;
 //! a file named on the command line that no parser recognises is an error.
+//!
+//! Formats that need a kernel symbol map (raw `/proc/profile` images) get
+//! it from, in order: their side's `--old-map`/`--new-map`, `--map`, or a
+//! `System.map*` / `kallsyms*` file beside them (same directory, or same
+//! directory inside the archive). Such map files are not runs; a map is
+//! read only when a profile needs it.
 
 use crate::format::{self, Detected, ParseOptions};
 use crate::input::{self, Location, BUF_SIZE};
 use crate::profile::{Format, Profile};
+use crate::symmap::SymbolMap;
 use anyhow::{anyhow, bail, Context, Result};
 use rayon::prelude::*;
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
 /// How far detection reads before giving up: first 64 KiB, then up to 1 MiB
 /// when a parser still needs more.
@@ -22,6 +33,8 @@ pub struct LoadOptions {
     /// `-f FORMAT`; `None` detects per file.
     pub format: Option<Format>,
     pub parse: ParseOptions,
+    /// The symbol map of each command-line path's side (`--old-map`, `--new-map`).
+    pub path_maps: BTreeMap<String, Arc<SymbolMap>>,
 }
 
 /// The runs of one side, in order, with warnings about files passed over.
@@ -45,11 +58,42 @@ pub fn load_side(paths: &[String], opts: &LoadOptions) -> Result<Loaded> {
         let expanded = input::expand(path)?;
         let from_dir = !matches!(expanded.as_slice(), [Location::Stdin])
             && std::fs::metadata(path).map(|m| m.is_dir()).unwrap_or(false);
-        locations.extend(expanded.into_iter().map(|l| (l, from_dir)));
+        let explicit = opts.path_maps.get(path).cloned();
+        let mut beside: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
+        if from_dir {
+            for loc in &expanded {
+                if let Location::File(p) = loc {
+                    if is_map_name(&p.to_string_lossy()) {
+                        let dir = p.parent().unwrap_or(Path::new("")).to_path_buf();
+                        beside.entry(dir).or_default().push(p.clone());
+                    }
+                }
+            }
+        }
+        let beside: BTreeMap<PathBuf, Arc<Beside>> = beside
+            .into_iter()
+            .map(|(dir, files)| (dir, Arc::new(Beside::new(files))))
+            .collect();
+        for loc in expanded {
+            let near = match &loc {
+                Location::File(p) if from_dir => {
+                    if is_map_name(&p.to_string_lossy()) {
+                        continue;
+                    }
+                    p.parent().and_then(|d| beside.get(d)).cloned()
+                }
+                _ => None,
+            };
+            let maps = Maps {
+                explicit: explicit.clone(),
+                beside: near,
+            };
+            locations.push((loc, from_dir, maps));
+        }
     }
     let results: Vec<Result<Vec<Outcome>>> = locations
         .par_iter()
-        .map(|(loc, from_dir)| load_location(loc, *from_dir, opts))
+        .map(|(loc, from_dir, maps)| load_location(loc, *from_dir, maps, opts))
         .collect();
     let mut loaded = Loaded::default();
     let mut skipped = Vec::new();
@@ -82,12 +126,96 @@ pub fn load_side(paths: &[String], opts: &LoadOptions) -> Result<Loaded> {
     Ok(loaded)
 }
 
-fn load_location(loc: &Location, from_dir: bool, opts: &LoadOptions) -> Result<Vec<Outcome>> {
+/// A file name that marks a kernel symbol map: `System.map*` or `kallsyms*`.
+pub fn is_map_name(path: &str) -> bool {
+    let base = path.rsplit('/').next().unwrap_or(path);
+    base.starts_with("System.map") || base.starts_with("kallsyms")
+}
+
+/// The map files found in one directory, read once when first needed.
+#[derive(Debug)]
+struct Beside {
+    files: Vec<PathBuf>,
+    map: OnceLock<std::result::Result<Arc<SymbolMap>, String>>,
+}
+
+impl Beside {
+    fn new(files: Vec<PathBuf>) -> Beside {
+        Beside {
+            files,
+            map: OnceLock::new(),
+        }
+    }
+    fn get(&self) -> Result<Arc<SymbolMap>> {
+        let got = self.map.get_or_init(|| match self.files.as_slice() {
+            [one] => SymbolMap::read_path(&one.to_string_lossy())
+                .map(Arc::new)
+                .map_err(|e| format!("{e:#}")),
+            many => Err(format!(
+                "several symbol maps in one directory ({}): name one with --map",
+                many.iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        });
+        got.clone().map_err(|e| anyhow!(e))
+    }
+}
+
+/// Where a profile's symbol map can come from.
+#[derive(Clone, Debug, Default)]
+struct Maps {
+    /// Its side's `--old-map` / `--new-map`.
+    explicit: Option<Arc<SymbolMap>>,
+    /// A map file beside it.
+    beside: Option<Arc<Beside>>,
+}
+
+/// True for formats that read a kernel symbol map.
+fn needs_map(format: Format) -> bool {
+    matches!(format, Format::ProcProfile | Format::PerfData)
+}
+
+/// The parse options for one profile of `format`, with its map filled in.
+fn options_for<'a>(
+    format: Format,
+    opts: &'a LoadOptions,
+    maps: &Maps,
+) -> Result<Cow<'a, ParseOptions>> {
+    if !needs_map(format) {
+        return Ok(Cow::Borrowed(&opts.parse));
+    }
+    let mut parse = opts.parse.clone();
+    if format == Format::PerfData {
+        // --kallsyms, else a kallsyms*/System.map* beside the file.
+        if parse.kallsyms.is_none() {
+            if let Some(b) = &maps.beside {
+                parse.kallsyms = Some(b.get()?);
+            }
+        }
+        return Ok(Cow::Owned(parse));
+    }
+    let map = match (&maps.explicit, &opts.parse.map, &maps.beside) {
+        (Some(m), _, _) | (None, Some(m), _) => Some(m.clone()),
+        (None, None, Some(b)) => Some(b.get()?),
+        (None, None, None) => None,
+    };
+    parse.map = map;
+    Ok(Cow::Owned(parse))
+}
+
+fn load_location(
+    loc: &Location,
+    from_dir: bool,
+    maps: &Maps,
+    opts: &LoadOptions,
+) -> Result<Vec<Outcome>> {
     let opened = input::open(loc)?;
     if opened.tar {
-        return load_tar(opened.reader, &opened.name, opts);
+        return load_tar(opened.reader, &opened.name, maps, opts);
     }
-    match parse_reader(opened.reader, &opened.name, opts)? {
+    match parse_reader(opened.reader, &opened.name, maps, opts)? {
         Outcome::Skipped(why) if !from_dir => Err(anyhow!(why)),
         outcome => Ok(vec![outcome]),
     }
@@ -95,9 +223,19 @@ fn load_location(loc: &Location, from_dir: bool, opts: &LoadOptions) -> Result<V
 
 /// Every regular member of a tar archive is one run, read in place (never
 /// extracted). Members that are not regular files are named in a warning.
-fn load_tar(reader: Box<dyn BufRead>, name: &str, opts: &LoadOptions) -> Result<Vec<Outcome>> {
+/// `System.map*` / `kallsyms*` members are maps for the profiles in their
+/// directory; a profile that needs one before it appears is kept in memory
+/// and parsed at the end.
+fn load_tar(
+    reader: Box<dyn BufRead>,
+    name: &str,
+    maps: &Maps,
+    opts: &LoadOptions,
+) -> Result<Vec<Outcome>> {
     let mut archive = tar::Archive::new(reader);
-    let mut out = Vec::new();
+    let mut out: Vec<Option<Outcome>> = Vec::new();
+    let mut tar_maps: BTreeMap<String, Vec<Arc<SymbolMap>>> = BTreeMap::new();
+    let mut deferred: Vec<(usize, String, String, Format, Vec<u8>)> = Vec::new();
     let entries = archive
         .entries()
         .with_context(|| format!("{name}: cannot read tar archive"))?;
@@ -110,7 +248,9 @@ fn load_tar(reader: Box<dyn BufRead>, name: &str, opts: &LoadOptions) -> Result<
             continue;
         }
         if !kind.is_file() {
-            out.push(Outcome::Skipped(format!("{origin}: not a regular file")));
+            out.push(Some(Outcome::Skipped(format!(
+                "{origin}: not a regular file"
+            ))));
             continue;
         }
         if member
@@ -120,27 +260,74 @@ fn load_tar(reader: Box<dyn BufRead>, name: &str, opts: &LoadOptions) -> Result<
         {
             continue;
         }
+        let dir = member.rsplit_once('/').map_or("", |(d, _)| d).to_string();
         let raw: Box<dyn BufRead + '_> = Box::new(BufReader::with_capacity(BUF_SIZE, entry));
         let (_, reader) =
             input::decompress(raw).with_context(|| format!("{origin}: cannot read"))?;
-        out.push(parse_reader(reader, &origin, opts)?);
+        if is_map_name(&member) {
+            let map = SymbolMap::parse(reader, &origin)?;
+            tar_maps.entry(dir).or_default().push(Arc::new(map));
+            continue;
+        }
+        let (format, mut reader) = match detect(reader, &origin, opts)? {
+            Ok(found) => found,
+            Err(why) => {
+                out.push(Some(Outcome::Skipped(why)));
+                continue;
+            }
+        };
+        let has_map = match format {
+            Format::PerfData => opts.parse.kallsyms.is_some(),
+            _ => maps.explicit.is_some() || opts.parse.map.is_some(),
+        };
+        if needs_map(format) && !has_map {
+            let mut bytes = Vec::new();
+            reader
+                .read_to_end(&mut bytes)
+                .with_context(|| format!("{origin}: cannot read"))?;
+            deferred.push((out.len(), origin, dir, format, bytes));
+            out.push(None);
+            continue;
+        }
+        let parse = options_for(format, opts, maps)?;
+        let profile = format::parse(format, &mut *reader, &origin, &parse)?;
+        out.push(Some(Outcome::Run(Box::new(profile))));
     }
-    Ok(out)
+    for (slot, origin, dir, format, bytes) in deferred {
+        let mut parse = opts.parse.clone();
+        let map = match tar_maps.get(&dir).map(Vec::as_slice) {
+            Some([one]) => Some(one.clone()),
+            Some(_) => {
+                bail!("{origin}: several symbol maps beside it in {name}; name one with --map")
+            }
+            None => None,
+        };
+        if format == Format::PerfData {
+            parse.kallsyms = map;
+        } else {
+            parse.map = map;
+        }
+        let profile = format::parse(format, &mut &bytes[..], &origin, &parse)?;
+        out[slot] = Some(Outcome::Run(Box::new(profile)));
+    }
+    Ok(out.into_iter().flatten().collect())
 }
 
-/// Detect (unless forced) and parse one decompressed stream.
-fn parse_reader<'a>(
+/// Detect the format of one decompressed stream (unless forced): the format
+/// and the reader with the sniffed prefix replayed, or why it is not a profile.
+#[allow(clippy::type_complexity)]
+fn detect<'a>(
     mut reader: Box<dyn BufRead + 'a>,
     origin: &str,
     opts: &LoadOptions,
-) -> Result<Outcome> {
+) -> Result<std::result::Result<(Format, Box<dyn BufRead + 'a>), String>> {
     let format = match opts.format {
         Some(f) => f,
         None => {
             let mut head = input::fill_at_least(&mut reader, SNIFF_FIRST)
                 .with_context(|| format!("{origin}: cannot read"))?;
             if head.is_empty() {
-                return Ok(Outcome::Skipped(format!("{origin}: empty file")));
+                return Ok(Err(format!("{origin}: empty file")));
             }
             let mut found = format::detect(&head, head.len() < SNIFF_FIRST);
             if found == Detected::NeedMore {
@@ -157,7 +344,7 @@ fn parse_reader<'a>(
                 Detected::Format(f) => f,
                 _ => {
                     let tried: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
-                    return Ok(Outcome::Skipped(format!(
+                    return Ok(Err(format!(
                         "{origin}: not a recognised profile (tried {}); use -f to force a format",
                         tried.join(", ")
                     )));
@@ -165,7 +352,22 @@ fn parse_reader<'a>(
             }
         }
     };
-    let profile = format::parse(format, &mut *reader, origin, &opts.parse)?;
+    Ok(Ok((format, reader)))
+}
+
+/// Detect (unless forced) and parse one decompressed stream.
+fn parse_reader<'a>(
+    reader: Box<dyn BufRead + 'a>,
+    origin: &str,
+    maps: &Maps,
+    opts: &LoadOptions,
+) -> Result<Outcome> {
+    let (format, mut reader) = match detect(reader, origin, opts)? {
+        Ok(found) => found,
+        Err(why) => return Ok(Outcome::Skipped(why)),
+    };
+    let parse = options_for(format, opts, maps)?;
+    let profile = format::parse(format, &mut *reader, origin, &parse)?;
     Ok(Outcome::Run(Box::new(profile)))
 }
 
@@ -179,8 +381,24 @@ pub fn load_stream<'a>(
     opts: &LoadOptions,
 ) -> Result<std::result::Result<Profile, String>> {
     let (_, reader) = input::decompress(raw).with_context(|| format!("{origin}: cannot read"))?;
-    Ok(match parse_reader(reader, origin, opts)? {
-        Outcome::Run(p) => Ok(*p),
-        Outcome::Skipped(why) => Err(why),
-    })
+    Ok(
+        match parse_reader(reader, origin, &Maps::default(), opts)? {
+            Outcome::Run(p) => Ok(*p),
+            Outcome::Skipped(why) => Err(why),
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn map_file_names() {
+        assert!(is_map_name("runs/old/System.map"));
+        assert!(is_map_name("System.map-6.1.0.gz"));
+        assert!(is_map_name("a.tar:dir/kallsyms.txt"));
+        assert!(!is_map_name("runs/old/run1.img"));
+        assert!(!is_map_name("my-kallsyms"));
+    }
 }

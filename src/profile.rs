@@ -100,16 +100,22 @@ pub enum Format {
     PerfScript,
     Folded,
     Opreport,
+    /// Raw `/proc/profile` image + System.map.
+    ProcProfile,
+    /// `perf record`'s perf.data, read directly.
+    PerfData,
 }
 
 impl Format {
     /// Every format, in the order detection tries them.
-    pub const ALL: [Format; 5] = [
+    pub const ALL: [Format; 7] = [
+        Format::PerfData,
         Format::PerfReport,
         Format::PerfScript,
         Format::Readprofile,
         Format::Opreport,
         Format::Folded,
+        Format::ProcProfile,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -118,6 +124,8 @@ impl Format {
             Format::PerfScript => "perf-script",
             Format::Folded => "folded",
             Format::Opreport => "opreport",
+            Format::ProcProfile => "proc-profile",
+            Format::PerfData => "perf-data",
         }
     }
 }

@@ -5,5 +5,6 @@ mod batch;
 mod cli;
 mod identity;
 mod props;
+mod raw;
 mod stats_vectors;
 mod testdata;

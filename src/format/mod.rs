@@ -8,14 +8,18 @@
 //! Line numbers in errors count from 1 in the decompressed stream.
 
 use crate::profile::{Format, Profile};
+use crate::symmap::SymbolMap;
 use regex::Regex;
 use std::borrow::Cow;
 use std::io::{self, BufRead};
+use std::sync::Arc;
 
 pub mod folded;
 pub mod opreport;
+pub mod perf_data;
 pub mod perf_report;
 pub mod perf_script;
+pub mod proc_profile;
 pub mod readprofile;
 
 /// A parser's answer to "is this prefix mine?".
@@ -55,6 +59,11 @@ pub struct ParseOptions {
     pub comm: Option<Regex>,
     /// `--dso RE`: keep samples whose (leaf) dso matches.
     pub dso: Option<Regex>,
+    /// The kernel symbol map for raw `/proc/profile` images (`--map`, a
+    /// side's `--old-map`/`--new-map`, or a map file beside the image).
+    pub map: Option<Arc<SymbolMap>>,
+    /// Kernel symbols for perf.data (`--kallsyms`, or a map beside the file).
+    pub kallsyms: Option<Arc<SymbolMap>>,
 }
 
 /// A parse failure. `Malformed` is the `path:line: expected …, found "…"`
@@ -149,6 +158,8 @@ pub fn sniff(format: Format, head: &[u8], eof: bool) -> Sniff {
         Format::PerfScript => perf_script::sniff(head, eof),
         Format::Folded => folded::sniff(head, eof),
         Format::Opreport => opreport::sniff(head, eof),
+        Format::ProcProfile => proc_profile::sniff(head, eof),
+        Format::PerfData => perf_data::sniff(head, eof),
     }
 }
 
@@ -165,6 +176,8 @@ pub fn parse(
         Format::PerfScript => perf_script::parse(input, origin, opts),
         Format::Folded => folded::parse(input, origin, opts),
         Format::Opreport => opreport::parse(input, origin, opts),
+        Format::ProcProfile => proc_profile::parse(input, origin, opts),
+        Format::PerfData => perf_data::parse(input, origin, opts),
     }
 }
 

@@ -56,9 +56,17 @@ fn cv(c: Option<Cv>) -> String {
     }
 }
 
+/// A csv error as an I/O error, keeping the kind (a closed pipe stays `BrokenPipe`).
+fn csv_io(e: csv::Error) -> io::Error {
+    match e.into_kind() {
+        csv::ErrorKind::Io(io) => io,
+        other => io::Error::other(format!("{other:?}")),
+    }
+}
+
 pub fn render(report: &Report, _opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
-    w.write_record(HEADER).map_err(io::Error::other)?;
+    w.write_record(HEADER).map_err(csv_io)?;
     for c in &report.comparisons {
         let side = &report.sides[c.side].name;
         for r in &c.rows {
@@ -92,7 +100,7 @@ pub fn render(report: &Report, _opts: &RenderOptions, out: &mut dyn Write) -> io
                 &counts(&r.old_counts),
                 &counts(&r.new_counts),
             ])
-            .map_err(io::Error::other)?;
+            .map_err(csv_io)?;
         }
     }
     w.flush()

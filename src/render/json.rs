@@ -210,7 +210,7 @@ fn total(c: &Comparison) -> JTotal {
 
 pub fn render(report: &Report, _opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
     let doc = to_value(report).map_err(io::Error::other)?;
-    serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::other)?;
+    serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::from)?;
     writeln!(out)
 }
 

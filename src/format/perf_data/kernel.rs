@@ -1,0 +1,178 @@
+//! Which kernel symbols a perf.data file is read with, and the checks that
+//! they belong to it.
+//!
+//! Input: `--kallsyms` (or a map beside the file), the recording's release
+//! and kernel build-id (perf.data header), the running kernel's
+//! (`/proc/sys/kernel/osrelease`, the GNU build-id note of
+//! `/sys/kernel/notes`), and the `[kernel.kallsyms]_text` mmap record.
+//! Output: the [`SymbolMap`] to use, or an error naming the kernel the file
+//! needs. `/proc/kallsyms` is used only for a recording of the running
+//! kernel (same release, and same build-id when both are known); any map
+//! must hold the reference symbol (`_text`) at the recorded address, so a
+//! map of another kernel or of another boot (KASLR) is refused.
+
+use super::super::{ParseError, ParseOptions};
+use crate::symmap::SymbolMap;
+use std::sync::{Arc, OnceLock};
+
+/// The running kernel's release and build-id, for the `/proc/kallsyms` default.
+fn running_kernel() -> (Option<String>, Option<Vec<u8>>) {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .ok()
+        .map(|s| s.trim().to_string());
+    let build_id = std::fs::read("/sys/kernel/notes")
+        .ok()
+        .and_then(|n| gnu_build_id(&n));
+    (release, build_id)
+}
+
+/// The `NT_GNU_BUILD_ID` note of an ELF note section (native byte order).
+fn gnu_build_id(notes: &[u8]) -> Option<Vec<u8>> {
+    let word = |at: usize| -> Option<usize> {
+        let b = notes.get(at..at + 4)?;
+        Some(u32::from_ne_bytes([b[0], b[1], b[2], b[3]]) as usize)
+    };
+    let align = |n: usize| n.checked_add(3).map(|n| n & !3);
+    let mut at = 0;
+    while at + 12 <= notes.len() {
+        let (namesz, descsz, kind) = (word(at)?, word(at + 4)?, word(at + 8)?);
+        let name_at = at + 12;
+        let desc_at = name_at.checked_add(align(namesz)?)?;
+        let end = desc_at.checked_add(align(descsz)?)?;
+        if kind == 3 && notes.get(name_at..name_at + namesz)? == b"GNU\0" {
+            return Some(notes.get(desc_at..desc_at + descsz)?.to_vec());
+        }
+        at = end;
+    }
+    None
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `/proc/kallsyms`, read once per process.
+fn proc_kallsyms() -> Result<Arc<SymbolMap>, String> {
+    static MAP: OnceLock<Result<Arc<SymbolMap>, String>> = OnceLock::new();
+    MAP.get_or_init(|| {
+        let map = SymbolMap::read_path("/proc/kallsyms").map_err(|e| format!("{e:#}"))?;
+        if map.all_zero() {
+            return Err(
+                "/proc/kallsyms shows only zero addresses (kptr_restrict): run as root \
+                        or give --kallsyms FILE"
+                    .to_string(),
+            );
+        }
+        Ok(Arc::new(map))
+    })
+    .clone()
+}
+
+/// The kernel symbols to use, or why there are none (an error only once a
+/// kernel sample needs them).
+pub(super) fn kernel_symbols(
+    opts: &ParseOptions,
+    release: Option<&str>,
+    build_id: Option<&[u8]>,
+) -> Result<Arc<SymbolMap>, String> {
+    if let Some(map) = &opts.kallsyms {
+        return Ok(map.clone());
+    }
+    let (run_release, run_id) = running_kernel();
+    recorded_here(release, build_id, run_release.as_deref(), run_id.as_deref())?;
+    proc_kallsyms()
+}
+
+/// Ok when a recording of kernel `release` / `build_id` was made on the
+/// running kernel (`run_release` / `run_id`): same release, and the same
+/// build-id when both are known. Otherwise the error names what is needed.
+fn recorded_here(
+    release: Option<&str>,
+    build_id: Option<&[u8]>,
+    run_release: Option<&str>,
+    run_id: Option<&[u8]>,
+) -> Result<(), String> {
+    let recorded = match (release, build_id) {
+        (Some(r), Some(b)) => format!("{r} (build-id {})", hex(b)),
+        (Some(r), None) => r.to_string(),
+        (None, Some(b)) => format!("build-id {}", hex(b)),
+        (None, None) => "an unknown kernel (no release or build-id in the header)".to_string(),
+    };
+    let same_release = release.is_some() && release == run_release;
+    let same_id = match (build_id, run_id) {
+        (Some(a), Some(b)) => a[..a.len().min(b.len())] == *b,
+        _ => true,
+    };
+    if !(same_release && same_id) {
+        return Err(format!(
+            "kernel samples need the kallsyms of the kernel it was recorded on, {recorded}; \
+             this machine runs {}: give that kernel's symbols with --kallsyms FILE \
+             (its /proc/kallsyms or System.map), or put a kallsyms* file beside the profile",
+            run_release.unwrap_or("an unknown kernel")
+        ));
+    }
+    Ok(())
+}
+
+/// Refuse a map whose reference symbol is not where the recording's kernel
+/// mmap says (`[kernel.kallsyms]_text` at `pgoff`).
+pub(super) fn check_map(
+    map: &SymbolMap,
+    reloc: &str,
+    at: u64,
+    origin: &str,
+) -> Result<(), ParseError> {
+    match map.address_of(reloc) {
+        Some(a) if a == at => Ok(()),
+        found => Err(ParseError::invalid(
+            origin,
+            format!(
+                "the kernel symbols in {} do not belong to this recording: the recording's \
+                 kernel has `{reloc}` at {at:#x}, the map {}; give the kallsyms of the \
+                 recorded kernel and boot",
+                map.source,
+                match found {
+                    Some(a) => format!("at {a:#x}"),
+                    None => format!("has no `{reloc}`"),
+                }
+            ),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proc_kallsyms_only_for_the_recording_kernel() {
+        let id: &[u8] = &[0xab; 20];
+        assert!(recorded_here(Some("6.1.0"), Some(id), Some("6.1.0"), Some(id)).is_ok());
+        assert!(recorded_here(Some("6.1.0"), None, Some("6.1.0"), Some(id)).is_ok());
+        let e = recorded_here(Some("6.1.0"), Some(id), Some("6.18.44"), Some(id)).unwrap_err();
+        assert!(
+            e.contains("recorded on, 6.1.0 (build-id abab") && e.contains("runs 6.18.44"),
+            "{e}"
+        );
+        assert!(e.contains("--kallsyms FILE"), "{e}");
+        // Same release, rebuilt kernel.
+        let e = recorded_here(Some("6.1.0"), Some(id), Some("6.1.0"), Some(&[1; 20])).unwrap_err();
+        assert!(e.contains("build-id"), "{e}");
+        assert!(recorded_here(None, None, Some("6.1.0"), None).is_err());
+    }
+
+    #[test]
+    fn build_id_note() {
+        let mut n = Vec::new();
+        for w in [4u32, 3, 1] {
+            n.extend_from_slice(&w.to_ne_bytes());
+        }
+        n.extend_from_slice(b"Xen\0\x01\x02\x03\0");
+        for w in [4u32, 4, 3] {
+            n.extend_from_slice(&w.to_ne_bytes());
+        }
+        n.extend_from_slice(b"GNU\0\xaa\xbb\xcc\xdd");
+        assert_eq!(gnu_build_id(&n), Some(vec![0xaa, 0xbb, 0xcc, 0xdd]));
+        assert_eq!(gnu_build_id(&n[..20]), None);
+    }
+}

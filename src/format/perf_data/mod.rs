@@ -1,0 +1,656 @@
+//! Reader of `perf record`'s perf.data files, with the linux-perf-data crate.
+//!
+//! Input: the decompressed file (`PERFILE2` magic, either byte order; zstd
+//! `-z` records accepted), kept in memory. Records are read in time order;
+//! `COMM`/`FORK`/`EXEC` give each thread its command, `MMAP`/`MMAP2` each
+//! process its mapped files. Output: a [`Profile`] of the chosen event's
+//! samples with the perf script parser's semantics: self cost to the leaf,
+//! `--inclusive` cost to every distinct symbol of the callchain once per
+//! sample, `--weight period`, filters `--kernel-only` (leaf in the kernel),
+//! `--comm RE`, `--dso RE` (leaf dso); `total` = every sample of the event
+//! before filters.
+//!
+//! Kernel addresses are named from kallsyms (`--kallsyms FILE`, a
+//! `kallsyms*`/`System.map*` file beside the profile, or `/proc/kallsyms`
+//! when the file was recorded on the running kernel: same release and, when
+//! both are known, same build-id as `/sys/kernel/notes`), the way perf
+//! builds its kernel symbol table ([`SymbolMap::perf_index`]). A given map
+//! must hold the recording's kernel reference symbol (`_text`, from the
+//! `[kernel.kallsyms]_text` mmap record) at the recorded address: a map of
+//! another kernel or boot is refused. User addresses are named from the ELF
+//! symbol tables of the mapped binaries ([`elf`]) when they exist here with
+//! the recorded build-id; otherwise the sample counts as `[unknown]` in its
+//! dso, never under a wrong name. Unresolved kernel addresses are `[unknown]`
+//! in `[kernel.kallsyms]` (perf report lists them per address).
+
+mod elf;
+mod kernel;
+
+use super::{ParseError, ParseOptions, Sniff, WeightBy};
+use crate::profile::{Format, Mode, Profile, SymbolKey, Weight};
+use crate::symmap::SymbolMap;
+use kernel::{check_map, kernel_symbols};
+use linux_perf_data::linux_perf_event_reader::{CpuMode, EventRecord, SamplingPolicy};
+use linux_perf_data::{DsoKey, PerfFileReader, PerfFileRecord};
+use rustc_hash::FxHashMap;
+use std::collections::HashMap;
+use std::io::{BufRead, Cursor};
+use std::sync::{Arc, OnceLock};
+
+const MAGIC_LE: &[u8; 8] = b"PERFILE2";
+const MAGIC_BE: &[u8; 8] = b"2ELIFREP";
+const KERNEL_DSO: &str = "[kernel.kallsyms]";
+const UNKNOWN: &str = "[unknown]";
+/// Callchain context markers (`PERF_CONTEXT_*`) are the top 4095 values.
+const CONTEXT_MAX: u64 = (-4095i64) as u64;
+const CONTEXT_HV: u64 = (-32i64) as u64;
+const CONTEXT_KERNEL: u64 = (-128i64) as u64;
+const CONTEXT_USER: u64 = (-512i64) as u64;
+const CONTEXT_GUEST_KERNEL: u64 = (-2176i64) as u64;
+const CONTEXT_GUEST_USER: u64 = (-2560i64) as u64;
+
+pub fn sniff(head: &[u8], eof: bool) -> Sniff {
+    let n = head.len().min(8);
+    if head[..n] != MAGIC_LE[..n] && head[..n] != MAGIC_BE[..n] {
+        Sniff::No
+    } else if n == 8 {
+        Sniff::Yes
+    } else if eof {
+        Sniff::No
+    } else {
+        Sniff::NeedMore
+    }
+}
+
+/// A frame's identity while counting: cheap to hash, named at the end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Frame {
+    /// Index into the kernel map's symbols.
+    Kernel(u32),
+    KernelUnknown,
+    /// Dso index, function index in that dso's [`elf::ElfSymbols`].
+    User(u32, u32),
+    /// Dso index.
+    UserUnknown(u32),
+    /// No map at all (or guest / hypervisor), by mode.
+    Unknown(Mode),
+}
+
+/// A mapped file of a process.
+#[derive(Clone, Debug)]
+struct Mapping {
+    start: u64,
+    end: u64,
+    pgoff: u64,
+    dso: u32,
+}
+
+/// A mapped file, symbolised on first use.
+struct Dso {
+    path: String,
+    build_id: Option<Vec<u8>>,
+    syms: OnceLock<Option<elf::ElfSymbols>>,
+}
+
+/// Slots of the kernel address cache (direct-mapped by address).
+const KCACHE: usize = 1 << 14;
+
+struct State<'a> {
+    origin: &'a str,
+    kernel: Option<Arc<SymbolMap>>,
+    kernel_err: Option<String>,
+    comms: FxHashMap<i32, Arc<str>>,
+    maps: FxHashMap<i32, Vec<Mapping>>,
+    dsos: Vec<Dso>,
+    dso_ids: HashMap<String, u32>,
+    build_ids: HashMap<Vec<u8>, Vec<u8>>,
+    unresolved_dsos: Vec<String>,
+    /// Kernel address → frame, for the few thousand hot addresses.
+    kcache: Vec<(u64, Frame)>,
+}
+
+impl State<'_> {
+    fn dso_id(&mut self, path: &str) -> u32 {
+        if let Some(&id) = self.dso_ids.get(path) {
+            return id;
+        }
+        let id = self.dsos.len() as u32;
+        self.dsos.push(Dso {
+            path: path.to_string(),
+            build_id: self.build_ids.get(path.as_bytes()).cloned(),
+            syms: OnceLock::new(),
+        });
+        self.dso_ids.insert(path.to_string(), id);
+        id
+    }
+
+    fn add_mapping(&mut self, pid: i32, m: Mapping) {
+        let list = self.maps.entry(pid).or_default();
+        // A new mapping replaces whatever it overlaps (perf splits; the
+        // overlapped pieces of the old one stay).
+        let mut out = Vec::with_capacity(list.len() + 2);
+        for old in list.drain(..) {
+            if old.end <= m.start || old.start >= m.end {
+                out.push(old);
+                continue;
+            }
+            if old.start < m.start {
+                out.push(Mapping {
+                    end: m.start,
+                    ..old.clone()
+                });
+            }
+            if old.end > m.end {
+                out.push(Mapping {
+                    start: m.end,
+                    pgoff: old.pgoff.wrapping_add(m.end - old.start),
+                    ..old
+                });
+            }
+        }
+        out.push(m);
+        out.sort_by_key(|m| m.start);
+        *list = out;
+    }
+
+    /// Name one address in `mode` for process `pid`.
+    fn frame(&mut self, pid: i32, mode: Mode, ip: u64) -> Result<Frame, ParseError> {
+        match mode {
+            Mode::Kernel => {
+                let Some(map) = &self.kernel else {
+                    let why = self.kernel_err.clone().unwrap_or_default();
+                    return Err(ParseError::invalid(self.origin, why));
+                };
+                let slot = (ip as usize >> 1) % KCACHE;
+                if let Some(&(at, f)) = self.kcache.get(slot) {
+                    if at == ip {
+                        return Ok(f);
+                    }
+                }
+                let idx = map.perf_index();
+                let k = idx.partition_point(|r| r.start <= ip);
+                let f = match k.checked_sub(1).and_then(|k| idx.get(k)) {
+                    Some(r) if ip < r.end => Frame::Kernel(r.index as u32),
+                    _ => Frame::KernelUnknown,
+                };
+                if let Some(c) = self.kcache.get_mut(slot) {
+                    *c = (ip, f);
+                }
+                Ok(f)
+            }
+            Mode::User => {
+                let Some(list) = self.maps.get(&pid) else {
+                    return Ok(Frame::Unknown(Mode::User));
+                };
+                let k = list.partition_point(|m| m.start <= ip);
+                let Some(m) = k.checked_sub(1).and_then(|k| list.get(k)) else {
+                    return Ok(Frame::Unknown(Mode::User));
+                };
+                if ip >= m.end {
+                    return Ok(Frame::Unknown(Mode::User));
+                }
+                let Some(off) = (ip - m.start).checked_add(m.pgoff) else {
+                    return Ok(Frame::UserUnknown(m.dso));
+                };
+                let id = m.dso;
+                let dso = &mut self.dsos[id as usize];
+                let mut failed = None;
+                dso.syms.get_or_init(|| {
+                    if dso.path.starts_with('[') || dso.path.starts_with("//") {
+                        return None;
+                    }
+                    elf::ElfSymbols::load(&dso.path, dso.build_id.as_deref())
+                        .map_err(|why| failed = Some(why))
+                        .ok()
+                });
+                if let Some(why) = failed {
+                    self.unresolved_dsos.push(why);
+                }
+                let syms = self.dsos[id as usize].syms.get().and_then(Option::as_ref);
+                Ok(match syms.and_then(|s| s.lookup_index(off)) {
+                    Some(n) => Frame::User(id, n),
+                    None => Frame::UserUnknown(id),
+                })
+            }
+            other => Ok(Frame::Unknown(other)),
+        }
+    }
+
+    /// The dso a frame is in, as `--dso` sees it and the key names it.
+    fn dso_of(&self, f: Frame) -> std::borrow::Cow<'_, str> {
+        match f {
+            Frame::Kernel(i) => match self.kernel_symbol(i).and_then(|s| s.module.as_deref()) {
+                Some(m) => format!("[{m}]").into(),
+                None => KERNEL_DSO.into(),
+            },
+            Frame::KernelUnknown => KERNEL_DSO.into(),
+            Frame::User(d, _) | Frame::UserUnknown(d) => self.dsos[d as usize].path.as_str().into(),
+            Frame::Unknown(_) => UNKNOWN.into(),
+        }
+    }
+
+    fn kernel_symbol(&self, i: u32) -> Option<&crate::symmap::MapSymbol> {
+        self.kernel.as_ref().and_then(|k| k.symbols.get(i as usize))
+    }
+
+    fn key(&self, f: Frame) -> SymbolKey {
+        let dso = self.dso_of(f).into_owned();
+        let (name, mode) = match f {
+            Frame::Kernel(i) => (
+                self.kernel_symbol(i)
+                    .map_or(UNKNOWN, |s| s.name.as_str())
+                    .to_string(),
+                Mode::Kernel,
+            ),
+            Frame::KernelUnknown => (UNKNOWN.into(), Mode::Kernel),
+            Frame::User(d, n) => {
+                let syms = self.dsos[d as usize].syms.get().and_then(Option::as_ref);
+                let name = syms.and_then(|s| s.name(n)).unwrap_or(UNKNOWN);
+                (name.to_string(), Mode::User)
+            }
+            Frame::UserUnknown(_) => (UNKNOWN.into(), Mode::User),
+            Frame::Unknown(m) => (UNKNOWN.into(), m),
+        };
+        SymbolKey::new(name)
+            .with_dso(Some(dso))
+            .with_mode(Some(mode))
+    }
+}
+
+pub fn parse(
+    input: &mut dyn BufRead,
+    origin: &str,
+    opts: &ParseOptions,
+) -> Result<Profile, ParseError> {
+    // Defence in depth: the record decoder is a dependency; a panic on a
+    // damaged file becomes an error naming the file.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read(input, origin, opts)))
+        .unwrap_or_else(|_| {
+            Err(ParseError::invalid(
+                origin,
+                "corrupt perf.data: the record decoder failed on it",
+            ))
+        })
+}
+
+fn read(input: &mut dyn BufRead, origin: &str, opts: &ParseOptions) -> Result<Profile, ParseError> {
+    let mut bytes = Vec::new();
+    input
+        .read_to_end(&mut bytes)
+        .map_err(|e| ParseError::io(origin, e))?;
+    let bad =
+        |what: &str, e: &dyn std::fmt::Display| ParseError::invalid(origin, format!("{what}: {e}"));
+    let PerfFileReader {
+        mut perf_file,
+        mut record_iter,
+    } = if is_pipe_mode(&bytes) {
+        PerfFileReader::parse_pipe(Cursor::new(&bytes[..]))
+    } else {
+        PerfFileReader::parse_file(Cursor::new(&bytes[..]))
+    }
+    .map_err(|e| {
+        bad(
+            "expected a perf.data file (perf record), cannot read its header",
+            &e,
+        )
+    })?;
+
+    // The event.
+    let attrs = perf_file.event_attributes();
+    let names: Vec<String> = attrs
+        .iter()
+        .enumerate()
+        .map(|(i, a)| a.name().map_or_else(|| format!("event{i}"), str::to_string))
+        .collect();
+    let mut warnings = Vec::new();
+    let chosen = match &opts.event {
+        Some(want) => names.iter().position(|n| n == want).ok_or_else(|| {
+            ParseError::invalid(
+                origin,
+                format!(
+                    "no event `{want}` in this file; it holds: {}",
+                    names.join(", ")
+                ),
+            )
+        })?,
+        None => {
+            // `perf record -a` adds a `dummy:HG` tracking event without samples.
+            let real: Vec<usize> = (0..names.len())
+                .filter(|&i| !names[i].starts_with("dummy"))
+                .collect();
+            if real.len() > 1 {
+                warnings.push(format!(
+                    "{origin}: holds {} events ({}); read `{}`, choose with --event",
+                    real.len(),
+                    real.iter()
+                        .map(|&i| names[i].as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    names[real[0]]
+                ));
+            }
+            real.first().copied().unwrap_or(0)
+        }
+    };
+    let fixed_period = match attrs[chosen].attributes().sampling_policy {
+        SamplingPolicy::Period(p) => Some(p.get()),
+        _ => None,
+    };
+
+    // Kernel identity and symbols.
+    let release = perf_file.os_release().ok().flatten().map(str::to_string);
+    let mut build_ids: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
+    let mut kernel_id = None;
+    if let Ok(ids) = perf_file.build_ids() {
+        for (key, info) in ids {
+            if key == DsoKey::Kernel {
+                kernel_id = Some(info.build_id.clone());
+            }
+            build_ids.insert(info.path, info.build_id);
+        }
+    }
+    let (kernel, kernel_err) = match kernel_symbols(opts, release.as_deref(), kernel_id.as_deref())
+    {
+        Ok(m) => (Some(m), None),
+        Err(e) => (None, Some(e)),
+    };
+    let mut st = State {
+        origin,
+        kernel,
+        kernel_err,
+        comms: FxHashMap::default(),
+        maps: FxHashMap::default(),
+        dsos: Vec::new(),
+        dso_ids: HashMap::new(),
+        build_ids,
+        unresolved_dsos: Vec::new(),
+        kcache: vec![(u64::MAX, Frame::KernelUnknown); KCACHE],
+    };
+
+    let mut p = Profile::new(origin, Format::PerfData);
+    p.event = Some(names[chosen].clone());
+    p.weight = match opts.weight {
+        WeightBy::Samples => Weight::Samples,
+        WeightBy::Period => Weight::Period,
+    };
+    let mut counts: FxHashMap<Frame, f64> = FxHashMap::default();
+    let mut total = 0.0f64;
+    let mut lost = 0u64;
+    let mut no_chain = 0u64;
+    let mut record_no = 0u64;
+    let mut map_checked = false;
+    let (mut first_t, mut last_t) = (None::<u64>, None::<u64>);
+    let mut chain: Vec<Frame> = Vec::new();
+    loop {
+        let record = record_iter
+            .next_record(&mut perf_file)
+            .map_err(|e| bad(&format!("record {}: corrupt perf.data", record_no + 1), &e))?;
+        let Some(record) = record else { break };
+        record_no += 1;
+        let (attr_index, raw) = match record {
+            PerfFileRecord::EventRecord { attr_index, record } => (attr_index, record),
+            PerfFileRecord::UserRecord(_) => continue,
+        };
+        let parsed = raw.parse().map_err(|e| {
+            bad(
+                &format!(
+                    "record {record_no} ({:?}): corrupt perf.data",
+                    raw.record_type
+                ),
+                &e,
+            )
+        })?;
+        match parsed {
+            EventRecord::Comm(c) => {
+                let name = String::from_utf8_lossy(&c.name.as_slice()).into_owned();
+                if c.is_execve {
+                    st.maps.remove(&c.pid);
+                }
+                st.comms.insert(c.tid, name.into());
+            }
+            EventRecord::Fork(f) => {
+                if let Some(c) = st.comms.get(&f.ptid).cloned() {
+                    st.comms.insert(f.tid, c);
+                }
+                if f.pid != f.ppid {
+                    if let Some(m) = st.maps.get(&f.ppid).cloned() {
+                        st.maps.insert(f.pid, m);
+                    }
+                }
+            }
+            EventRecord::Mmap(m) => {
+                let path = String::from_utf8_lossy(&m.path.as_slice()).into_owned();
+                mmap(
+                    &mut st,
+                    m.pid,
+                    m.cpu_mode,
+                    m.address,
+                    m.length,
+                    m.page_offset,
+                    &path,
+                    &mut map_checked,
+                )?;
+            }
+            EventRecord::Mmap2(m) => {
+                let path = String::from_utf8_lossy(&m.path.as_slice()).into_owned();
+                mmap(
+                    &mut st,
+                    m.pid,
+                    m.cpu_mode,
+                    m.address,
+                    m.length,
+                    m.page_offset,
+                    &path,
+                    &mut map_checked,
+                )?;
+            }
+            EventRecord::Lost(l) => lost += l.count,
+            EventRecord::Sample(s) if attr_index == chosen => {
+                let w = match opts.weight {
+                    WeightBy::Samples => 1.0,
+                    WeightBy::Period => match s.period.or(fixed_period) {
+                        Some(p) => p as f64,
+                        None => {
+                            return Err(ParseError::invalid(
+                                origin,
+                                format!(
+                                    "record {record_no}: --weight period needs sample periods, \
+                                     which this recording does not hold"
+                                ),
+                            ))
+                        }
+                    },
+                };
+                total += w;
+                if let Some(t) = s.timestamp {
+                    first_t.get_or_insert(t);
+                    last_t = Some(t);
+                }
+                let mode = mode_of(s.cpu_mode);
+                let pid = s.pid.unwrap_or(-1);
+                let ip = s.ip.unwrap_or(0);
+                if opts.kernel_only && !matches!(mode, Mode::Kernel | Mode::GuestKernel) {
+                    continue;
+                }
+                if let Some(re) = &opts.comm {
+                    let tid = s.tid.unwrap_or(pid);
+                    let comm = st.comms.get(&tid).or_else(|| st.comms.get(&pid));
+                    let fallback = format!(":{tid}");
+                    if !re.is_match(comm.map_or(fallback.as_str(), |c| c)) {
+                        continue;
+                    }
+                }
+                let leaf = st
+                    .frame(pid, mode, ip)
+                    .map_err(|e| at_record(e, record_no))?;
+                if let Some(re) = &opts.dso {
+                    if !re.is_match(&st.dso_of(leaf)) {
+                        continue;
+                    }
+                }
+                if !opts.inclusive {
+                    *counts.entry(leaf).or_insert(0.0) += w;
+                    continue;
+                }
+                chain.clear();
+                chain.push(leaf);
+                match &s.callchain {
+                    None => no_chain += 1,
+                    Some(cc) => {
+                        let mut cmode = mode;
+                        for i in 0..cc.len() {
+                            let Some(a) = cc.get(i) else { break };
+                            if a >= CONTEXT_MAX {
+                                cmode = match a {
+                                    CONTEXT_KERNEL => Mode::Kernel,
+                                    CONTEXT_USER => Mode::User,
+                                    CONTEXT_HV => Mode::Hypervisor,
+                                    CONTEXT_GUEST_KERNEL => Mode::GuestKernel,
+                                    CONTEXT_GUEST_USER => Mode::GuestUser,
+                                    _ => cmode,
+                                };
+                                continue;
+                            }
+                            let f = st
+                                .frame(pid, cmode, a)
+                                .map_err(|e| at_record(e, record_no))?;
+                            if !chain.contains(&f) {
+                                chain.push(f);
+                            }
+                        }
+                    }
+                }
+                for &f in &chain {
+                    *counts.entry(f).or_insert(0.0) += w;
+                }
+            }
+            _ => {}
+        }
+    }
+    if lost > 0 {
+        warnings.push(format!(
+            "{origin}: perf lost {lost} event(s) while recording"
+        ));
+    }
+    if no_chain > 0 {
+        warnings.push(format!(
+            "{origin}: --inclusive: {no_chain} sample(s) have no callchain (record with -g); \
+             counted at their leaf only"
+        ));
+    }
+    st.unresolved_dsos.sort();
+    st.unresolved_dsos.dedup();
+    if !st.unresolved_dsos.is_empty() {
+        warnings.push(format!(
+            "{origin}: user symbols of {} binary(ies) not resolved, counted as [unknown]: {}",
+            st.unresolved_dsos.len(),
+            st.unresolved_dsos.join("; ")
+        ));
+    }
+    for (f, c) in counts {
+        p.add(st.key(f), c);
+    }
+    p.total = total;
+    p.duration_s = match (first_t, last_t) {
+        (Some(a), Some(b)) if b > a => Some((b - a) as f64 / 1e9),
+        _ => None,
+    };
+    p.warnings = warnings;
+    Ok(p)
+}
+
+/// `perf record -o -` writes a 16-byte header (magic, size) and puts the
+/// attributes and features in the record stream.
+fn is_pipe_mode(bytes: &[u8]) -> bool {
+    let Some(size) = bytes.get(8..16) else {
+        return false;
+    };
+    let size: [u8; 8] = [
+        size[0], size[1], size[2], size[3], size[4], size[5], size[6], size[7],
+    ];
+    let size = if bytes.starts_with(MAGIC_LE) {
+        u64::from_le_bytes(size)
+    } else {
+        u64::from_be_bytes(size)
+    };
+    size == 16
+}
+
+fn at_record(e: ParseError, record: u64) -> ParseError {
+    match e {
+        ParseError::Invalid { path, message } => ParseError::Invalid {
+            path,
+            message: format!("record {record}: {message}"),
+        },
+        other => other,
+    }
+}
+
+fn mode_of(m: CpuMode) -> Mode {
+    match m {
+        CpuMode::Kernel => Mode::Kernel,
+        CpuMode::User => Mode::User,
+        CpuMode::Hypervisor => Mode::Hypervisor,
+        CpuMode::GuestKernel => Mode::GuestKernel,
+        CpuMode::GuestUser => Mode::GuestUser,
+        _ => Mode::User,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn mmap(
+    st: &mut State<'_>,
+    pid: i32,
+    mode: CpuMode,
+    start: u64,
+    len: u64,
+    pgoff: u64,
+    path: &str,
+    checked: &mut bool,
+) -> Result<(), ParseError> {
+    if mode == CpuMode::Kernel {
+        // `[kernel.kallsyms]_text` at pgoff = the address of `_text`.
+        if let Some(reloc) = path.strip_prefix("[kernel.kallsyms]") {
+            if !reloc.is_empty() && !*checked {
+                *checked = true;
+                if let Some(map) = &st.kernel {
+                    check_map(map, reloc, pgoff, st.origin)?;
+                }
+            }
+        }
+        return Ok(());
+    }
+    let dso = st.dso_id(path);
+    st.add_mapping(
+        pid,
+        Mapping {
+            start,
+            end: start.saturating_add(len),
+            pgoff,
+            dso,
+        },
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sniffs_magic() {
+        assert_eq!(sniff(b"PERFILE2\x68\0\0\0", false), Sniff::Yes);
+        assert_eq!(sniff(b"2ELIFREP", true), Sniff::Yes);
+        assert_eq!(sniff(b"PERF", false), Sniff::NeedMore);
+        assert_eq!(sniff(b"PERF", true), Sniff::No);
+        assert_eq!(sniff(b"# perf", false), Sniff::No);
+    }
+
+    #[test]
+    fn garbage_is_an_error_not_a_panic() {
+        let mut data = b"PERFILE2".to_vec();
+        data.extend_from_slice(&[0xff; 200]);
+        let e = parse(&mut &data[..], "x.data", &ParseOptions::default()).unwrap_err();
+        assert!(e.to_string().starts_with("x.data: "), "{e}");
+    }
+}

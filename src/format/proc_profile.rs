@@ -1,0 +1,322 @@
+//! Reader of raw kernel `/proc/profile` images, folded onto the kernel's
+//! symbol map exactly as util-linux `readprofile -p IMAGE -m MAP` (2.38) does.
+//!
+//! Input: the decompressed image, `[u32 step][u32 counter × N]` in the
+//! recording machine's byte order (counter `i` holds the ticks of text
+//! addresses `_stext + i*step …`; the kernel puts every hit outside kernel
+//! text into the last counter), and a [`SymbolMap`] (`ParseOptions::map`:
+//! `--map`, `--old-map`/`--new-map`, or a `System.map*`/`kallsyms*` file
+//! beside the image). Output: a [`Profile`] equal, symbol for symbol, to what
+//! the readprofile text parser makes of readprofile's output for the same
+//! pair: kernel symbols with their ticks, the last counter (`*unknown*`) as
+//! `unattributed`, `total` = symbol ticks + unknown.
+//!
+//! readprofile's rules, reproduced on purpose (sys-utils/readprofile.c):
+//! - byte order: over all counters (not the step), count those with bits in
+//!   the high 16 (`big`) and in the low 16 (`small`); `big > small` means the
+//!   image is byte-swapped;
+//! - the map is walked in file order from the first `_stext`/`__stext` line;
+//!   leading `A`/`?` symbols (and `__init_end`) are skipped, the walk stops
+//!   at `_etext`/`__etext` or at the first symbol that is not `T t W w`;
+//! - **the off-by-one**: its bin index starts at 1 (index 0 is the step), but
+//!   the loop bound is `(next - _stext) / step`, so a function starting at
+//!   `start` and ending at `end` is credited the counters of addresses
+//!   `[start - step, end - step)`: a tick in the last `step` bytes of a
+//!   function goes to the next symbol, and the last counter (`*unknown*`)
+//!   never goes to a function;
+//! - a symbol is listed only when its size (`next - start`, as a 32-bit
+//!   unsigned) is non-zero, so of aliases at one address the last in map
+//!   order gets the ticks.
+//!
+//! Differences: counts and totals are 64-bit (readprofile's 32-bit `total`
+//! wraps); names are kept whole (readprofile cuts them at 127 bytes) and split
+//! on any whitespace (readprofile only on spaces); a map address beyond the
+//! image is an error (readprofile reads past its buffer).
+
+use super::{ParseError, ParseOptions, Sniff};
+use crate::profile::{Format, Mode, Profile, SymbolKey, Weight};
+use crate::symmap::SymbolMap;
+use std::io::BufRead;
+
+/// Largest sampling step taken as plausible when sniffing (the kernel's
+/// `profile=N` shift gives `1 << N`; 2^16 is far beyond any real setting).
+const MAX_STEP: u32 = 1 << 16;
+
+/// Binary, starting with a power-of-two step in either byte order, and
+/// (at EOF) a whole number of u32 words, at least the step and one counter.
+pub fn sniff(head: &[u8], eof: bool) -> Sniff {
+    let Some(word) = head.get(..4) else {
+        return if eof { Sniff::No } else { Sniff::NeedMore };
+    };
+    let word = [word[0], word[1], word[2], word[3]];
+    let plausible = |s: u32| s.is_power_of_two() && s <= MAX_STEP;
+    if !(plausible(u32::from_le_bytes(word)) || plausible(u32::from_be_bytes(word))) {
+        return Sniff::No;
+    }
+    if eof && (head.len() < 8 || head.len() % 4 != 0) {
+        return Sniff::No;
+    }
+    Sniff::Yes
+}
+
+pub fn parse(
+    input: &mut dyn BufRead,
+    origin: &str,
+    opts: &ParseOptions,
+) -> Result<Profile, ParseError> {
+    let mut bytes = Vec::new();
+    input
+        .read_to_end(&mut bytes)
+        .map_err(|e| ParseError::io(origin, e))?;
+    let Some(map) = opts.map.as_deref() else {
+        return Err(ParseError::invalid(
+            origin,
+            "a /proc/profile image needs the symbol map of the kernel it was taken on: \
+             give --map System.map (or --old-map / --new-map when the kernels differ), \
+             or put a System.map* or kallsyms* file beside it",
+        ));
+    };
+    let buf = words(&bytes, origin)?;
+    fold(&buf, map, origin)
+}
+
+/// The image as readprofile holds it: native words, byte-swapped when the
+/// counters look swapped.
+fn words(bytes: &[u8], origin: &str) -> Result<Vec<u32>, ParseError> {
+    if bytes.len() < 8 || bytes.len() % 4 != 0 {
+        return Err(ParseError::invalid(
+            origin,
+            format!(
+                "expected a /proc/profile image ([u32 step][u32 counter × N], N ≥ 1), \
+                 but it is {} bytes long, not a multiple of 4 of at least 8",
+                bytes.len()
+            ),
+        ));
+    }
+    let mut buf: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let (mut big, mut small) = (0usize, 0usize);
+    for &w in &buf[1..] {
+        big += usize::from(w & 0xffff_0000 != 0);
+        small += usize::from(w & 0x0000_ffff != 0);
+    }
+    if big > small {
+        for w in &mut buf {
+            *w = w.swap_bytes();
+        }
+    }
+    Ok(buf)
+}
+
+/// readprofile's main loop over `map` (see the module comment).
+fn fold(buf: &[u32], map: &SymbolMap, origin: &str) -> Result<Profile, ParseError> {
+    let step = u64::from(buf[0]);
+    if step == 0 {
+        return Err(ParseError::invalid(
+            origin,
+            "offset 0: expected a sampling step > 0, found 0: not a /proc/profile image",
+        ));
+    }
+    let entries = buf.len();
+    let syms = &map.symbols;
+    let start = syms
+        .iter()
+        .position(|s| (s.name == "_stext" || s.name == "__stext") && s.addr != 0);
+    let Some(start) = start else {
+        return Err(ParseError::invalid(
+            origin,
+            format!("cannot find \"_stext\" in the symbol map {}", map.source),
+        ));
+    };
+    let add0 = syms[start].addr;
+    let mut p = Profile::new(origin, Format::ProcProfile);
+    p.weight = Weight::Samples;
+    let mut fn_add = add0;
+    let mut fn_name = syms[start].name.as_str();
+    let mut indx: usize = 1;
+    let mut total: u64 = 0;
+    let mut hidden: u64 = 0;
+    for next in &syms[start + 1..] {
+        let done = next.name == "_etext" || next.name == "__etext";
+        if !done {
+            if matches!(next.kind, b'A' | b'?') && (total == 0 || next.name == "__init_end") {
+                continue;
+            }
+            if !next.is_text() {
+                break;
+            }
+        }
+        if indx >= entries {
+            return Err(ParseError::invalid(
+                origin,
+                format!(
+                    "profile address out of range: {} at {:#x} lies past the image's {} counters \
+                     (step {step} from _stext {add0:#x}); wrong map file {}?",
+                    next.name,
+                    next.addr,
+                    entries - 1,
+                    map.source
+                ),
+            ));
+        }
+        let bound = next.addr.wrapping_sub(add0) / step;
+        if bound > entries as u64 {
+            return Err(ParseError::invalid(
+                origin,
+                format!(
+                    "{} at {:#x} lies past the image's {} counters (step {step} from _stext \
+                     {add0:#x}); wrong map file {}?",
+                    next.name,
+                    next.addr,
+                    entries - 1,
+                    map.source
+                ),
+            ));
+        }
+        let mut this: u64 = 0;
+        let bound = bound as usize;
+        if indx < bound {
+            this = buf[indx..bound].iter().map(|&w| u64::from(w)).sum();
+            indx = bound;
+        }
+        total += this;
+        if this > 0 {
+            if next.addr.wrapping_sub(fn_add) as u32 != 0 {
+                p.add(
+                    SymbolKey::new(fn_name).with_mode(Some(Mode::Kernel)),
+                    this as f64,
+                );
+            } else {
+                hidden += this;
+            }
+        }
+        fn_add = next.addr;
+        fn_name = &next.name;
+        if done {
+            break;
+        }
+    }
+    let unknown = u64::from(buf[entries - 1]);
+    let past: u64 = buf
+        .get(indx..entries - 1)
+        .unwrap_or(&[])
+        .iter()
+        .map(|&w| u64::from(w))
+        .sum();
+    if past > 0 {
+        p.warnings.push(format!(
+            "{origin}: {past} tick(s) in counters past the last text symbol of {} \
+             (readprofile ignores them too)",
+            map.source
+        ));
+    }
+    if hidden > 0 {
+        p.warnings.push(format!(
+            "{origin}: {hidden} tick(s) fell on zero-size symbols of {} (readprofile counts them \
+             in its total but lists no symbol); counted as unattributed",
+            map.source
+        ));
+    }
+    p.unattributed = (unknown + hidden) as f64;
+    p.total = p.symbol_sum() + p.unattributed;
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    const MAP: &str = "ffffffff80fff000 D before\n\
+ffffffff81000000 T _stext\n\
+ffffffff81000000 T startup_64\n\
+ffffffff81000010 T alias_a\n\
+ffffffff81000010 T alias_b\n\
+ffffffff81000020 t f\n\
+ffffffff81000030 T _etext\n";
+
+    fn image(step: u32, counters: &[u32], swap: bool) -> Vec<u8> {
+        let conv = |w: u32| {
+            if swap {
+                w.swap_bytes().to_ne_bytes()
+            } else {
+                w.to_ne_bytes()
+            }
+        };
+        let mut out = conv(step).to_vec();
+        for &c in counters {
+            out.extend_from_slice(&conv(c));
+        }
+        out
+    }
+
+    fn run(img: &[u8]) -> Result<Profile, ParseError> {
+        let map = SymbolMap::parse(MAP.as_bytes(), "System.map").unwrap();
+        let opts = ParseOptions {
+            map: Some(Arc::new(map)),
+            ..ParseOptions::default()
+        };
+        parse(&mut &img[..], "img", &opts)
+    }
+
+    fn count(p: &Profile, name: &str) -> f64 {
+        p.counts
+            .get(&SymbolKey::new(name).with_mode(Some(Mode::Kernel)))
+            .copied()
+            .unwrap_or(0.0)
+    }
+
+    #[test]
+    fn credits_bins_shifted_by_one_step_like_readprofile() {
+        // step 4, 12 text counters + the unknown one. Bins (by counter index):
+        // startup_64 [0x00,0x10) gets counters 0..3 (bound (0x10)/4 = 4, from indx 1 → counters 0,1,2)
+        let counters = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 7];
+        let p = run(&image(4, &counters, false)).unwrap();
+        // startup_64: buf[1..4] = counters 0..=2
+        assert_eq!(count(&p, "startup_64"), 7.0);
+        assert_eq!(count(&p, "alias_a"), 0.0);
+        // alias_b: buf[4..8] = counters 3..=6
+        assert_eq!(count(&p, "alias_b"), 8.0 + 16.0 + 32.0 + 64.0);
+        // f: buf[8..12] = counters 7..=10; counter 11 is never credited
+        assert_eq!(count(&p, "f"), 128.0 + 256.0 + 512.0 + 1024.0);
+        assert_eq!(p.unattributed, 7.0);
+        assert_eq!(p.total, p.symbol_sum() + 7.0);
+        assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings); // counter 11
+    }
+
+    #[test]
+    fn detects_swapped_byte_order() {
+        let counters = [1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 5];
+        let a = run(&image(4, &counters, false)).unwrap();
+        let b = run(&image(4, &counters, true)).unwrap();
+        assert_eq!(a.counts, b.counts);
+        assert_eq!(b.unattributed, 5.0);
+    }
+
+    #[test]
+    fn refuses_without_map_and_bad_lengths() {
+        let img = image(4, &[0; 13], false);
+        let e = parse(&mut &img[..], "img", &ParseOptions::default()).unwrap_err();
+        assert!(e.to_string().contains("--map System.map"), "{e}");
+        assert!(run(&img[..7])
+            .unwrap_err()
+            .to_string()
+            .contains("multiple of 4"));
+        // image too short for the map
+        let e = run(&image(4, &[0; 3], false)).unwrap_err();
+        assert!(e.to_string().contains("wrong map file"), "{e}");
+        let e = run(&image(0, &[0; 13], false)).unwrap_err();
+        assert!(e.to_string().contains("step"), "{e}");
+    }
+
+    #[test]
+    fn sniffs_binary_step() {
+        assert_eq!(sniff(&image(4, &[0; 3], false), true), Sniff::Yes);
+        assert_eq!(sniff(&image(4, &[0; 3], true), false), Sniff::Yes);
+        assert_eq!(sniff(b"   12 x64_sys_call    0.0022\n", false), Sniff::No);
+        assert_eq!(sniff(&[4, 0], false), Sniff::NeedMore);
+        assert_eq!(sniff(&[4, 0, 0, 0, 1], true), Sniff::No);
+    }
+}

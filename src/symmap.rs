@@ -1,0 +1,236 @@
+//! Kernel symbol maps: `System.map` and `/proc/kallsyms`.
+//!
+//! Input: the text of either file, compressed or not (the reader goes through
+//! [`crate::input::decompress`]); every line is `ADDRESS TYPE NAME [MODULE]`
+//! separated by spaces or tabs (`ffffffff81000010 T do_schedule`,
+//! `ffffffffc0a8e000 t kvm_init\t[kvm]`). Output: a [`SymbolMap`] that keeps
+//! the lines in file order, which is what readprofile walks (see
+//! [`crate::format::proc_profile`]), plus a sorted address index built the
+//! way perf builds its kernel symbol table (see [`SymbolMap::perf_index`]).
+//! Bad lines are errors that name the file and line; blank lines are skipped.
+
+use crate::input;
+use anyhow::{bail, Context, Result};
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::sync::OnceLock;
+
+/// One line of a map.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MapSymbol {
+    pub addr: u64,
+    /// The type letter (`T`, `t`, `W`, `D`, …): the first character of the field.
+    pub kind: u8,
+    pub name: String,
+    /// `[kvm]` → `kvm`, for kallsyms lines of module symbols.
+    pub module: Option<String>,
+}
+
+impl MapSymbol {
+    /// Text symbols as readprofile sees them (`T`, `t`, `W`, `w`).
+    pub fn is_text(&self) -> bool {
+        matches!(self.kind, b'T' | b't' | b'W' | b'w')
+    }
+}
+
+/// A symbol of perf's kernel table: `[start, end)` and its name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ranged {
+    pub start: u64,
+    pub end: u64,
+    /// Index into [`SymbolMap::symbols`].
+    pub index: usize,
+}
+
+/// A whole map, in file order.
+#[derive(Debug, Default)]
+pub struct SymbolMap {
+    /// Where the map was read from (for messages).
+    pub source: String,
+    pub symbols: Vec<MapSymbol>,
+    perf: OnceLock<Vec<Ranged>>,
+}
+
+impl SymbolMap {
+    /// Read a map file (any compression [`crate::input`] knows).
+    pub fn read_path(path: &str) -> Result<SymbolMap> {
+        let f = File::open(path).with_context(|| format!("{path}: cannot open symbol map"))?;
+        let raw: Box<dyn BufRead> = Box::new(BufReader::with_capacity(input::BUF_SIZE, f));
+        let (_, reader) =
+            input::decompress(raw).with_context(|| format!("{path}: cannot read symbol map"))?;
+        SymbolMap::parse(reader, path)
+    }
+
+    /// Parse map text; `source` names it in errors.
+    pub fn parse(mut reader: impl BufRead, source: &str) -> Result<SymbolMap> {
+        let mut symbols = Vec::new();
+        let mut line = Vec::new();
+        let mut line_no = 0u64;
+        loop {
+            line.clear();
+            let n = reader
+                .read_until(b'\n', &mut line)
+                .with_context(|| format!("{source}: cannot read symbol map"))?;
+            if n == 0 {
+                break;
+            }
+            line_no += 1;
+            let mut fields = line
+                .split(|c| c.is_ascii_whitespace())
+                .filter(|f| !f.is_empty());
+            let Some(addr) = fields.next() else { continue };
+            let (Some(kind), Some(name)) = (fields.next(), fields.next()) else {
+                bail!(
+                    "{source}:{line_no}: expected a symbol map line `ADDRESS TYPE NAME [MODULE]`, found \"{}\"",
+                    crate::format::excerpt(&line)
+                );
+            };
+            let module = fields.next();
+            let hex = addr.strip_prefix(b"0x").unwrap_or(addr);
+            let addr = std::str::from_utf8(hex)
+                .ok()
+                .and_then(|h| u64::from_str_radix(h, 16).ok());
+            let module = match module {
+                None => None,
+                Some(m) if m.len() >= 2 && m[0] == b'[' && m[m.len() - 1] == b']' => {
+                    Some(crate::format::decode(&m[1..m.len() - 1]).into_owned())
+                }
+                Some(_) => None,
+            };
+            let Some(addr) = addr.filter(|_| kind.len() <= 7 && fields.next().is_none()) else {
+                bail!(
+                    "{source}:{line_no}: expected a symbol map line `ADDRESS TYPE NAME [MODULE]` with a hexadecimal address, found \"{}\"",
+                    crate::format::excerpt(&line)
+                );
+            };
+            symbols.push(MapSymbol {
+                addr,
+                kind: kind[0],
+                name: crate::format::decode(name).into_owned(),
+                module,
+            });
+        }
+        if symbols.is_empty() {
+            bail!("{source}: empty symbol map");
+        }
+        Ok(SymbolMap {
+            source: source.to_string(),
+            symbols,
+            perf: OnceLock::new(),
+        })
+    }
+
+    /// The address of the first symbol named `name`.
+    pub fn address_of(&self, name: &str) -> Option<u64> {
+        self.symbols.iter().find(|s| s.name == name).map(|s| s.addr)
+    }
+
+    /// True when every address is zero (kallsyms read without privilege).
+    pub fn all_zero(&self) -> bool {
+        self.symbols.iter().all(|s| s.addr == 0)
+    }
+
+    /// perf's kernel symbol table (tools/perf/util/symbol.c, perf 6.1):
+    /// symbols of type `T W D B` in either case plus `u` and `l`
+    /// (`symbol_type__filter`), sorted by address with file order kept among
+    /// equal addresses; each ends where the next begins (`symbols__fixup_end`;
+    /// at a kernel/module boundary and for the last symbol: the next page
+    /// after the one holding it); of symbols sharing a start only the last
+    /// keeps a non-zero size, so perf's `choose_best_symbol` (prefer non-zero
+    /// size) keeps it. Zero-size symbols are dropped.
+    pub fn perf_index(&self) -> &[Ranged] {
+        self.perf.get_or_init(|| {
+            let mut v: Vec<(u64, usize)> = self
+                .symbols
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| {
+                    matches!(s.kind.to_ascii_uppercase(), b'T' | b'W' | b'D' | b'B')
+                        || matches!(s.kind, b'u' | b'l')
+                })
+                .filter(|(_, s)| !s.name.starts_with('$'))
+                .map(|(i, s)| (s.addr, i))
+                .collect();
+            v.sort_by_key(|&(a, i)| (a, i));
+            // roundup(start, 4096) + 4096
+            let page_after = |a: u64| (a.saturating_add(4095) & !4095).saturating_add(4096);
+            let mut out = Vec::with_capacity(v.len());
+            for (k, &(start, index)) in v.iter().enumerate() {
+                let end = match v.get(k + 1) {
+                    Some(&(next, ni)) => {
+                        let m1 = self.symbols[index].module.is_some();
+                        let m2 = self.symbols[ni].module.is_some();
+                        if m1 != m2 {
+                            // roundup(start + 4096, 4096)
+                            (start.saturating_add(4096).saturating_add(4095)) & !4095
+                        } else {
+                            next
+                        }
+                    }
+                    None => page_after(start),
+                };
+                if end > start {
+                    out.push(Ranged { start, end, index });
+                }
+            }
+            out
+        })
+    }
+
+    /// The symbol perf would name for a kernel address.
+    pub fn perf_lookup(&self, addr: u64) -> Option<&MapSymbol> {
+        let idx = self.perf_index();
+        let k = idx.partition_point(|r| r.start <= addr);
+        let r = idx.get(k.checked_sub(1)?)?;
+        (addr < r.end).then(|| &self.symbols[r.index])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KALLSYMS: &str = "ffffffff81000000 T _text\n\
+ffffffff81000000 T startup_64\n\
+ffffffff81000040 t __pfx_x\n\
+ffffffff81000050 T x\n\
+ffffffff81000060 d some_data\n\
+ffffffff81000080 r rodata_thing\n\
+ffffffffc0000000 t mod_fn\t[kvm]\n";
+
+    #[test]
+    fn parses_kallsyms_and_system_map_lines() {
+        let m = SymbolMap::parse(KALLSYMS.as_bytes(), "k").unwrap();
+        assert_eq!(m.symbols.len(), 7);
+        assert_eq!(m.symbols[6].module.as_deref(), Some("kvm"));
+        assert_eq!(m.symbols[6].name, "mod_fn");
+        assert_eq!(m.address_of("x"), Some(0xffffffff81000050));
+    }
+
+    #[test]
+    fn perf_lookup_follows_perf_rules() {
+        let m = SymbolMap::parse(KALLSYMS.as_bytes(), "k").unwrap();
+        // Aliases at one address: the last in file order wins.
+        assert_eq!(
+            m.perf_lookup(0xffffffff81000000).unwrap().name,
+            "startup_64"
+        );
+        assert_eq!(m.perf_lookup(0xffffffff8100004f).unwrap().name, "__pfx_x");
+        assert_eq!(m.perf_lookup(0xffffffff8100005f).unwrap().name, "x");
+        // `d` counts, `r` is filtered: some_data runs to the module boundary page.
+        assert_eq!(m.perf_lookup(0xffffffff81000090).unwrap().name, "some_data");
+        assert!(m.perf_lookup(0xffffffff81002000).is_none());
+        assert!(m.perf_lookup(0xffffffff80000000).is_none());
+        assert_eq!(m.perf_lookup(0xffffffffc0000fff).unwrap().name, "mod_fn");
+        assert!(m.perf_lookup(0xffffffffc0001000).is_none());
+    }
+
+    #[test]
+    fn bad_lines_name_file_and_line() {
+        let e = SymbolMap::parse("ffff T a\nzz T b\n".as_bytes(), "m").unwrap_err();
+        assert!(e.to_string().starts_with("m:2: expected"), "{e}");
+        let e = SymbolMap::parse("ffff T\n".as_bytes(), "m").unwrap_err();
+        assert!(e.to_string().starts_with("m:1: expected"), "{e}");
+        assert!(SymbolMap::parse("\n".as_bytes(), "m").is_err());
+    }
+}
