@@ -145,6 +145,7 @@ impl Config {
             dso: regex("--dso", &cli.dso)?,
             map: read_map("--map", &cli.map)?,
             kallsyms: read_map("--kallsyms", &cli.kallsyms)?,
+            stacks: false,
         };
         let path_maps = side_maps(&cli, &sides)?;
         let format = match cli.format {

@@ -164,6 +164,12 @@ pub struct Profile {
     pub warnings: Vec<String>,
     /// Lines skipped as malformed under `--lenient` (also described in `warnings`).
     pub skipped_lines: u64,
+    /// Callchains, root first, each with its summed weight (same unit as
+    /// `counts`), for flame graphs. Filled only when the parser was asked
+    /// to (`ParseOptions::stacks`) and the input has callchains (perf
+    /// script with `-g`, folded stacks, perf.data with callchains); empty
+    /// otherwise. A sample without a callchain is a one-frame stack.
+    pub stacks: BTreeMap<Vec<String>, f64>,
 }
 
 impl Profile {
@@ -180,6 +186,7 @@ impl Profile {
             unattributed: 0.0,
             warnings: Vec::new(),
             skipped_lines: 0,
+            stacks: BTreeMap::new(),
         }
     }
 

@@ -59,6 +59,9 @@ pub struct ParseOptions {
     pub comm: Option<Regex>,
     /// `--dso RE`: keep samples whose (leaf) dso matches.
     pub dso: Option<Regex>,
+    /// Collect callchains into `Profile::stacks` (for flame graphs; off by
+    /// default, since it costs memory and time).
+    pub stacks: bool,
     /// The kernel symbol map for raw `/proc/profile` images (`--map`, a
     /// side's `--old-map`/`--new-map`, or a map file beside the image).
     pub map: Option<Arc<SymbolMap>>,
