@@ -215,9 +215,22 @@ pub(crate) fn t_two_sided_p(t: f64, df: f64) -> f64 {
 
 /// Student-t quantile `t_(df, 1−α/2)`: from `I_w(df/2, ½) = α`,
 /// `t = sqrt(df (1 − w) / w)`.
+///
+/// Every row of a comparison asks for the same quantile, so the last one
+/// computed on this thread is kept (same inputs, same bits: deterministic).
 pub(crate) fn t_quantile_two_sided(alpha: f64, df: f64) -> f64 {
+    thread_local! {
+        static LAST: std::cell::Cell<(u64, u64, f64)> = const { std::cell::Cell::new((0, 0, f64::NAN)) };
+    }
+    let key = (alpha.to_bits(), df.to_bits());
+    let (a, d, v) = LAST.with(|c| c.get());
+    if (a, d) == key && !v.is_nan() {
+        return v;
+    }
     let (w, one_minus_w) = inv_beta_reg_pair(df / 2.0, 0.5, alpha);
-    (df * one_minus_w / w).sqrt()
+    let t = (df * one_minus_w / w).sqrt();
+    LAST.with(|c| c.set((key.0, key.1, t)));
+    t
 }
 
 /// Two-sided normal tail `2Φ(−|z|) = erfc(|z|/√2)`.
