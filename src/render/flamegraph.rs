@@ -273,7 +273,8 @@ fn frame(n: &Node, x: f64, level: usize, px: f64, scale: f64, new: &str, id: &st
     let chars = ((w - 6.0) / 6.7).floor();
     if chars >= 3.0 {
         let t = (d.abs() / scale).clamp(0.0, 1.0).sqrt();
-        let fill = if t > 0.7 { "#fff" } else { "#000" };
+        let gone = n.new_incl <= 0.0 && n.old_incl > 0.0;
+        let fill = if t > 0.7 && !gone { "#fff" } else { "#000" };
         let _ = write!(
             s,
             "<text x=\"{:.2}\" y=\"{:.1}\" fill=\"{fill}\">{}</text>",
