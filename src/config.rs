@@ -231,6 +231,9 @@ impl BatchConfig {
             );
         }
         let config = Config::from_analysis(args.analysis)?;
+        if config.output == OutputFormat::Flamegraph && args.out_dir.is_none() {
+            bail!("batch -o flamegraph writes one SVG per benchmark: give --out-dir DIR");
+        }
         Ok(BatchConfig {
             root: args.root,
             baseline: args.baseline,

@@ -310,6 +310,14 @@ fn batch_html_writes_a_page_per_benchmark_and_a_linking_index() {
     assert_eq!(page.matches("<!DOCTYPE html>").count(), 1);
     assert!(page.contains("<a href=\"#b-msg_232\">msg#2</a>"));
     assert!(page.contains("id=\"b-msg_232\""));
+    // -o flamegraph: one SVG per benchmark, so a directory is required.
+    let o = diffprofile()
+        .args(["batch", &tree.to_string_lossy(), "--baseline", "base"])
+        .args(["-o", "flamegraph"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("give --out-dir DIR"));
     let _ = std::fs::remove_dir_all(&d);
 }
 

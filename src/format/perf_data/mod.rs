@@ -385,6 +385,7 @@ fn read(input: &mut dyn BufRead, origin: &str, opts: &ParseOptions) -> Result<Pr
     let (mut first_t, mut last_t) = (None::<u64>, None::<u64>);
     let mut chain: Vec<Frame> = Vec::new();
     let mut distinct: Vec<Frame> = Vec::new();
+    let mut rev: Vec<Frame> = Vec::new();
     let mut stacks: FxHashMap<Vec<Frame>, f64> = FxHashMap::default();
     loop {
         let record = record_iter
@@ -528,8 +529,14 @@ fn read(input: &mut dyn BufRead, origin: &str, opts: &ParseOptions) -> Result<Pr
                     chain.insert(0, leaf);
                 }
                 if opts.stacks {
-                    let root_first: Vec<Frame> = chain.iter().rev().copied().collect();
-                    *stacks.entry(root_first).or_insert(0.0) += w;
+                    rev.clear();
+                    rev.extend(chain.iter().rev());
+                    match stacks.get_mut(rev.as_slice()) {
+                        Some(v) => *v += w,
+                        None => {
+                            stacks.insert(rev.clone(), w);
+                        }
+                    }
                 }
                 if !opts.inclusive {
                     *counts.entry(leaf).or_insert(0.0) += w;
