@@ -3,6 +3,7 @@
 
 mod batch;
 mod cli;
+mod html;
 mod identity;
 mod props;
 mod raw;
