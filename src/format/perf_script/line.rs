@@ -209,7 +209,15 @@ fn fields_before<'a>(
 pub struct Frame<'a> {
     pub sym: &'a [u8],
     pub dso: Option<&'a [u8]>,
-    pub mode: Mode,
+    /// The address is in the x86-64 kernel half.
+    pub kernel_ip: bool,
+}
+
+impl Frame<'_> {
+    /// See [`mode_of`]; computed on demand (once per distinct symbol).
+    pub fn mode(&self) -> Mode {
+        mode_of(self.dso, self.kernel_ip)
+    }
 }
 
 pub const UNKNOWN: &[u8] = b"[unknown]";
@@ -233,8 +241,12 @@ pub fn frame(text: &[u8]) -> Option<Frame<'_>> {
     let (sym, dso) = split_dso(rest);
     let sym = strip_offset(sym);
     let sym = if sym.is_empty() { UNKNOWN } else { sym };
-    let mode = mode_of(dso, ip);
-    Some(Frame { sym, dso, mode })
+    let kernel_ip = ip.len() == 16 && ip[..4].eq_ignore_ascii_case(b"ffff") && ip[4] >= b'8';
+    Some(Frame {
+        sym,
+        dso,
+        kernel_ip,
+    })
 }
 
 /// `SYM (DSO)` → (SYM, Some(DSO)); a `(` only opens the dso at the start or
@@ -287,7 +299,7 @@ const USER_PSEUDO: &[&[u8]] = &[
 /// module `[name]`, a vmlinux or `.ko` file, or when the address is in the
 /// x86-64 kernel half (≥ 0xffff800000000000, which also catches unresolved
 /// kernel addresses); guest kernel for `[guest.kernel.kallsyms…]`.
-pub fn mode_of(dso: Option<&[u8]>, ip: &[u8]) -> Mode {
+pub fn mode_of(dso: Option<&[u8]>, kernel_ip: bool) -> Mode {
     if let Some(d) = dso {
         if d.starts_with(b"[kernel.kallsyms]") {
             return Mode::Kernel;
@@ -313,7 +325,7 @@ pub fn mode_of(dso: Option<&[u8]>, ip: &[u8]) -> Mode {
             }
         }
     }
-    if ip.len() == 16 && ip[..4].eq_ignore_ascii_case(b"ffff") && ip[4] >= b'8' {
+    if kernel_ip {
         Mode::Kernel
     } else {
         Mode::User
@@ -411,27 +423,30 @@ mod tests {
             .unwrap();
         assert_eq!(f.sym, b"__perf_addr_filters_adjust");
         assert_eq!(f.dso, Some(&b"[kernel.kallsyms]"[..]));
-        assert_eq!(f.mode, Mode::Kernel);
+        assert_eq!(f.mode(), Mode::Kernel);
         let f = frame(b"\t           14f38 intel_check_word.constprop.0+0x158 (/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)").unwrap();
         assert_eq!(
-            (f.sym, f.mode),
+            (f.sym, f.mode()),
             (&b"intel_check_word.constprop.0"[..], Mode::User)
         );
         let f = frame(b"\t    7f15d474f8a8 [unknown] ([unknown])").unwrap();
-        assert_eq!((f.sym, f.dso, f.mode), (UNKNOWN, Some(UNKNOWN), Mode::User));
+        assert_eq!(
+            (f.sym, f.dso, f.mode()),
+            (UNKNOWN, Some(UNKNOWN), Mode::User)
+        );
         let f = frame(b"\tffffffffc0a1b2c3 [unknown] ([unknown])").unwrap();
-        assert_eq!(f.mode, Mode::Kernel);
+        assert_eq!(f.mode(), Mode::Kernel);
         // inferno's examples: module, vmlinux file, no symbol, C++
         let f = frame(b"7d8 ipv4_conntrack_local+0x7f8f80b8 ([nf_conntrack_ipv4])").unwrap();
         assert_eq!(
-            (f.sym, f.mode),
+            (f.sym, f.mode()),
             (&b"ipv4_conntrack_local"[..], Mode::Kernel)
         );
         let f =
             frame(b"8c3453 tcp_sendmsg (/lib/modules/4.3.0-rc1-virtual/build/vmlinux)").unwrap();
-        assert_eq!(f.mode, Mode::Kernel);
+        assert_eq!(f.mode(), Mode::Kernel);
         let f = frame(b"ffffffff81aebbfe start_kernel ([kernel.kallsyms].init.text)").unwrap();
-        assert_eq!(f.mode, Mode::Kernel);
+        assert_eq!(f.mode(), Mode::Kernel);
         let f = frame(b"7f1e2215d058  (/lib/x86_64-linux-gnu/libc-2.15.so)").unwrap();
         assert_eq!(
             (f.sym, f.dso),
@@ -442,7 +457,7 @@ mod tests {
         let f = frame(b"4005d0 operator()(int)").unwrap();
         assert_eq!((f.sym, f.dso), (&b"operator()(int)"[..], None));
         let f = frame(b"7fff12345 __vdso_clock_gettime+0x4 ([vdso])").unwrap();
-        assert_eq!(f.mode, Mode::User);
+        assert_eq!(f.mode(), Mode::User);
         // -F ...,ip,sym without dso or offset
         let f = frame(b"\t           14f38 intel_check_word.constprop.0").unwrap();
         assert_eq!((f.sym, f.dso), (&b"intel_check_word.constprop.0"[..], None));
