@@ -153,6 +153,8 @@ struct Counter<'d, 'c> {
     dso_ok: Vec<u8>,
     /// Mode of each symbol id.
     modes: Vec<Mode>,
+    /// Earliest and latest timestamp per event, as printed.
+    times: Vec<Option<(&'d [u8], &'d [u8])>>,
     last_ev: usize,
     cur: Option<Cur>,
 }
@@ -180,6 +182,7 @@ pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
         comm_ok: FxHashMap::default(),
         dso_ok: Vec::new(),
         modes: Vec::new(),
+        times: Vec::new(),
         last_ev: SKIP,
         cur: None,
     };
@@ -306,6 +309,12 @@ impl<'d> Counter<'d, '_> {
             syms.push(encode_key(f));
         }
         self.out.syms = syms;
+        for (ev, span) in self.out.events.iter_mut().zip(&self.times) {
+            if let Some((lo, hi)) = span {
+                ev.tmin = line::parse_time(lo).unwrap_or(f64::INFINITY);
+                ev.tmax = line::parse_time(hi).unwrap_or(f64::NEG_INFINITY);
+            }
+        }
         for (ev, counts) in self.out.events.iter_mut().zip(self.counts) {
             ev.counts = counts
                 .into_iter()
@@ -334,6 +343,7 @@ impl<'d> Counter<'d, '_> {
                     ..EventOut::default()
                 });
                 self.counts.push(Vec::new());
+                self.times.push(None);
                 self.out.events.len() - 1
             }
         };
@@ -385,8 +395,17 @@ impl<'d> Counter<'d, '_> {
         };
         e.total += weight;
         if let Some(t) = h.time {
-            e.tmin = e.tmin.min(t);
-            e.tmax = e.tmax.max(t);
+            let span = &mut self.times[ev];
+            match span {
+                None => *span = Some((t, t)),
+                Some((lo, hi)) => {
+                    if line::time_before(t, lo) {
+                        *lo = t;
+                    } else if line::time_before(hi, t) {
+                        *hi = t;
+                    }
+                }
+            }
         }
         let comm_ok = match &self.ctx.opts.comm {
             None => true,
