@@ -12,7 +12,9 @@ use crate::profile::Mode;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Header<'a> {
     pub comm: &'a [u8],
-    pub time: Option<f64>,
+    /// The timestamp as printed (`249.307147`, colon removed); see
+    /// [`time_before`] and [`parse_time`].
+    pub time: Option<&'a [u8]>,
     pub period: Option<u64>,
     /// Empty when the output has no event field.
     pub event: &'a [u8],
@@ -64,6 +66,14 @@ fn trim(mut s: &[u8]) -> &[u8] {
         s = rest;
     }
     s
+}
+
+/// Is timestamp `a` earlier than `b`? Both are `digits.digits` (perf pads
+/// with spaces, never zeros): a shorter integer part is smaller, then the
+/// digits compare as text. Cheaper than parsing every sample's time.
+pub fn time_before(a: &[u8], b: &[u8]) -> bool {
+    let int = |t: &[u8]| t.iter().position(|&c| c == b'.').unwrap_or(t.len());
+    (int(a), a) < (int(b), b)
 }
 
 /// Parse `digits.digits` as seconds.
@@ -119,8 +129,89 @@ pub fn classify(line: &[u8]) -> LineKind<'_> {
 /// follows a pid, cpu, timestamp or period token. The fields before it are
 /// read backwards from there, so that COMM may contain anything.
 pub fn header(line: &[u8]) -> Option<Header<'_>> {
-    const MAX_TOKENS: usize = 24;
     let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if let Some(h) = header_at_time(line) {
+        return Some(h);
+    }
+    header_tokens(line)
+}
+
+/// The common shape, read from the first colon when it ends the
+/// timestamp: `COMM PID[/TID] [CPU] TIME: [PERIOD] EVENT: …`. `None` means
+/// "not this shape" and sends the caller to [`header_tokens`].
+fn header_at_time(line: &[u8]) -> Option<Header<'_>> {
+    let c = memchr::memchr(b':', line)?;
+    if line.get(c + 1).is_some_and(|&b| b != b' ') {
+        return None;
+    }
+    let mut s = c;
+    while s > 0 && (line[s - 1].is_ascii_digit() || line[s - 1] == b'.') {
+        s -= 1;
+    }
+    if s == 0 || line[s - 1] != b' ' || !is_time(&line[s..c]) {
+        return None;
+    }
+    let time = Some(&line[s..c]);
+    // Backwards: spaces, optional [CPU], spaces, PID.
+    let mut e = s;
+    while e > 0 && line[e - 1] == b' ' {
+        e -= 1;
+    }
+    if e > 0 && line[e - 1] == b']' {
+        let open = line[..e].iter().rposition(|&b| b == b'[')?;
+        if !is_cpu(&line[open..e]) {
+            return None;
+        }
+        e = open;
+        while e > 0 && line[e - 1] == b' ' {
+            e -= 1;
+        }
+    }
+    let mut p = e;
+    while p > 0 && (line[p - 1].is_ascii_digit() || line[p - 1] == b'/' || line[p - 1] == b'-') {
+        p -= 1;
+    }
+    if (p > 0 && line[p - 1] != b' ') || !is_pid(&line[p..e]) {
+        return None;
+    }
+    // Forwards: spaces, optional PERIOD, spaces, EVENT:.
+    let mut i = c + 1;
+    while i < line.len() && line[i] == b' ' {
+        i += 1;
+    }
+    let mut period = None;
+    let d = i + line[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+    if d > i && line.get(d) == Some(&b' ') {
+        period = Some(parse_u64(&line[i..d])?);
+        i = d;
+        while i < line.len() && line[i] == b' ' {
+            i += 1;
+        }
+    }
+    let mut from = i;
+    let colon = loop {
+        let k = from + memchr::memchr(b':', &line[from..])?;
+        if line.get(k + 1).is_none_or(|&b| b == b' ') {
+            break k;
+        }
+        from = k + 1;
+    };
+    let event = &line[i..colon];
+    if event.is_empty() || event.contains(&b' ') || event.starts_with(b"PERF_RECORD_") {
+        return None;
+    }
+    Some(Header {
+        comm: trim(&line[..p]),
+        time,
+        period,
+        event,
+        rest: trim(&line[colon + 1..]),
+    })
+}
+
+/// Any header shape: tokens left to right (see [`header`]).
+fn header_tokens(line: &[u8]) -> Option<Header<'_>> {
+    const MAX_TOKENS: usize = 24;
     let mut toks = [(0usize, 0usize); MAX_TOKENS];
     let mut nt = 0;
     let mut time_at = None;
@@ -185,7 +276,7 @@ fn fields_before<'a>(
     }
     if k >= 1 && is_time_token(tok(k - 1)) {
         let t = tok(k - 1);
-        time = parse_time(&t[..t.len() - 1]);
+        time = Some(&t[..t.len() - 1]);
         k -= 1;
     }
     if k >= 1 && is_cpu(tok(k - 1)) {
@@ -209,7 +300,15 @@ fn fields_before<'a>(
 pub struct Frame<'a> {
     pub sym: &'a [u8],
     pub dso: Option<&'a [u8]>,
-    pub mode: Mode,
+    /// The address is in the x86-64 kernel half.
+    pub kernel_ip: bool,
+}
+
+impl Frame<'_> {
+    /// See [`mode_of`]; computed on demand (once per distinct symbol).
+    pub fn mode(&self) -> Mode {
+        mode_of(self.dso, self.kernel_ip)
+    }
 }
 
 pub const UNKNOWN: &[u8] = b"[unknown]";
@@ -233,8 +332,12 @@ pub fn frame(text: &[u8]) -> Option<Frame<'_>> {
     let (sym, dso) = split_dso(rest);
     let sym = strip_offset(sym);
     let sym = if sym.is_empty() { UNKNOWN } else { sym };
-    let mode = mode_of(dso, ip);
-    Some(Frame { sym, dso, mode })
+    let kernel_ip = ip.len() == 16 && ip[..4].eq_ignore_ascii_case(b"ffff") && ip[4] >= b'8';
+    Some(Frame {
+        sym,
+        dso,
+        kernel_ip,
+    })
 }
 
 /// `SYM (DSO)` → (SYM, Some(DSO)); a `(` only opens the dso at the start or
@@ -287,7 +390,7 @@ const USER_PSEUDO: &[&[u8]] = &[
 /// module `[name]`, a vmlinux or `.ko` file, or when the address is in the
 /// x86-64 kernel half (≥ 0xffff800000000000, which also catches unresolved
 /// kernel addresses); guest kernel for `[guest.kernel.kallsyms…]`.
-pub fn mode_of(dso: Option<&[u8]>, ip: &[u8]) -> Mode {
+pub fn mode_of(dso: Option<&[u8]>, kernel_ip: bool) -> Mode {
     if let Some(d) = dso {
         if d.starts_with(b"[kernel.kallsyms]") {
             return Mode::Kernel;
@@ -313,7 +416,7 @@ pub fn mode_of(dso: Option<&[u8]>, ip: &[u8]) -> Mode {
             }
         }
     }
-    if ip.len() == 16 && ip[..4].eq_ignore_ascii_case(b"ffff") && ip[4] >= b'8' {
+    if kernel_ip {
         Mode::Kernel
     } else {
         Mode::User
@@ -335,7 +438,7 @@ mod tests {
         assert_eq!(x.comm, b"perf");
         assert_eq!(x.period, Some(500250));
         assert_eq!(x.event, b"cpu-clock");
-        assert_eq!(x.time, Some(249.307147));
+        assert_eq!(x.time.and_then(parse_time), Some(249.307147));
         assert_eq!(x.rest, b"");
         // no callchain: the sample's frame follows the event
         let x = h("            perf  7498   255.362425:     500250 cpu-clock:  ffffffff821e5ae3 xas_load+0x53 ([kernel.kallsyms])");
@@ -378,7 +481,7 @@ mod tests {
         );
         // no event field
         let x = h("perf  7498   255.361927:  ffffffff821e5ae3 xas_load+0x53 ([kernel.kallsyms])");
-        assert_eq!((x.event, x.time), (&b""[..], Some(255.361927)));
+        assert_eq!((x.event, x.time), (&b""[..], Some(&b"255.361927"[..])));
         assert_eq!(
             x.rest,
             b"ffffffff821e5ae3 xas_load+0x53 ([kernel.kallsyms])"
@@ -411,27 +514,30 @@ mod tests {
             .unwrap();
         assert_eq!(f.sym, b"__perf_addr_filters_adjust");
         assert_eq!(f.dso, Some(&b"[kernel.kallsyms]"[..]));
-        assert_eq!(f.mode, Mode::Kernel);
+        assert_eq!(f.mode(), Mode::Kernel);
         let f = frame(b"\t           14f38 intel_check_word.constprop.0+0x158 (/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)").unwrap();
         assert_eq!(
-            (f.sym, f.mode),
+            (f.sym, f.mode()),
             (&b"intel_check_word.constprop.0"[..], Mode::User)
         );
         let f = frame(b"\t    7f15d474f8a8 [unknown] ([unknown])").unwrap();
-        assert_eq!((f.sym, f.dso, f.mode), (UNKNOWN, Some(UNKNOWN), Mode::User));
+        assert_eq!(
+            (f.sym, f.dso, f.mode()),
+            (UNKNOWN, Some(UNKNOWN), Mode::User)
+        );
         let f = frame(b"\tffffffffc0a1b2c3 [unknown] ([unknown])").unwrap();
-        assert_eq!(f.mode, Mode::Kernel);
+        assert_eq!(f.mode(), Mode::Kernel);
         // inferno's examples: module, vmlinux file, no symbol, C++
         let f = frame(b"7d8 ipv4_conntrack_local+0x7f8f80b8 ([nf_conntrack_ipv4])").unwrap();
         assert_eq!(
-            (f.sym, f.mode),
+            (f.sym, f.mode()),
             (&b"ipv4_conntrack_local"[..], Mode::Kernel)
         );
         let f =
             frame(b"8c3453 tcp_sendmsg (/lib/modules/4.3.0-rc1-virtual/build/vmlinux)").unwrap();
-        assert_eq!(f.mode, Mode::Kernel);
+        assert_eq!(f.mode(), Mode::Kernel);
         let f = frame(b"ffffffff81aebbfe start_kernel ([kernel.kallsyms].init.text)").unwrap();
-        assert_eq!(f.mode, Mode::Kernel);
+        assert_eq!(f.mode(), Mode::Kernel);
         let f = frame(b"7f1e2215d058  (/lib/x86_64-linux-gnu/libc-2.15.so)").unwrap();
         assert_eq!(
             (f.sym, f.dso),
@@ -442,7 +548,7 @@ mod tests {
         let f = frame(b"4005d0 operator()(int)").unwrap();
         assert_eq!((f.sym, f.dso), (&b"operator()(int)"[..], None));
         let f = frame(b"7fff12345 __vdso_clock_gettime+0x4 ([vdso])").unwrap();
-        assert_eq!(f.mode, Mode::User);
+        assert_eq!(f.mode(), Mode::User);
         // -F ...,ip,sym without dso or offset
         let f = frame(b"\t           14f38 intel_check_word.constprop.0").unwrap();
         assert_eq!((f.sym, f.dso), (&b"intel_check_word.constprop.0"[..], None));

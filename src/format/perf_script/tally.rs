@@ -85,7 +85,7 @@ pub const EXPECT_PERIOD: &str =
 /// Symbol identity as one byte string: mode, dso presence, name length, name, dso.
 pub fn encode_key(f: &Frame<'_>) -> Vec<u8> {
     let mut k = Vec::with_capacity(6 + f.sym.len() + f.dso.map_or(0, <[u8]>::len));
-    k.push(mode_code(f.mode));
+    k.push(mode_code(f.mode()));
     k.push(u8::from(f.dso.is_some()));
     k.extend_from_slice(&(f.sym.len() as u32).to_le_bytes());
     k.extend_from_slice(f.sym);
@@ -151,6 +151,10 @@ struct Counter<'d, 'c> {
     comm_ok: FxHashMap<&'d [u8], bool>,
     /// 0 unknown, 1 matches `--dso`, 2 does not.
     dso_ok: Vec<u8>,
+    /// Mode of each symbol id.
+    modes: Vec<Mode>,
+    /// Earliest and latest timestamp per event, as printed.
+    times: Vec<Option<(&'d [u8], &'d [u8])>>,
     last_ev: usize,
     cur: Option<Cur>,
 }
@@ -161,7 +165,7 @@ impl std::hash::Hash for Frame<'_> {
         if let Some(d) = self.dso {
             state.write(d);
         }
-        state.write_u8(mode_code(self.mode));
+        state.write_u8(u8::from(self.kernel_ip));
     }
 }
 
@@ -177,6 +181,8 @@ pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
         sample_no: 0,
         comm_ok: FxHashMap::default(),
         dso_ok: Vec::new(),
+        modes: Vec::new(),
+        times: Vec::new(),
         last_ev: SKIP,
         cur: None,
     };
@@ -303,6 +309,12 @@ impl<'d> Counter<'d, '_> {
             syms.push(encode_key(f));
         }
         self.out.syms = syms;
+        for (ev, span) in self.out.events.iter_mut().zip(&self.times) {
+            if let Some((lo, hi)) = span {
+                ev.tmin = line::parse_time(lo).unwrap_or(f64::INFINITY);
+                ev.tmax = line::parse_time(hi).unwrap_or(f64::NEG_INFINITY);
+            }
+        }
         for (ev, counts) in self.out.events.iter_mut().zip(self.counts) {
             ev.counts = counts
                 .into_iter()
@@ -331,6 +343,7 @@ impl<'d> Counter<'d, '_> {
                     ..EventOut::default()
                 });
                 self.counts.push(Vec::new());
+                self.times.push(None);
                 self.out.events.len() - 1
             }
         };
@@ -382,8 +395,17 @@ impl<'d> Counter<'d, '_> {
         };
         e.total += weight;
         if let Some(t) = h.time {
-            e.tmin = e.tmin.min(t);
-            e.tmax = e.tmax.max(t);
+            let span = &mut self.times[ev];
+            match span {
+                None => *span = Some((t, t)),
+                Some((lo, hi)) => {
+                    if line::time_before(t, lo) {
+                        *lo = t;
+                    } else if line::time_before(hi, t) {
+                        *hi = t;
+                    }
+                }
+            }
         }
         let comm_ok = match &self.ctx.opts.comm {
             None => true,
@@ -441,6 +463,7 @@ impl<'d> Counter<'d, '_> {
             self.frames.push(f);
             self.stamp.push(0);
             self.dso_ok.push(0);
+            self.modes.push(f.mode());
         }
         id
     }
@@ -452,7 +475,8 @@ impl<'d> Counter<'d, '_> {
         cur.frames += 1;
         if leaf {
             let opts = self.ctx.opts;
-            let mut kept = cur.comm_ok && (!opts.kernel_only || f.mode == Mode::Kernel);
+            let mode = self.modes[id as usize];
+            let mut kept = cur.comm_ok && (!opts.kernel_only || mode == Mode::Kernel);
             if kept {
                 if let Some(re) = &opts.dso {
                     let state = &mut self.dso_ok[id as usize];
