@@ -451,3 +451,42 @@ fn browser_check_in_headless_chromium_skips_without_chromium() {
     assert!(png.starts_with(b"\x89PNG") && png.len() > 10_000);
     eprintln!("browser check passed; screenshot {}", shot.display());
 }
+
+/// perf script with callchains and the folded stacks collapsed from the same
+/// recording draw the same flame graph, byte for byte, whatever `--jobs`.
+#[test]
+fn perf_script_and_folded_stacks_give_one_flame_graph() {
+    let svg = |old: &str, new: &str, jobs: &str| {
+        let out = super::cli::diffprofile()
+            .args([old, new, "-o", "flamegraph", "-j", jobs])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    let script = svg(
+        "testdata/perf-script/sockets-g.txt.gz",
+        "testdata/perf-script/pipes-g.txt.gz",
+        "1",
+    );
+    let folded = svg(
+        "testdata/folded/sockets.folded.gz",
+        "testdata/folded/pipes.folded.gz",
+        "2",
+    );
+    assert!(String::from_utf8_lossy(&script).contains("entry_SYSCALL_64_after_hwframe"));
+    assert_eq!(script, folded);
+    assert_eq!(
+        script,
+        svg(
+            "testdata/perf-script/sockets-g.txt.gz",
+            "testdata/perf-script/pipes-g.txt.gz",
+            "2"
+        )
+    );
+}

@@ -160,6 +160,8 @@ struct BlockOut {
     first_malformed: Option<(u64, Vec<u8>)>,
     error: Option<(u64, Vec<u8>)>,
     cut_line: bool,
+    /// With `ParseOptions::stacks`: each distinct stack text (`a;b;c`) and its tally.
+    stacks: Vec<(Vec<u8>, Tally)>,
 }
 
 fn count_block<'d>(data: &'d [u8], last: bool, opts: &ParseOptions) -> BlockOut {
@@ -167,6 +169,7 @@ fn count_block<'d>(data: &'d [u8], last: bool, opts: &ParseOptions) -> BlockOut 
     let mut ids: FxHashMap<FrameKey<'d>, usize> = FxHashMap::default();
     // (frame, tally, last line that counted it)
     let mut tallies: Vec<(FrameKey<'d>, Tally, u64)> = Vec::new();
+    let mut stacks: FxHashMap<&'d [u8], Tally> = FxHashMap::default();
     let mut body = data;
     if last && !data.ends_with(b"\n") {
         body = &data[..memchr::memrchr(b'\n', data).map_or(0, |i| i + 1)];
@@ -193,6 +196,9 @@ fn count_block<'d>(data: &'d [u8], last: bool, opts: &ParseOptions) -> BlockOut 
         };
         line_no += 1;
         out.total.add(count);
+        if opts.stacks {
+            stacks.entry(stack).or_default().add(count);
+        }
         let mut add = |f: &'d [u8]| {
             let key = frame(f);
             let next = tallies.len();
@@ -218,6 +224,7 @@ fn count_block<'d>(data: &'d [u8], last: bool, opts: &ParseOptions) -> BlockOut 
         .into_iter()
         .map(|((name, mode), t, _)| ((name.to_vec(), mode), t))
         .collect();
+    out.stacks = stacks.into_iter().map(|(k, t)| (k.to_vec(), t)).collect();
     out
 }
 
@@ -229,6 +236,7 @@ pub(crate) fn parse_with_block_size(
 ) -> Result<Profile, ParseError> {
     let mut counts: FxHashMap<Key, Tally> = FxHashMap::default();
     let mut total = Tally::default();
+    let mut stacks: FxHashMap<Vec<u8>, Tally> = FxHashMap::default();
     let (mut lines, mut malformed, mut cut) = (0u64, 0u64, false);
     let mut first_malformed = None;
     let mut error = None;
@@ -253,6 +261,9 @@ pub(crate) fn parse_with_block_size(
             for (k, t) in b.counts {
                 counts.entry(k).or_default().merge(&t);
             }
+            for (k, t) in b.stacks {
+                stacks.entry(k).or_default().merge(&t);
+            }
             true
         },
     )?;
@@ -261,6 +272,13 @@ pub(crate) fn parse_with_block_size(
     }
     let mut p = Profile::new(origin, Format::Folded);
     p.total = total.value();
+    for (stack, t) in stacks {
+        let names: Vec<String> = stack
+            .split(|&c| c == b';')
+            .map(|f| super::decode(frame(f).0).into_owned())
+            .collect();
+        *p.stacks.entry(names).or_insert(0.0) += t.value();
+    }
     for ((name, mode), t) in counts {
         p.add(
             SymbolKey::new(super::decode(&name)).with_mode(mode),

@@ -168,6 +168,8 @@ struct EventAcc {
     tmin: f64,
     tmax: f64,
     counts: FxHashMap<u32, u64>,
+    /// Callchains (root first, global symbol ids) → weight, with `ParseOptions::stacks`.
+    stacks: FxHashMap<Vec<u32>, u64>,
 }
 
 #[derive(Default)]
@@ -245,6 +247,10 @@ impl Merged {
             for (sym, w) in ev.counts {
                 *acc.counts.entry(global[sym as usize]).or_insert(0) += w;
             }
+            for (chain, w) in ev.stacks {
+                let chain: Vec<u32> = chain.iter().map(|&i| global[i as usize]).collect();
+                *acc.stacks.entry(chain).or_insert(0) += w;
+            }
         }
         true
     }
@@ -315,6 +321,16 @@ impl Merged {
                  attributed to no symbol",
                 ev.empty_chains
             ));
+        }
+        for (chain, &w) in &ev.stacks {
+            let names: Vec<String> = chain
+                .iter()
+                .map(|&id| match tally::decode_key(&self.keys[id as usize]) {
+                    Some((name, _, _)) => super::decode(name).into_owned(),
+                    None => "[unknown]".to_string(),
+                })
+                .collect();
+            *p.stacks.entry(names).or_insert(0.0) += w as f64;
         }
         for (&id, &w) in &ev.counts {
             if let Some((name, dso, mode)) = tally::decode_key(&self.keys[id as usize]) {

@@ -46,6 +46,9 @@ pub struct EventOut {
     pub tmax: f64,
     /// (index into `BlockOut::syms`, weight).
     pub counts: Vec<(u32, u64)>,
+    /// With `ParseOptions::stacks`: callchains (root first, indices into
+    /// `BlockOut::syms`) of the kept samples, with their weight.
+    pub stacks: Vec<(Vec<u32>, u64)>,
 }
 
 /// The first fatal problem of a block (line relative to the block).
@@ -157,6 +160,10 @@ struct Counter<'d, 'c> {
     times: Vec<Option<(&'d [u8], &'d [u8])>>,
     last_ev: usize,
     cur: Option<Cur>,
+    /// With `ParseOptions::stacks`: per event, callchain (root first) → weight.
+    stacks: Vec<FxHashMap<Vec<u32>, u64>>,
+    /// The current sample's chain so far, leaf first.
+    chain_ids: Vec<u32>,
 }
 
 impl std::hash::Hash for Frame<'_> {
@@ -185,6 +192,8 @@ pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
         times: Vec::new(),
         last_ev: SKIP,
         cur: None,
+        stacks: Vec::new(),
+        chain_ids: Vec::new(),
     };
     let mut body = data;
     if last && !data.ends_with(b"\n") {
@@ -289,11 +298,15 @@ impl<'d> Counter<'d, '_> {
     /// filtered out, or another event).
     fn chain_done(&self) -> bool {
         match &self.cur {
-            Some(cur) => {
-                cur.ev == SKIP || (cur.frames > 0 && !(cur.kept && self.ctx.opts.inclusive))
-            }
+            Some(cur) => cur.ev == SKIP || (cur.frames > 0 && !(cur.kept && self.whole_chain())),
             None => false,
         }
+    }
+
+    /// Every frame of a kept sample is needed: `--inclusive`, or stacks for
+    /// a flame graph.
+    fn whole_chain(&self) -> bool {
+        self.ctx.opts.inclusive || self.ctx.opts.stacks
     }
 
     fn skipped_frames(&mut self, lines: u64) {
@@ -314,6 +327,11 @@ impl<'d> Counter<'d, '_> {
                 ev.tmin = line::parse_time(lo).unwrap_or(f64::INFINITY);
                 ev.tmax = line::parse_time(hi).unwrap_or(f64::NEG_INFINITY);
             }
+        }
+        for (ev, stacks) in self.out.events.iter_mut().zip(self.stacks) {
+            let mut list: Vec<(Vec<u32>, u64)> = stacks.into_iter().collect();
+            list.sort_unstable();
+            ev.stacks = list;
         }
         for (ev, counts) in self.out.events.iter_mut().zip(self.counts) {
             ev.counts = counts
@@ -352,6 +370,17 @@ impl<'d> Counter<'d, '_> {
     }
 
     fn end_sample(&mut self) {
+        if let Some(cur) = &self.cur {
+            if !self.chain_ids.is_empty() && cur.kept && cur.ev != SKIP {
+                if self.stacks.len() <= cur.ev {
+                    self.stacks.resize_with(cur.ev + 1, FxHashMap::default);
+                }
+                let mut root_first = std::mem::take(&mut self.chain_ids);
+                root_first.reverse();
+                *self.stacks[cur.ev].entry(root_first).or_insert(0) += cur.weight;
+            }
+        }
+        self.chain_ids.clear();
         if let Some(cur) = self.cur.take() {
             if cur.frames == 0 && cur.ev != SKIP {
                 let opts = self.ctx.opts;
@@ -430,11 +459,12 @@ impl<'d> Counter<'d, '_> {
     }
 
     fn frame_line(&mut self, line: &'d [u8]) -> Result<(), &'static str> {
+        let whole = self.whole_chain();
         let Some(cur) = &mut self.cur else {
             return Err(EXPECT_ORPHAN);
         };
         cur.chain = true;
-        if cur.ev == SKIP || (cur.frames > 0 && !(cur.kept && self.ctx.opts.inclusive)) {
+        if cur.ev == SKIP || (cur.frames > 0 && !(cur.kept && whole)) {
             cur.frames += 1;
             return if line::looks_like_frame(line) {
                 Ok(())
@@ -492,6 +522,13 @@ impl<'d> Counter<'d, '_> {
                 }
             }
             cur.kept = kept;
+        }
+        if cur.kept && self.ctx.opts.stacks {
+            self.chain_ids.push(id);
+        }
+        // Self cost: the leaf only (other frames are parsed for stacks).
+        if !leaf && !self.ctx.opts.inclusive {
+            return;
         }
         if !cur.kept || self.stamp[id as usize] == self.sample_no {
             return;

@@ -487,3 +487,34 @@ fn sniffing() {
     }
     assert_eq!(sniff(b"", true), Sniff::No);
 }
+
+#[test]
+fn stacks_are_root_first_and_their_leaves_are_the_self_counts() {
+    let data = std::fs::read("testdata/perf-script/sockets-g.txt.gz").unwrap();
+    let mut text = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&data[..]), &mut text).unwrap();
+    let opts = ParseOptions {
+        stacks: true,
+        ..Default::default()
+    };
+    let with = parse(&mut &text[..], "t", &opts).unwrap();
+    let without = parse(&mut &text[..], "t", &ParseOptions::default()).unwrap();
+    assert!(without.stacks.is_empty());
+    // Self counts do not change when stacks are collected.
+    assert_eq!(with.counts, without.counts);
+    let mut leaves: std::collections::BTreeMap<&str, f64> = Default::default();
+    for (chain, w) in &with.stacks {
+        *leaves.entry(chain.last().unwrap().as_str()).or_default() += w;
+    }
+    let mut by_name: std::collections::BTreeMap<&str, f64> = Default::default();
+    for (k, c) in &with.counts {
+        *by_name.entry(k.name.as_str()).or_default() += c;
+    }
+    assert_eq!(leaves, by_name);
+    let roots: f64 = with.stacks.values().sum();
+    assert_eq!(roots + with.unattributed, with.total);
+    assert!(with
+        .stacks
+        .keys()
+        .any(|c| c.len() > 5 && c.last().map(String::as_str) == Some("_copy_to_iter")));
+}
