@@ -24,6 +24,17 @@ pub struct Side {
     pub runs: Vec<Profile>,
 }
 
+impl Side {
+    /// A side named `name` (also its label) with these runs.
+    pub fn new(name: &str, runs: Vec<Profile>) -> Side {
+        Side {
+            name: name.to_string(),
+            label: name.to_string(),
+            runs,
+        }
+    }
+}
+
 /// A row's identity.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Ident {
@@ -411,11 +422,7 @@ mod tests {
     }
 
     fn side(name: &str, runs: Vec<Profile>) -> Side {
-        Side {
-            name: name.into(),
-            label: name.into(),
-            runs,
-        }
+        Side::new(name, runs)
     }
 
     #[test]

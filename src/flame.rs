@@ -235,11 +235,7 @@ mod tests {
     }
 
     fn side(name: &str, runs: Vec<Profile>) -> Side {
-        Side {
-            name: name.into(),
-            label: name.into(),
-            runs,
-        }
+        Side::new(name, runs)
     }
 
     #[test]

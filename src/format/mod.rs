@@ -114,6 +114,20 @@ impl ParseError {
     }
 }
 
+/// Read the next line (with its terminator) into `buf`, cleared first;
+/// `false` at the end of the input.
+pub fn read_line(
+    input: &mut dyn BufRead,
+    buf: &mut Vec<u8>,
+    origin: &str,
+) -> Result<bool, ParseError> {
+    buf.clear();
+    let n = input
+        .read_until(b'\n', buf)
+        .map_err(|e| ParseError::io(origin, e))?;
+    Ok(n > 0)
+}
+
 /// Bytes as text: valid UTF-8 borrowed as is; invalid bytes escaped as `\xNN`
 /// so that a symbol name is never silently changed or merged with another.
 pub fn decode(bytes: &[u8]) -> Cow<'_, str> {

@@ -127,15 +127,7 @@ pub fn parse(
     let mut sum = 0u64;
     let mut estimate: Option<(u64, f64)> = None;
     let mut details = 0u64;
-    loop {
-        buf.clear();
-        if input
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| ParseError::io(origin, e))?
-            == 0
-        {
-            break;
-        }
+    while super::read_line(input, &mut buf, origin)? {
         n += 1;
         let line = super::decode(&buf);
         let line = line.trim_end_matches(['\n', '\r']);

@@ -401,15 +401,7 @@ pub fn parse(
     };
     let mut buf = Vec::new();
     let mut line_no = 0u64;
-    loop {
-        buf.clear();
-        if input
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| ParseError::io(origin, e))?
-            == 0
-        {
-            break;
-        }
+    while super::read_line(input, &mut buf, origin)? {
         line_no += 1;
         let text = buf.strip_suffix(b"\n").unwrap_or(&buf);
         let text = text.strip_suffix(b"\r").unwrap_or(text);

@@ -5,7 +5,7 @@
 
 use super::{NumFmt, RenderOptions};
 use crate::aggregate::Normalize;
-use crate::diff::Report;
+use crate::diff::{Comparison, Report};
 use std::io::{self, Write};
 
 fn esc(s: &str) -> String {
@@ -98,26 +98,8 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
         }
         total.extend([String::new(), "**total**".to_string()]);
         writeln!(out, "| {} |", total.join(" | "))?;
-        let (worse, better, other) = super::elided_lines(c, &nf);
-        for l in [worse, better, other].into_iter().flatten() {
-            writeln!(out, "\n{l}")?;
-        }
-        writeln!(
-            out,
-            "\n{}; {}.",
-            super::summary_sentence(report, c),
-            super::noise_sentence(c)
-        )?;
-        for r in &c.renames {
-            writeln!(
-                out,
-                "\n- possible rename: `{}` -> `{}` ({} / {})",
-                esc(&r.old_symbol),
-                esc(&r.new_symbol),
-                nf.delta(r.old_delta),
-                nf.delta(r.new_delta)
-            )?;
-        }
+        writeln!(out)?;
+        side_notes(report, c, &nf, "- ", out)?;
     }
     for w in &report.warnings {
         writeln!(out, "\n> warning: {}", esc(w))?;
@@ -187,29 +169,42 @@ fn grouped(
     for c in &report.comparisons {
         let name = esc(&report.sides[c.side].name);
         writeln!(out)?;
-        let (worse, better, other) = super::elided_lines(c, nf);
-        for l in [worse, better, other].into_iter().flatten() {
-            writeln!(out, "- **{name}**: {l}")?;
-        }
-        writeln!(
-            out,
-            "- **{name}**: {}; {}.",
-            super::summary_sentence(report, c),
-            super::noise_sentence(c)
-        )?;
-        for r in &c.renames {
-            writeln!(
-                out,
-                "- **{name}**: possible rename: `{}` -> `{}` ({} / {})",
-                esc(&r.old_symbol),
-                esc(&r.new_symbol),
-                nf.delta(r.old_delta),
-                nf.delta(r.new_delta)
-            )?;
-        }
+        side_notes(report, c, nf, &format!("- **{name}**: "), out)?;
     }
     for w in &report.warnings {
         writeln!(out, "\n> warning: {}", esc(w))?;
+    }
+    Ok(())
+}
+
+/// A comparison's hidden-row lines, summary and possible renames, each line
+/// starting with `prefix`.
+fn side_notes(
+    report: &Report,
+    c: &Comparison,
+    nf: &NumFmt,
+    prefix: &str,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let (worse, better, other) = super::elided_lines(c, nf);
+    for l in [worse, better, other].into_iter().flatten() {
+        writeln!(out, "{prefix}{l}")?;
+    }
+    writeln!(
+        out,
+        "{prefix}{}; {}.",
+        super::summary_sentence(report, c),
+        super::noise_sentence(c)
+    )?;
+    for r in &c.renames {
+        writeln!(
+            out,
+            "{prefix}possible rename: `{}` -> `{}` ({} / {})",
+            esc(&r.old_symbol),
+            esc(&r.new_symbol),
+            nf.delta(r.old_delta),
+            nf.delta(r.new_delta)
+        )?;
     }
     Ok(())
 }
