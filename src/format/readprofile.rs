@@ -402,12 +402,7 @@ pub fn parse(
     let mut buf = Vec::new();
     let mut line_no = 0u64;
     loop {
-        buf.clear();
-        if input
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| ParseError::io(origin, e))?
-            == 0
-        {
+        if super::read_line(input, &mut buf, origin, line_no + 1)? == 0 {
             break;
         }
         line_no += 1;
