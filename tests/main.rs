@@ -3,7 +3,9 @@
 
 mod batch;
 mod cli;
+mod damage;
 mod identity;
+mod malformed;
 mod props;
 mod raw;
 mod stats_vectors;
