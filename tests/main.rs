@@ -7,6 +7,7 @@ mod damage;
 mod identity;
 mod malformed;
 mod props;
+mod props_more;
 mod raw;
 mod stats_vectors;
 mod testdata;
