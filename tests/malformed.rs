@@ -418,6 +418,17 @@ fn perf_data_with_a_huge_section_size_is_an_error() {
         err.to_string().contains("event description section"),
         "{err}"
     );
+    // attr_size 0: a division by zero in linux-perf-data (archive fuzz target).
+    let mut bytes = real.clone();
+    bytes[16..24].copy_from_slice(&0u64.to_le_bytes());
+    let err = format::parse(
+        Format::PerfData,
+        &mut &bytes[..],
+        "a.data",
+        &ParseOptions::default(),
+    )
+    .expect_err("attr_size 0");
+    assert!(err.to_string().contains("attr_size 0"), "{err}");
     for (at, huge) in [
         (data_end + 8, 1u64 << 63),
         (data_end + 8, 3 << 40),

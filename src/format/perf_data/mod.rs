@@ -316,6 +316,14 @@ fn check_sections(bytes: &[u8], origin: &str) -> Result<(), ParseError> {
             )),
         }
     };
+    // The decoder divides by it; perf writes 64 (PERF_ATTR_SIZE_VER0) or more.
+    let attr_size = word(16)?;
+    if attr_size < 64 {
+        return Err(ParseError::invalid(
+            origin,
+            format!("corrupt perf.data: attr_size {attr_size} at offset 16 (at least 64 expected)"),
+        ));
+    }
     section("attrs", 24)?;
     let data_end = section("data", 40)?;
     section("event types", 56)?;
