@@ -59,6 +59,11 @@ pub fn run(config: &Config, out: &mut dyn Write, err: &mut dyn Write) -> Result<
         .build()
         .context("cannot start worker threads")?;
     let report = pool.install(|| build_report(config))?;
+    if config.output == OutputFormat::Flamegraph {
+        if let Some(why) = report.flame.as_ref().and_then(|f| f.missing_reason()) {
+            anyhow::bail!("-o flamegraph: {why}");
+        }
+    }
     render::render(config.output, &report, &config.render, out)?;
     out.flush()?;
     if !matches!(config.output, OutputFormat::Text | OutputFormat::Markdown) {
@@ -105,5 +110,8 @@ pub fn compare_sides(sides: &[Side], config: &Config) -> Result<diff::Report> {
     )?;
     let mut report = diff::compare(sides, &exposures, &matrix, &config.diff);
     report.notes.extend(config.notes.iter().cloned());
+    if config.load.parse.stacks {
+        report.flame = Some(crate::flame::build(sides));
+    }
     Ok(report)
 }

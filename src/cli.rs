@@ -104,7 +104,8 @@ pub struct Analysis {
     #[arg(short = 'f', long, value_enum, default_value_t = FormatArg::Auto)]
     pub format: FormatArg,
 
-    /// Output format.
+    /// Output format (html: one self-contained page with chart, table and, given callchains, a
+    /// differential flame graph; flamegraph: that flame graph alone, as SVG).
     #[arg(short = 'o', long, value_enum, default_value_t = OutputArg::Text)]
     pub output: OutputArg,
 
@@ -265,6 +266,8 @@ pub enum OutputArg {
     Json,
     Csv,
     Markdown,
+    Html,
+    Flamegraph,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]

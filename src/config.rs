@@ -145,7 +145,7 @@ impl Config {
             dso: regex("--dso", &cli.dso)?,
             map: read_map("--map", &cli.map)?,
             kallsyms: read_map("--kallsyms", &cli.kallsyms)?,
-            stacks: false,
+            stacks: matches!(cli.output, OutputArg::Html | OutputArg::Flamegraph),
         };
         let path_maps = side_maps(&cli, &sides)?;
         let format = match cli.format {
@@ -182,6 +182,8 @@ impl Config {
             OutputArg::Json => OutputFormat::Json,
             OutputArg::Csv => OutputFormat::Csv,
             OutputArg::Markdown => OutputFormat::Markdown,
+            OutputArg::Html => OutputFormat::Html,
+            OutputArg::Flamegraph => OutputFormat::Flamegraph,
         };
         Ok(Config {
             sides,
@@ -229,6 +231,9 @@ impl BatchConfig {
             );
         }
         let config = Config::from_analysis(args.analysis)?;
+        if config.output == OutputFormat::Flamegraph && args.out_dir.is_none() {
+            bail!("batch -o flamegraph writes one SVG per benchmark: give --out-dir DIR");
+        }
         Ok(BatchConfig {
             root: args.root,
             baseline: args.baseline,

@@ -6,6 +6,8 @@
 //!
 //! Pipeline: [`config::Config`] → [`load`] (via [`input`] and [`format`]) →
 //! [`aggregate`] → [`diff`] (using [`stats`]) → [`render`].
+//! [`flame`] builds the differential call tree for `-o html` and
+//! `-o flamegraph` from the runs' callchains.
 //! [`batch`] runs that pipeline for every benchmark of a results tree.
 
 pub mod aggregate;
@@ -15,6 +17,7 @@ pub mod cli;
 pub mod config;
 pub mod diff;
 pub mod exit;
+pub mod flame;
 pub mod format;
 pub mod identity;
 pub mod input;

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// Cases per source file; 20 sources × 40 = 800 runs.
+/// Cases per source file; 21 sources × 40 = 840 runs.
 const PER_SOURCE: usize = 40;
 const SEED: u64 = 0x5eed_d1ff_0f11_e000;
 const TIMEOUT: Duration = Duration::from_secs(10);
@@ -188,6 +188,34 @@ fn sources() -> Vec<Source> {
             300,
         ),
     ];
+    // No real opreport output exists in testdata/: derive one in opreport's
+    // shape from a real readprofile dump's counts.
+    let rp = String::from_utf8(read("testdata/readprofile/default/sockets/run1.txt")).unwrap();
+    let rows: Vec<(u64, &str)> = rp
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.split_whitespace();
+            let c = f.next()?.parse().ok()?;
+            let n = f.next()?;
+            (n != "total" && n != "*unknown*" && c > 0).then_some((c, n))
+        })
+        .collect();
+    let sum: u64 = rows.iter().map(|r| r.0).sum();
+    let mut op = "samples  %        image name               symbol name\n".to_string();
+    for (c, n) in rows {
+        op.push_str(&format!(
+            "{c:<8} {:<8.4} {:<24} {n}\n",
+            100.0 * c as f64 / sum as f64,
+            "vmlinux"
+        ));
+    }
+    v.push(Source {
+        name: "opreport",
+        format: "opreport",
+        line_based: true,
+        bytes: op.into_bytes(),
+        extra: Vec::new(),
+    });
     for (name, path) in [
         (
             "perf-data-sockets",

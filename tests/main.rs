@@ -4,6 +4,7 @@
 mod batch;
 mod cli;
 mod damage;
+mod html;
 mod identity;
 mod malformed;
 mod props;

@@ -256,3 +256,43 @@ fn default_text_fits_80_columns_for_kernel_length_names() {
         assert!(line.is_ascii(), "non-ASCII: {line}");
     }
 }
+
+#[test]
+fn perf_report_with_folded_count_call_graphs_reads_its_rows() {
+    // `perf report -g folded,0,caller,count`: count-first folded lines follow
+    // each row; the rows (percentages only) must equal the plain report's
+    // shares of the same recording to perf's two decimals.
+    let share = |f: &str| -> BTreeMap<String, f64> {
+        let out = diffprofile()
+            .args([f, f, "-o", "json", "-n", "share"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["symbol"].as_str().unwrap().to_string(),
+                    r["old"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let folded = share("testdata/folded/sockets.perf-report-folded.txt.gz");
+    let plain = share("testdata/perf-script/sockets-g.report.txt");
+    assert_eq!(
+        folded.keys().collect::<Vec<_>>(),
+        plain.keys().collect::<Vec<_>>()
+    );
+    for (k, v) in &folded {
+        assert!((v - plain[k]).abs() < 0.02, "{k}: {v} vs {}", plain[k]);
+    }
+}

@@ -55,6 +55,8 @@ fn ext(format: OutputFormat) -> &'static str {
         OutputFormat::Json => "json",
         OutputFormat::Csv => "csv",
         OutputFormat::Markdown => "md",
+        OutputFormat::Html => "html",
+        OutputFormat::Flamegraph => "svg",
     }
 }
 
@@ -257,6 +259,102 @@ fn render_one(b: &Bench, config: &BatchConfig, out: &mut dyn Write) -> Result<()
     Ok(())
 }
 
+/// The HTML index: the significant regressions of every benchmark (largest
+/// first) and every benchmark with its counts and, when `files`, a link to
+/// its report file (`-o html`: the report page; `-o flamegraph`: the SVG).
+fn index_html(batch: &Batch, files: bool, fmt: OutputFormat) -> String {
+    use crate::render::html::escape;
+    let list = entries(batch);
+    let mut s = String::new();
+    s.push_str(&format!(
+        "<h1>diffprofile batch: baseline {}</h1>\n<h2>{} significant regression(s), largest first</h2>\n",
+        escape(&batch.baseline),
+        list.len()
+    ));
+    s.push_str("<table class=\"rows\">\n<thead><tr><th>symbol</th><th data-num=\"1\">&Delta;</th><th data-num=\"1\">&Delta; 95% CI</th><th data-num=\"1\">q</th><th>benchmark</th><th>kernel</th></tr></thead>\n<tbody>\n");
+    for (i, e) in list.iter().enumerate() {
+        s.push_str(&format!(
+            "<tr class=\"worse\" data-i=\"{i}\"><td>{}</td><td class=\"d\" data-v=\"{}\">{}</td><td>{}</td><td data-v=\"{}\">{}</td><td>{}</td><td>{}</td></tr>\n",
+            escape(&render::symbol_label(e.row)),
+            e.row.delta,
+            e.nf.delta(e.row.delta),
+            escape(&render::interval(e.row.delta_ci, |v| e.nf.delta(v))),
+            e.row.q.unwrap_or(1.0),
+            render::pvalue(e.row.q),
+            bench_link(e.bench, files, fmt),
+            escape(e.kernel)
+        ));
+    }
+    s.push_str("</tbody>\n</table>\n<h2>Benchmarks</h2>\n<table class=\"facts\">\n<tr><th>benchmark</th><th>kernel</th><th>regressions</th><th>improvements</th></tr>\n");
+    for b in &batch.benches {
+        for (k, reg, imp) in counts(b) {
+            s.push_str(&format!(
+                "<tr><td>{}</td><td>{}</td><td>{reg}</td><td>{imp}</td></tr>\n",
+                if b.report.is_some() {
+                    bench_link(&b.name, files, fmt)
+                } else {
+                    escape(&b.name)
+                },
+                escape(&k)
+            ));
+        }
+        if let Some(why) = &b.skipped {
+            s.push_str(&format!(
+                "<tr><td>{}</td><td colspan=\"3\">skipped: {}</td></tr>\n",
+                escape(&b.name),
+                escape(why)
+            ));
+        }
+    }
+    s.push_str("</table>\n");
+    if !batch.warnings.is_empty() {
+        s.push_str("<h2>Warnings</h2>\n<ul>\n");
+        for w in &batch.warnings {
+            s.push_str(&format!("<li class=\"warn\">{}</li>\n", escape(w)));
+        }
+        s.push_str("</ul>\n");
+    }
+    s
+}
+
+/// A benchmark's name, linked to its report (a file, or a section of this page).
+fn bench_link(bench: &str, files: bool, fmt: OutputFormat) -> String {
+    use crate::render::html::escape;
+    let target = if files {
+        url_path(&file_name(bench, fmt))
+    } else {
+        format!("#b-{}", anchor(bench))
+    };
+    format!("<a href=\"{}\">{}</a>", escape(&target), escape(bench))
+}
+
+/// A relative URL for a file name: every byte outside the unreserved set
+/// percent-encoded (names may hold `#`, `?`, `%`, spaces, `/`).
+fn url_path(name: &str) -> String {
+    let mut s = String::new();
+    for b in name.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            s.push(b as char);
+        } else {
+            s.push_str(&format!("%{b:02X}"));
+        }
+    }
+    s
+}
+
+/// An element id for a benchmark (its bytes, hex-encoded where not alphanumeric).
+fn anchor(bench: &str) -> String {
+    let mut s = String::new();
+    for b in bench.bytes() {
+        if b.is_ascii_alphanumeric() {
+            s.push(b as char);
+        } else {
+            s.push_str(&format!("_{b:02x}"));
+        }
+    }
+    s
+}
+
 /// Every benchmark's report on stdout, then the index.
 pub fn write_stdout(batch: &Batch, config: &BatchConfig, out: &mut dyn Write) -> Result<()> {
     let fmt = config.config.output;
@@ -301,6 +399,25 @@ pub fn write_stdout(batch: &Batch, config: &BatchConfig, out: &mut dyn Write) ->
                 }
             }
             w.flush()?;
+        }
+        OutputFormat::Html => {
+            // One page: the index first, then every benchmark's report.
+            let mut body = index_html(batch, false, fmt);
+            for b in &batch.benches {
+                let Some(r) = &b.report else { continue };
+                let id = format!("b-{}", anchor(&b.name));
+                body.push_str(&format!(
+                    "<hr>\n<div id=\"{id}\" class=\"bench\">\n<h1>benchmark {}</h1>\n",
+                    render::html::escape(&b.name)
+                ));
+                body.push_str(&render::html::body(r, &id));
+                body.push_str("</div>\n");
+            }
+            let title = format!("diffprofile batch: baseline {}", batch.baseline);
+            out.write_all(render::html::page(&title, &body).as_bytes())?;
+        }
+        OutputFormat::Flamegraph => {
+            anyhow::bail!("batch -o flamegraph writes one SVG per benchmark: give --out-dir DIR");
         }
         OutputFormat::Text | OutputFormat::Classic | OutputFormat::Markdown => {
             let md = fmt == OutputFormat::Markdown;
@@ -375,9 +492,18 @@ pub fn write_dir(batch: &Batch, config: &BatchConfig, dir: &Path) -> Result<()> 
             }
             w.flush()?;
         }
+        OutputFormat::Html | OutputFormat::Flamegraph => {
+            let title = format!("diffprofile batch: baseline {}", batch.baseline);
+            let page = render::html::page(&title, &index_html(batch, true, fmt));
+            buf.extend_from_slice(page.as_bytes());
+        }
         _ => index_text(batch, true, fmt, &mut buf)?,
     }
-    write(&format!("index.{}", ext(fmt)), &buf)?;
+    let index_ext = match fmt {
+        OutputFormat::Html | OutputFormat::Flamegraph => "html",
+        other => ext(other),
+    };
+    write(&format!("index.{index_ext}"), &buf)?;
     // Index files of skipped benchmarks: nothing; they are in the index.
     Ok(())
 }

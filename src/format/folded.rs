@@ -1,17 +1,437 @@
-//! SCAFFOLD: replaced by the real parser (owned by a helper); never lands.
+//! Folded stacks (Brendan Gregg's FlameGraph format, `stackcollapse-*.pl`,
+//! inferno-collapse-*, `perf script report …`): one stack per line.
+//!
+//! Input: `frame;frame;leaf COUNT` lines, root first; COUNT an integer or a
+//! fraction (some producers weight stacks; fractions are kept as they are,
+//! the weight stays `Samples` and statistics treat them as counts; they are
+//! summed exactly to 9 decimals, whatever the `--jobs`). The same
+//! stack on two lines adds up. Output: a [`Profile`] with the leaf's self
+//! cost per line, or with `--inclusive` the cost of every distinct frame of
+//! the line; `total` is the sum of all counts. Frames annotated by
+//! `stackcollapse-perf.pl --kernel`/`--jit` or inferno `--annotate-kernel`
+//! (`_[k]`, `_[j]`, `_[i]` suffixes) lose the suffix; `_[k]` sets the mode
+//! to kernel, `_[j]` to user. Folded stacks name no dso.
+//!
+//! Real lines (inferno-collapse-perf of perf 6.1 `perf script`, with and
+//! without `--annotate-kernel`, and a single-frame stack):
+//! ```text
+//! perf;[unknown];__GI___read_nocancel;entry_SYSCALL_64_after_hwframe;do_syscall_64;ksys_read;vfs_read;seq_read_iter;proc_pid_status 1
+//! sched-messaging;[unknown];__GI___libc_write;entry_SYSCALL_64_after_hwframe_[k];do_syscall_64_[k];ksys_write_[k] 27
+//! swapper;secondary_startup_64_no_verify_[k];cpu_startup_entry_[k];do_idle_[k];default_idle_call_[k] 412
+//! perf 3
+//! ```
+//! and a fractional producer's line: `main;compute;inner 0.5`.
 
+use super::perf_script::blocks;
 use super::{ParseError, ParseOptions, Sniff};
-use crate::profile::Profile;
+use crate::profile::{Format, Mode, Profile, SymbolKey};
+use rustc_hash::FxHashMap;
 use std::io::BufRead;
 
-pub fn sniff(_head: &[u8], _eof: bool) -> Sniff {
-    Sniff::No
+const EXPECTED: &str = "a folded stack line `frame;frame;leaf COUNT`";
+
+/// `frame;…;leaf N` lines (with `;` in at least one line), or only single
+/// frames `name N` where the name is not a number: readprofile (`TICKS NAME
+/// LOAD`), opreport and perf report rows all start with a number or a `#`.
+pub fn sniff(head: &[u8], eof: bool) -> Sniff {
+    let mut seen = 0;
+    let mut any_semicolon = false;
+    for line in super::head_lines(head, eof) {
+        if line.trim_ascii().is_empty() {
+            continue;
+        }
+        let Some((stack, _count)) = split_line(line) else {
+            return Sniff::No;
+        };
+        let first = stack.split(|&c| c == b';').next().unwrap_or_default();
+        if stack.contains(&b';') {
+            any_semicolon = true;
+        } else if stack.contains(&b' ') || stack.contains(&b'\t') {
+            return Sniff::No;
+        }
+        if first.first().is_some_and(u8::is_ascii_digit) && first.iter().all(u8::is_ascii_hexdigit)
+            || first.starts_with(b"#")
+        {
+            return Sniff::No;
+        }
+        seen += 1;
+    }
+    match seen {
+        0 if eof => Sniff::No,
+        0 => Sniff::NeedMore,
+        _ if any_semicolon || eof || seen >= 3 => Sniff::Yes,
+        _ => Sniff::NeedMore,
+    }
 }
 
+/// `STACK COUNT` → (STACK, COUNT); the count must be a number.
+fn split_line(line: &[u8]) -> Option<(&[u8], Count)> {
+    let line = line.strip_suffix(b"\r").unwrap_or(line).trim_ascii_end();
+    let sp = memchr::memrchr(b' ', line)?;
+    let stack = line[..sp].trim_ascii_end();
+    if stack.is_empty() {
+        return None;
+    }
+    Some((stack, parse_count(&line[sp + 1..])?))
+}
+
+/// A count: whole, or fractional in billionths (exact sums, so that the
+/// result does not depend on how the input was split into blocks).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Count {
+    Int(u64),
+    Nanos(u128),
+}
+
+const NANO: f64 = 1e9;
+
+fn parse_count(t: &[u8]) -> Option<Count> {
+    if t.is_empty() {
+        return None;
+    }
+    if t.len() <= 19 && t.iter().all(u8::is_ascii_digit) {
+        let mut v = 0u64;
+        for &c in t {
+            v = v * 10 + u64::from(c - b'0');
+        }
+        return Some(Count::Int(v));
+    }
+    if !t.iter().all(|&c| {
+        c.is_ascii_digit() || c == b'.' || c == b'e' || c == b'E' || c == b'-' || c == b'+'
+    }) {
+        return None;
+    }
+    let v: f64 = std::str::from_utf8(t).ok()?.parse().ok()?;
+    (v.is_finite() && v >= 0.0).then(|| Count::Nanos((v * NANO).round() as u128))
+}
+
+/// A frame's name without its annotation, and the mode the annotation gives.
+fn frame(f: &[u8]) -> (&[u8], Option<Mode>) {
+    match f {
+        [name @ .., b'_', b'[', b'k', b']'] => (name, Some(Mode::Kernel)),
+        [name @ .., b'_', b'[', b'j', b']'] => (name, Some(Mode::User)),
+        [name @ .., b'_', b'[', b'i', b']'] => (name, None),
+        _ => (f, None),
+    }
+}
+
+/// Parse folded stacks (see the module documentation).
 pub fn parse(
-    _input: &mut dyn BufRead,
+    input: &mut dyn BufRead,
     origin: &str,
-    _opts: &ParseOptions,
+    opts: &ParseOptions,
 ) -> Result<Profile, ParseError> {
-    Err(ParseError::invalid(origin, "parser not written yet"))
+    parse_with_block_size(input, origin, opts, blocks::BLOCK_SIZE)
+}
+
+type Key = (Vec<u8>, Option<Mode>);
+type FrameKey<'a> = (&'a [u8], Option<Mode>);
+
+#[derive(Default)]
+struct Tally {
+    ints: u64,
+    nanos: u128,
+}
+
+impl Tally {
+    fn add(&mut self, c: Count) {
+        match c {
+            Count::Int(v) => self.ints = self.ints.saturating_add(v),
+            Count::Nanos(v) => self.nanos = self.nanos.saturating_add(v),
+        }
+    }
+    fn merge(&mut self, o: &Tally) {
+        self.ints = self.ints.saturating_add(o.ints);
+        self.nanos = self.nanos.saturating_add(o.nanos);
+    }
+    fn value(&self) -> f64 {
+        let whole = self.nanos / 1_000_000_000;
+        let frac = (self.nanos % 1_000_000_000) as f64 / NANO;
+        (self.ints as f64 + whole as f64) + frac
+    }
+}
+
+#[derive(Default)]
+struct BlockOut {
+    lines: u64,
+    total: Tally,
+    counts: Vec<(Key, Tally)>,
+    malformed: u64,
+    first_malformed: Option<(u64, Vec<u8>)>,
+    error: Option<(u64, Vec<u8>)>,
+    cut_line: bool,
+}
+
+fn count_block<'d>(data: &'d [u8], last: bool, opts: &ParseOptions) -> BlockOut {
+    let mut out = BlockOut::default();
+    let mut ids: FxHashMap<FrameKey<'d>, usize> = FxHashMap::default();
+    // (frame, tally, last line that counted it)
+    let mut tallies: Vec<(FrameKey<'d>, Tally, u64)> = Vec::new();
+    let mut body = data;
+    if last && !data.ends_with(b"\n") {
+        body = &data[..memchr::memrchr(b'\n', data).map_or(0, |i| i + 1)];
+        out.cut_line = true;
+        out.lines = 1;
+    }
+    let mut n = 0u64;
+    let mut line_no = 0u64;
+    for line in body.split(|&c| c == b'\n') {
+        n += 1;
+        if line.len() <= 1 && line.first().is_none_or(|&c| c == b'\r') {
+            continue;
+        }
+        let Some((stack, count)) = split_line(line) else {
+            if opts.lenient {
+                out.malformed += 1;
+                out.first_malformed
+                    .get_or_insert_with(|| (n, line.to_vec()));
+                continue;
+            }
+            out.error = Some((n, line.to_vec()));
+            out.lines += n;
+            return out;
+        };
+        line_no += 1;
+        out.total.add(count);
+        let mut add = |f: &'d [u8]| {
+            let key = frame(f);
+            let next = tallies.len();
+            let id = *ids.entry(key).or_insert(next);
+            if id == next {
+                tallies.push((key, Tally::default(), 0));
+            }
+            let t = &mut tallies[id];
+            if t.2 != line_no {
+                t.2 = line_no;
+                t.1.add(count);
+            }
+        };
+        if opts.inclusive {
+            stack.split(|&c| c == b';').for_each(&mut add);
+        } else {
+            add(memchr::memrchr(b';', stack).map_or(stack, |i| &stack[i + 1..]));
+        }
+    }
+    // `split` yields one empty piece after the final line break.
+    out.lines += n.saturating_sub(1);
+    out.counts = tallies
+        .into_iter()
+        .map(|((name, mode), t, _)| ((name.to_vec(), mode), t))
+        .collect();
+    out
+}
+
+pub(crate) fn parse_with_block_size(
+    input: &mut dyn BufRead,
+    origin: &str,
+    opts: &ParseOptions,
+    block_size: usize,
+) -> Result<Profile, ParseError> {
+    let mut counts: FxHashMap<Key, Tally> = FxHashMap::default();
+    let mut total = Tally::default();
+    let (mut lines, mut malformed, mut cut) = (0u64, 0u64, false);
+    let mut first_malformed = None;
+    let mut error = None;
+    blocks::run(
+        input,
+        origin,
+        block_size,
+        blocks::after_last_newline,
+        |b| count_block(b.data, b.last, opts),
+        |b| {
+            if let Some((l, text)) = b.error {
+                error = Some(ParseError::malformed(origin, lines + l, EXPECTED, &text));
+                return false;
+            }
+            if let (None, Some((l, text))) = (&first_malformed, b.first_malformed) {
+                first_malformed = Some((lines + l, text));
+            }
+            lines += b.lines;
+            malformed += b.malformed;
+            cut |= b.cut_line;
+            total.merge(&b.total);
+            for (k, t) in b.counts {
+                counts.entry(k).or_default().merge(&t);
+            }
+            true
+        },
+    )?;
+    if let Some(e) = error {
+        return Err(e);
+    }
+    let mut p = Profile::new(origin, Format::Folded);
+    p.total = total.value();
+    for ((name, mode), t) in counts {
+        p.add(
+            SymbolKey::new(super::decode(&name)).with_mode(mode),
+            t.value(),
+        );
+    }
+    if malformed > 0 {
+        p.skipped_lines = malformed;
+        let first = first_malformed.map_or(String::new(), |(l, t): (u64, Vec<u8>)| {
+            format!("; the first, line {l}: \"{}\"", super::excerpt(&t))
+        });
+        p.warnings.push(format!(
+            "skipped {malformed} malformed lines (--lenient){first}"
+        ));
+    }
+    if cut {
+        p.warnings.push(
+            "the input ends in the middle of a line (truncated?): that line was left out".into(),
+        );
+    }
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PLAIN: &str = "\
+perf;[unknown];__GI___read_nocancel;entry_SYSCALL_64_after_hwframe;do_syscall_64;ksys_read;vfs_read;seq_read_iter;proc_pid_status 1
+sched-messaging;[unknown];__GI___libc_write;entry_SYSCALL_64_after_hwframe;do_syscall_64;ksys_write 27
+perf;[unknown];__GI___read_nocancel;entry_SYSCALL_64_after_hwframe;do_syscall_64;ksys_read;vfs_read;seq_read_iter;proc_pid_status 2
+perf 3
+";
+    const ANNOTATED: &str = "\
+sched-messaging;[unknown];__GI___libc_write;entry_SYSCALL_64_after_hwframe_[k];do_syscall_64_[k];ksys_write_[k] 27
+swapper;secondary_startup_64_no_verify_[k];cpu_startup_entry_[k];do_idle_[k];default_idle_call_[k] 412
+";
+
+    fn get(p: &Profile, name: &str) -> f64 {
+        p.counts
+            .iter()
+            .filter(|(k, _)| k.name == name)
+            .map(|(_, v)| *v)
+            .sum()
+    }
+
+    fn ok(text: &str, opts: &ParseOptions) -> Profile {
+        parse(&mut text.as_bytes(), "f.folded", opts).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn self_and_inclusive() {
+        let p = ok(PLAIN, &ParseOptions::default());
+        assert_eq!(p.total, 33.0);
+        assert_eq!(get(&p, "proc_pid_status"), 3.0);
+        assert_eq!(get(&p, "ksys_write"), 27.0);
+        assert_eq!(get(&p, "perf"), 3.0);
+        assert_eq!(p.counts.len(), 3);
+        let inc = ParseOptions {
+            inclusive: true,
+            ..ParseOptions::default()
+        };
+        let p = ok(PLAIN, &inc);
+        assert_eq!(get(&p, "do_syscall_64"), 30.0);
+        assert_eq!(get(&p, "[unknown]"), 30.0);
+        assert_eq!(get(&p, "perf"), 6.0);
+        // a recursive stack counts once per line
+        let p = ok("a;b;a;b 5\n", &inc);
+        assert_eq!((get(&p, "a"), get(&p, "b"), p.total), (5.0, 5.0, 5.0));
+    }
+
+    #[test]
+    fn annotations_set_the_mode() {
+        let p = ok(ANNOTATED, &ParseOptions::default());
+        let k = SymbolKey::new("ksys_write").with_mode(Some(Mode::Kernel));
+        assert_eq!(p.counts.get(&k), Some(&27.0));
+        let p = ok(
+            "java;Interpreter_[j];foo_[i] 2\n",
+            &ParseOptions {
+                inclusive: true,
+                ..Default::default()
+            },
+        );
+        assert_eq!(
+            p.counts
+                .get(&SymbolKey::new("Interpreter").with_mode(Some(Mode::User))),
+            Some(&2.0)
+        );
+        assert_eq!(p.counts.get(&SymbolKey::new("foo")), Some(&2.0));
+    }
+
+    #[test]
+    fn fractional_counts() {
+        let p = ok(
+            "main;compute;inner 0.5\nmain;compute;inner 1\nmain;x 2.25\n",
+            &ParseOptions::default(),
+        );
+        assert_eq!(get(&p, "inner"), 1.5);
+        assert_eq!(p.total, 3.75);
+    }
+
+    #[test]
+    fn errors_point_at_the_line() {
+        let text = format!("{PLAIN}a;b;c\n{PLAIN}");
+        let e = parse(&mut text.as_bytes(), "f", &ParseOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "f:5: expected a folded stack line `frame;frame;leaf COUNT`, found \"a;b;c\""
+        );
+        for size in [1, 5, 100] {
+            let e =
+                parse_with_block_size(&mut text.as_bytes(), "f", &ParseOptions::default(), size)
+                    .unwrap_err()
+                    .to_string();
+            assert!(e.starts_with("f:5: "), "{e}");
+        }
+        let lenient = ParseOptions {
+            lenient: true,
+            ..Default::default()
+        };
+        let p = ok(&text, &lenient);
+        assert_eq!((p.total, p.skipped_lines), (66.0, 1));
+        let p = ok(&PLAIN[..PLAIN.len() - 2], &ParseOptions::default());
+        assert_eq!(p.total, 30.0);
+        assert_eq!(p.warnings.len(), 1);
+    }
+
+    #[test]
+    fn block_size_and_jobs_do_not_change_the_result() {
+        let text = format!("{PLAIN}{ANNOTATED}main;x 0.1\n").repeat(50);
+        for inclusive in [false, true] {
+            let opts = ParseOptions {
+                inclusive,
+                ..Default::default()
+            };
+            let big = parse_with_block_size(&mut text.as_bytes(), "f", &opts, 1 << 20).unwrap();
+            for size in [1, 33, 1000] {
+                let p = parse_with_block_size(&mut text.as_bytes(), "f", &opts, size).unwrap();
+                assert_eq!(p, big);
+            }
+            for jobs in [1, 4] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(jobs)
+                    .build()
+                    .unwrap();
+                let p = pool.install(|| {
+                    parse_with_block_size(&mut text.as_bytes(), "f", &opts, 64).unwrap()
+                });
+                assert_eq!(p, big);
+            }
+        }
+    }
+
+    #[test]
+    fn sniffing() {
+        assert_eq!(sniff(PLAIN.as_bytes(), false), Sniff::Yes);
+        assert_eq!(sniff(ANNOTATED.as_bytes(), true), Sniff::Yes);
+        assert_eq!(sniff(b"perf 3\n", true), Sniff::Yes);
+        assert_eq!(sniff(b"perf 3\n", false), Sniff::NeedMore);
+        for no in [
+            "   153 finish_task_switch.isra.0                  0.2224\n    18 total                                      0.0352\n",
+            "ffffffff81000010 do_schedule                                   8   0.0625\n",
+            "samples  %        image name               symbol name\n1353     24.9447  vmlinux                  sidtab_context_to_sid\n",
+            "1353     24.9447  vmlinux                  sidtab_context_to_sid\n",
+            "# Samples: 4K of event 'cpu-clock'\n    17.97%           807  [k] do_syscall_64\n",
+            "perf  6648   249.307147:     500250 cpu-clock: \n",
+            "    18 total\n",
+        ] {
+            assert_eq!(sniff(no.as_bytes(), true), Sniff::No, "{no}");
+        }
+    }
 }

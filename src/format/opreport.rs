@@ -1,17 +1,492 @@
-//! SCAFFOLD: replaced by the real parser (owned by a helper); never lands.
+//! oprofile's `opreport -l` symbol summary.
+//!
+//! Input: the text `opreport --symbols` prints: a preamble (`CPU: …`,
+//! `Counted EVENT events (…) … count N` or `Profiling through timer
+//! interrupt`), a header line naming the columns, then one row per symbol.
+//! Columns, in the header's order: `vma`, one `samples %` pair per event,
+//! `diff %` (differential mode), `linenr info`, `image name`, `app name`,
+//! `symbol name` (always last; may contain spaces). Output: a [`Profile`] of
+//! per-symbol sample counts, with the image as dso (mode kernel for
+//! `vmlinux*`, `no-vmlinux`, kallsyms and `.ko` images, user otherwise).
+//!
+//! Differential mode (`opreport -l { old } { new }`) prints the current
+//! (new) profile's samples and percent plus a `diff %` column with `+++`
+//! for new symbols; a symbol gone from the new profile shows `---` instead
+//! of its percent, and its samples are the old ones: such rows are left out.
+//! With several events, `--event` chooses the column pair (by the `Counted`
+//! lines' order). `total` is the sum of the rows, or, when rows below a
+//! `--threshold` are missing, the total the percentages imply
+//! (approximate, and said so).
+//!
+//! oprofile is not installed here: these lines come from oprofile's manual
+//! (opreport chapter) and formats.md; the fixtures in the tests are hand
+//! made after them.
+//! ```text
+//! CPU: Core 2, speed 2.534e+06 MHz (estimated)
+//! Counted CPU_CLK_UNHALTED events (Clock cycles when not halted) with a unit mask of 0x00 (Unhalted core cycles) count 100000
+//! samples  %        image name               symbol name
+//! 1353     24.9447  vmlinux                  sidtab_context_to_sid
+//! 500       9.2183  vmlinux                  avtab_hash_eval
+//! ```
+//! Without the image column (`opreport -l IMAGE`), and differential:
+//! ```text
+//! samples  %        symbol name
+//! 92435    48.5366  do_schedule
+//! samples  %        diff %    symbol name
+//! 92435    48.5366  +0.4999   do_schedule
+//! 54226    ---      ---       c
+//! 49222    25.8459  +++       d
+//! ```
 
 use super::{ParseError, ParseOptions, Sniff};
-use crate::profile::Profile;
+use crate::profile::{Format, Mode, Profile, SymbolKey};
 use std::io::BufRead;
 
-pub fn sniff(_head: &[u8], _eof: bool) -> Sniff {
-    Sniff::No
+const EXPECTED: &str = "an opreport row `SAMPLES  PERCENT  [IMAGE]  SYMBOL`";
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Col {
+    Vma,
+    Pair,
+    Diff,
+    Linenr,
+    Image,
+    App,
 }
 
+/// The columns a header line names, in order; `None` when it is no header.
+fn columns(line: &str) -> Option<Vec<Col>> {
+    let starts = line.starts_with("samples") || line.starts_with("vma");
+    if !starts || !line.trim_end().ends_with("symbol name") {
+        return None;
+    }
+    let mut found: Vec<(usize, Col)> = Vec::new();
+    for (word, col) in [
+        ("vma", Col::Vma),
+        ("diff %", Col::Diff),
+        ("linenr info", Col::Linenr),
+        ("image name", Col::Image),
+        ("app name", Col::App),
+    ] {
+        if let Some(at) = line.find(word) {
+            found.push((at, col));
+        }
+    }
+    found.extend(line.match_indices("samples").map(|(at, _)| (at, Col::Pair)));
+    found.sort_by_key(|&(at, _)| at);
+    let cols: Vec<Col> = found.into_iter().map(|(_, c)| c).collect();
+    cols.contains(&Col::Pair).then_some(cols)
+}
+
+/// Yes when the column header (`samples  %  … symbol name`) comes within the
+/// first lines, after an oprofile preamble or nothing.
+pub fn sniff(head: &[u8], eof: bool) -> Sniff {
+    for (n, line) in super::head_lines(head, eof).enumerate() {
+        let line = super::decode(line);
+        if columns(&line).is_some() {
+            return Sniff::Yes;
+        }
+        let preamble = line.starts_with("CPU:")
+            || line.starts_with("Counted ")
+            || line.starts_with("Profiling through")
+            || line.starts_with("Using ")
+            || line.to_ascii_lowercase().starts_with("warning")
+            || line.trim().is_empty();
+        if !preamble || n > 20 {
+            return Sniff::No;
+        }
+    }
+    if eof {
+        Sniff::No
+    } else {
+        Sniff::NeedMore
+    }
+}
+
+fn is_kernel_image(image: &str) -> bool {
+    let base = image.rsplit('/').next().unwrap_or(image);
+    base.starts_with("vmlinux")
+        || base == "no-vmlinux"
+        || base.ends_with("kallsyms")
+        || base.ends_with(".ko")
+        || base.contains(".ko.")
+}
+
+/// Parse `opreport -l` output (see the module documentation).
 pub fn parse(
-    _input: &mut dyn BufRead,
+    input: &mut dyn BufRead,
     origin: &str,
-    _opts: &ParseOptions,
+    opts: &ParseOptions,
 ) -> Result<Profile, ParseError> {
-    Err(ParseError::invalid(origin, "parser not written yet"))
+    let mut p = Profile::new(origin, Format::Opreport);
+    let mut events: Vec<String> = Vec::new();
+    let mut cols: Option<Vec<Col>> = None;
+    let mut pair = 0usize;
+    let mut buf = Vec::new();
+    let mut n = 0u64;
+    let mut sum = 0u64;
+    let mut estimate: Option<(u64, f64)> = None;
+    let mut details = 0u64;
+    loop {
+        if super::read_line(input, &mut buf, origin, n + 1)? == 0 {
+            break;
+        }
+        n += 1;
+        let line = super::decode(&buf);
+        let line = line.trim_end_matches(['\n', '\r']);
+        let Some(cs) = &cols else {
+            if let Some(c) = columns(line) {
+                pair = choose_pair(
+                    origin,
+                    opts,
+                    &events,
+                    c.iter().filter(|&&c| c == Col::Pair).count(),
+                )?;
+                if let Some(e) = events.get(pair) {
+                    p.event = Some(e.clone());
+                }
+                cols = Some(c);
+            } else if let Some(rest) = line.strip_prefix("Counted ") {
+                events.push(rest.split(" events").next().unwrap_or(rest).to_string());
+            } else if line.starts_with("Profiling through timer") {
+                events.push("timer".into());
+            }
+            continue;
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        if line.starts_with([' ', '\t']) {
+            details += 1;
+            continue;
+        }
+        if line.starts_with("----") {
+            return Err(ParseError::invalid(
+                origin,
+                "opreport callgraph output (-c) is not supported; use `opreport -l`",
+            ));
+        }
+        match row(line, cs, pair) {
+            Some(Row::Gone) => {}
+            Some(Row::Symbol {
+                samples,
+                percent,
+                image,
+                name,
+            }) => {
+                sum += samples;
+                if let Some(pct) = percent {
+                    if estimate.is_none_or(|(s, _)| samples > s) && pct > 0.0 {
+                        estimate = Some((samples, pct));
+                    }
+                }
+                let mode = image.map(|i| {
+                    if is_kernel_image(i) {
+                        Mode::Kernel
+                    } else {
+                        Mode::User
+                    }
+                });
+                let key = SymbolKey::new(name)
+                    .with_dso(image.map(str::to_string))
+                    .with_mode(mode);
+                if samples > 0 || !p.counts.contains_key(&key) {
+                    p.add(key, samples as f64);
+                }
+            }
+            None if opts.lenient => {
+                p.skipped_lines += 1;
+                if p.skipped_lines == 1 {
+                    p.warnings.push(format!(
+                        "skipped malformed lines (--lenient); the first, line {n}: \"{}\"",
+                        super::excerpt(line.as_bytes())
+                    ));
+                }
+            }
+            None => return Err(ParseError::malformed(origin, n, EXPECTED, line.as_bytes())),
+        }
+    }
+    if cols.is_none() {
+        return Err(ParseError::invalid(
+            origin,
+            "no opreport column header (`samples  %  …  symbol name`) found",
+        ));
+    }
+    if p.skipped_lines > 1 {
+        if let Some(w) = p.warnings.last_mut() {
+            *w = w.replacen(
+                "skipped malformed",
+                &format!("skipped {} malformed", p.skipped_lines),
+                1,
+            );
+        }
+    }
+    if details > 0 {
+        p.warnings
+            .push(format!("skipped {details} indented detail lines"));
+    }
+    p.total = sum as f64;
+    if let Some((s, pct)) = estimate {
+        let implied = (s as f64 * 100.0 / pct).round();
+        // Percentages have 4 decimals: only a clear gap means missing rows.
+        if implied > sum as f64 * 1.001 + 1.0 {
+            p.total = implied;
+            p.total_approximate = Some(format!(
+                "rows sum to {sum} samples but the percentages imply about {implied}: \
+                 rows below a threshold are missing; total estimated from them"
+            ));
+        }
+    }
+    Ok(p)
+}
+
+fn choose_pair(
+    origin: &str,
+    opts: &ParseOptions,
+    events: &[String],
+    pairs: usize,
+) -> Result<usize, ParseError> {
+    if pairs <= 1 {
+        return Ok(0);
+    }
+    let names = || events.join(", ");
+    match &opts.event {
+        Some(e) => events
+            .iter()
+            .position(|x| x == e)
+            .filter(|&i| i < pairs)
+            .ok_or_else(|| {
+                ParseError::invalid(
+                    origin,
+                    format!("no event '{e}' in this report; it has: {}", names()),
+                )
+            }),
+        None => Err(ParseError::invalid(
+            origin,
+            format!(
+                "several events in the report: {}; choose one with --event",
+                names()
+            ),
+        )),
+    }
+}
+
+enum Row<'a> {
+    Symbol {
+        samples: u64,
+        percent: Option<f64>,
+        image: Option<&'a str>,
+        name: &'a str,
+    },
+    /// Differential mode: the symbol is gone from the current profile.
+    Gone,
+}
+
+fn row<'a>(line: &'a str, cols: &[Col], pair: usize) -> Option<Row<'a>> {
+    fn next<'a>(rest: &mut &'a str) -> Option<&'a str> {
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let t = &rest[..end];
+        *rest = rest[end..].trim_start();
+        (!t.is_empty()).then_some(t)
+    }
+    let mut rest = line.trim();
+    let (mut samples, mut percent, mut image) = (None, None, None);
+    let mut gone = false;
+    let mut pair_no = 0;
+    for c in cols {
+        match c {
+            Col::Vma => {
+                let v = next(&mut rest)?;
+                v.chars().all(|c| c.is_ascii_hexdigit()).then_some(())?;
+            }
+            Col::Pair => {
+                let s: u64 = next(&mut rest)?.parse().ok()?;
+                let pct = next(&mut rest)?;
+                if pair_no == pair {
+                    samples = Some(s);
+                    if pct == "---" {
+                        gone = true;
+                    } else {
+                        percent = Some(pct.parse::<f64>().ok()?);
+                    }
+                }
+                pair_no += 1;
+            }
+            Col::Diff => {
+                let d = next(&mut rest)?;
+                if d == "---" {
+                    gone = true;
+                } else if d != "+++" {
+                    d.parse::<f64>().ok()?;
+                }
+            }
+            Col::Linenr => {
+                let l = next(&mut rest)?;
+                if l == "(no" {
+                    // "(no location information)"
+                    next(&mut rest)?;
+                    next(&mut rest)?;
+                }
+            }
+            Col::Image | Col::App => {
+                let mut v = next(&mut rest)?;
+                if v == "anon" && rest.starts_with("(tgid:") {
+                    // "anon (tgid:29664 range:0x7f3475000000-0x7f347616ffff)"
+                    let close = line.find(')')?;
+                    let start = line.find("anon (tgid:")?;
+                    v = &line[start..=close];
+                    rest = line[close + 1..].trim_start();
+                }
+                if *c == Col::Image {
+                    image = Some(v);
+                }
+            }
+        }
+    }
+    let name = rest.trim();
+    if name.is_empty() {
+        return None;
+    }
+    if gone {
+        return Some(Row::Gone);
+    }
+    Some(Row::Symbol {
+        samples: samples?,
+        percent,
+        image,
+        name,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PREAMBLE: &str = "CPU: Core 2, speed 2.534e+06 MHz (estimated)\nCounted CPU_CLK_UNHALTED events (Clock cycles when not halted) with a unit mask of 0x00 (Unhalted core cycles) count 100000\n";
+    const IMAGE: &str = "\
+samples  %        image name               symbol name
+1353     24.9447  vmlinux                  sidtab_context_to_sid
+500       9.2183  vmlinux                  avtab_hash_eval
+154       2.8392  vmlinux                  __link_path_walk
+3418     63.0163  oprofiled                odb_update_node
+";
+
+    fn ok(text: &str, opts: &ParseOptions) -> Profile {
+        parse(&mut text.as_bytes(), "r.opreport", opts).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn image_and_symbol() {
+        let p = ok(&format!("{PREAMBLE}{IMAGE}"), &ParseOptions::default());
+        assert_eq!(p.event.as_deref(), Some("CPU_CLK_UNHALTED"));
+        assert_eq!(p.total, 5425.0);
+        assert_eq!(p.total_approximate, None);
+        let k = SymbolKey::new("sidtab_context_to_sid")
+            .with_dso(Some("vmlinux".into()))
+            .with_mode(Some(Mode::Kernel));
+        assert_eq!(p.counts.get(&k), Some(&1353.0));
+        let u = SymbolKey::new("odb_update_node")
+            .with_dso(Some("oprofiled".into()))
+            .with_mode(Some(Mode::User));
+        assert_eq!(p.counts.get(&u), Some(&3418.0));
+    }
+
+    #[test]
+    fn without_image_and_with_app_and_modules() {
+        let text = "Profiling through timer interrupt\nsamples  %        symbol name\n92435    48.5366  do_schedule\n97998    51.4634  std::vector<int>::push_back(int const&)\n";
+        let p = ok(text, &ParseOptions::default());
+        assert_eq!(p.event.as_deref(), Some("timer"));
+        assert_eq!(p.counts.get(&SymbolKey::new("do_schedule")), Some(&92435.0));
+        assert_eq!(
+            p.counts
+                .get(&SymbolKey::new("std::vector<int>::push_back(int const&)")),
+            Some(&97998.0)
+        );
+        let text = "samples  %        image name               app name                 symbol name\n\
+                    120      60.0000  ext4.ko                  cp                       ext4_da_write_begin\n\
+                    80       40.0000  anon (tgid:29664 range:0x7f3475000000-0x7f347616ffff) java (no symbols)\n";
+        let p = ok(text, &ParseOptions::default());
+        let k = SymbolKey::new("ext4_da_write_begin")
+            .with_dso(Some("ext4.ko".into()))
+            .with_mode(Some(Mode::Kernel));
+        assert_eq!(p.counts.get(&k), Some(&120.0));
+        let a = SymbolKey::new("(no symbols)")
+            .with_dso(Some(
+                "anon (tgid:29664 range:0x7f3475000000-0x7f347616ffff)".into(),
+            ))
+            .with_mode(Some(Mode::User));
+        assert_eq!(p.counts.get(&a), Some(&80.0));
+    }
+
+    #[test]
+    fn differential_keeps_the_current_samples() {
+        let text = "samples  %        diff %    symbol name\n92435    48.5366  +0.4999   a\n54226    ---      ---       c\n49222    25.8459  +++       d\n48787    25.6175  -2.7197   e\n";
+        let p = ok(text, &ParseOptions::default());
+        assert_eq!(p.counts.len(), 3);
+        assert_eq!(p.counts.get(&SymbolKey::new("d")), Some(&49222.0));
+        assert_eq!(p.counts.get(&SymbolKey::new("c")), None);
+        assert_eq!(p.total, 190444.0);
+    }
+
+    #[test]
+    fn threshold_makes_the_total_approximate() {
+        let text = "samples  %        symbol name\n1353     24.9447  a\n500       9.2183  b\n";
+        let p = ok(text, &ParseOptions::default());
+        assert_eq!(p.total, 5424.0);
+        assert!(p.total_approximate.is_some());
+    }
+
+    #[test]
+    fn several_events() {
+        let text = "Counted CPU_CLK_UNHALTED events (x) with a unit mask of 0x00 (No unit mask) count 100000\nCounted LLC_MISSES events (y) with a unit mask of 0x41 (No unit mask) count 6000\nsamples  %        samples  %        image name               symbol name\n10       50.0000  3        75.0000  vmlinux                  a\n10       50.0000  1        25.0000  vmlinux                  b\n";
+        let e = parse(&mut text.as_bytes(), "r", &ParseOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("several events in the report: CPU_CLK_UNHALTED, LLC_MISSES"),
+            "{e}"
+        );
+        let opts = ParseOptions {
+            event: Some("LLC_MISSES".into()),
+            ..Default::default()
+        };
+        let p = ok(text, &opts);
+        assert_eq!(p.total, 4.0);
+        assert_eq!(p.event.as_deref(), Some("LLC_MISSES"));
+    }
+
+    #[test]
+    fn malformed_rows() {
+        let text = format!("{PREAMBLE}{IMAGE}12x      1.0  vmlinux  oops\n");
+        let e = parse(&mut text.as_bytes(), "r", &ParseOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "r:8: expected an opreport row `SAMPLES  PERCENT  [IMAGE]  SYMBOL`, found \"12x      1.0  vmlinux  oops\"");
+        let p = ok(
+            &text,
+            &ParseOptions {
+                lenient: true,
+                ..Default::default()
+            },
+        );
+        assert_eq!(p.skipped_lines, 1);
+        assert!(parse(&mut &b"no header here\n"[..], "r", &ParseOptions::default()).is_err());
+    }
+
+    #[test]
+    fn sniffing() {
+        assert_eq!(
+            sniff(format!("{PREAMBLE}{IMAGE}").as_bytes(), false),
+            Sniff::Yes
+        );
+        assert_eq!(sniff(PREAMBLE.as_bytes(), false), Sniff::NeedMore);
+        for no in [
+            "   153 finish_task_switch.isra.0                  0.2224\n",
+            "perf;do_syscall_64 12\n",
+            "# Samples: 4K of event 'cpu-clock'\n",
+            "perf  6648   249.307147:     500250 cpu-clock: \n",
+        ] {
+            assert_eq!(sniff(no.as_bytes(), true), Sniff::No, "{no}");
+        }
+    }
 }

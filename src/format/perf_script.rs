@@ -1,17 +1,371 @@
-//! SCAFFOLD: replaced by the real parser (owned by a helper); never lands.
+//! `perf script` text: the per-sample dump of a `perf record` file.
+//!
+//! Input: the default output of `perf script` (perf 6.1 checked), with or
+//! without callchains, and its `-F` variants. Output: a [`Profile`] of one
+//! event, per-symbol self cost (the leaf frame of each sample) or, with
+//! `--inclusive`, the cost of every distinct symbol of each chain, weighted
+//! by sample count or period; `total` counts every sample of the event
+//! before the `--comm`/`--dso`/`--kernel-only` filters.
+//!
+//! The input is read in blocks parsed in parallel ([`blocks`]); see
+//! [`tally`] for the per-block counting and [`line`] for the line grammar.
+//! Speed: headers and counted frames are split without allocating; frames
+//! that are not counted (after the leaf in self mode, other events, filtered
+//! samples) are hopped over to the closing blank line and only checked for
+//! their shape (a tab, then spaces or a hex address) in one vectorised pass;
+//! a line failing that check is then parsed and reported with its number.
+//!
+//! Without callchains, one sample per line (comm right-aligned in 16 columns):
+//! ```text
+//!             perf  7498   255.361927:     500250 cpu-clock:      7f0fcf7ccf38 intel_check_word.constprop.0+0x158 (/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)
+//!             perf  7498   255.362425:     500250 cpu-clock:  ffffffff821e5ae3 xas_load+0x53 ([kernel.kallsyms])
+//! ```
+//! With `-g`: a header (note the trailing space), frames leaf first, a blank line:
+//! ```text
+//! perf  6648   249.307147:     500250 cpu-clock:
+//! 	           14f38 intel_check_word.constprop.0+0x158 (/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)
+//! 	      1040000000 [unknown] ([unknown])
+//!
+//! ```
+//! System-wide (`-a`): a cpu column; several events are padded to one width;
+//! command names may hold spaces; exiting tasks show as `:-1  -1`:
+//! ```text
+//! my prog  9984 [001]   267.219280:    1001001  cpu-clock:
+//! my prog  9984 [001]   267.219367:    1001001 task-clock:
+//! :-1    -1 [000]   267.531490:    1001001  cpu-clock:
+//! 	ffffffff822012ae _raw_write_unlock_irq+0xe ([kernel.kallsyms])
+//! 	ffffffff8135dc2e do_exit+0x62e ([kernel.kallsyms])
+//! ```
+//! `-F comm,pid,tid,cpu,time,period,event,ip,sym,dso` (no `+0x` offsets),
+//! `-F comm,tid,cpu,time,event,ip,sym,dso,symoff` (no period),
+//! `-F comm,pid,event,ip,sym` (no time, no dso):
+//! ```text
+//! pip  6662/6662  [000]   267.218168:    1001001  cpu-clock:
+//! 	          1350f1 tok_nextc (/root/.pyenv/versions/3.11.7/lib/libpython3.11.so.1.0)
+//! pip  6662 [000]   267.218168:  cpu-clock:
+//! perf  6648 cpu-clock:
+//! 	           14f38 intel_check_word.constprop.0
+//! ```
+//! An empty callchain (`--max-stack=0`, or nothing unwound): header, blank line.
+//! Side-band events (`--show-task-events`, `--show-mmap-events`…) are skipped
+//! and counted:
+//! ```text
+//!          swapper     0     0.000000: PERF_RECORD_MMAP -1/0: [0xffffffff81000000(0x1209988) @ 0xffffffff81000000]: x [kernel.kallsyms]_text
+//!             perf  7498   255.361423: PERF_RECORD_COMM exec: perf:7498/7498
+//! ```
+//! Frames of other producers (from inferno's perf collapser): modules,
+//! vmlinux files, init sections, frames without a symbol:
+//! ```text
+//!     7d8 ipv4_conntrack_local+0x7f8f80b8 ([nf_conntrack_ipv4])
+//!     8c3453 tcp_sendmsg (/lib/modules/4.3.0-rc1-virtual/build/vmlinux)
+//!     ffffffff81aebbfe start_kernel ([kernel.kallsyms].init.text)
+//!     7f1e2215d058  (/lib/x86_64-linux-gnu/libc-2.15.so)
+//! ```
 
-use super::{ParseError, ParseOptions, Sniff};
-use crate::profile::Profile;
+// The example lines above are verbatim, callchain tabs included.
+#![allow(clippy::tabs_in_doc_comments)]
+
+use super::{ParseError, ParseOptions, Sniff, WeightBy};
+use crate::profile::{Format, Profile, SymbolKey, Weight};
+use rustc_hash::FxHashMap;
 use std::io::BufRead;
 
-pub fn sniff(_head: &[u8], _eof: bool) -> Sniff {
-    Sniff::No
+pub(crate) mod blocks;
+mod line;
+mod tally;
+#[cfg(test)]
+mod tests;
+
+use tally::{BlockOut, Ctx};
+
+/// Is this prefix `perf script` output? Comment lines (`perf script
+/// --header`) are skipped; the first other line must be a sample header (with
+/// a pid and a timestamp, or followed by a frame) or a `PERF_RECORD_*` line.
+pub fn sniff(head: &[u8], eof: bool) -> Sniff {
+    let mut lines = super::head_lines(head, eof).filter(|l| {
+        let t = l.trim_ascii();
+        !t.is_empty() && !t.starts_with(b"#")
+    });
+    let Some(first) = lines.next() else {
+        return if eof { Sniff::No } else { Sniff::NeedMore };
+    };
+    if first.starts_with(b"\t") {
+        return Sniff::No;
+    }
+    match line::classify(first) {
+        line::LineKind::NonSample => Sniff::Yes,
+        line::LineKind::Malformed => Sniff::No,
+        line::LineKind::Sample(h) => {
+            if h.time.is_some() {
+                return Sniff::Yes;
+            }
+            match lines.next() {
+                Some(next) if next.starts_with(b"\t") && line::frame(next).is_some() => Sniff::Yes,
+                Some(next) if line::header(next).is_some() => Sniff::Yes,
+                Some(_) => Sniff::No,
+                None if eof => Sniff::Yes,
+                None => Sniff::NeedMore,
+            }
+        }
+    }
 }
 
+/// Parse `perf script` text (see the module documentation).
 pub fn parse(
-    _input: &mut dyn BufRead,
+    input: &mut dyn BufRead,
     origin: &str,
-    _opts: &ParseOptions,
+    opts: &ParseOptions,
 ) -> Result<Profile, ParseError> {
-    Err(ParseError::invalid(origin, "parser not written yet"))
+    parse_with_block_size(input, origin, opts, blocks::BLOCK_SIZE)
+}
+
+/// A block may end just before any line that is neither a callchain frame
+/// (`\t…`) nor the blank line closing a sample, i.e. before a sample header.
+fn sample_boundary(buf: &[u8]) -> usize {
+    let mut end = buf.len();
+    while let Some(i) = memchr::memrchr(b'\n', &buf[..end]) {
+        if let Some(&next) = buf.get(i + 1) {
+            if next != b'\t' && next != b'\n' && next != b'\r' {
+                return i + 1;
+            }
+        }
+        end = i;
+    }
+    0
+}
+
+pub(crate) fn parse_with_block_size(
+    input: &mut dyn BufRead,
+    origin: &str,
+    opts: &ParseOptions,
+    block_size: usize,
+) -> Result<Profile, ParseError> {
+    let ctx = Ctx {
+        opts,
+        by_period: opts.weight == WeightBy::Period,
+    };
+    let mut merged = Merged::default();
+    blocks::run(
+        input,
+        origin,
+        block_size,
+        sample_boundary,
+        |b| tally::count_block(b.data, b.last, &ctx),
+        |out| merged.add(out, origin),
+    )?;
+    merged.finish(origin, opts)
+}
+
+/// Per-event totals over all blocks.
+#[derive(Default)]
+struct EventAcc {
+    name: Vec<u8>,
+    wanted: bool,
+    samples: u64,
+    total: u64,
+    unattributed: u64,
+    empty_chains: u64,
+    tmin: f64,
+    tmax: f64,
+    counts: FxHashMap<u32, u64>,
+}
+
+#[derive(Default)]
+struct Merged {
+    events: Vec<EventAcc>,
+    ids: FxHashMap<Vec<u8>, u32>,
+    keys: Vec<Vec<u8>>,
+    lines: u64,
+    non_sample: u64,
+    malformed: u64,
+    first_malformed: Option<(u64, Vec<u8>)>,
+    error: Option<ParseError>,
+    saw_blank: bool,
+    open_with_frames: bool,
+    open_header_only: bool,
+    cut_line: bool,
+}
+
+impl Merged {
+    /// Fold one block in (blocks arrive in input order); false stops reading.
+    fn add(&mut self, b: BlockOut, origin: &str) -> bool {
+        if let Some(e) = b.error {
+            self.error = Some(ParseError::malformed(
+                origin,
+                self.lines + e.line,
+                e.expected,
+                &e.found,
+            ));
+            return false;
+        }
+        if let (None, Some((l, text))) = (&self.first_malformed, b.first_malformed) {
+            self.first_malformed = Some((self.lines + l, text));
+        }
+        self.lines += b.lines;
+        self.non_sample += b.non_sample;
+        self.malformed += b.malformed;
+        self.saw_blank |= b.saw_blank;
+        self.open_with_frames = b.open_with_frames;
+        self.open_header_only = b.open_header_only;
+        self.cut_line |= b.cut_line;
+        let mut global = Vec::with_capacity(b.syms.len());
+        for key in b.syms {
+            let id = match self.ids.get(&key) {
+                Some(&id) => id,
+                None => {
+                    let id = self.keys.len() as u32;
+                    self.ids.insert(key.clone(), id);
+                    self.keys.push(key);
+                    id
+                }
+            };
+            global.push(id);
+        }
+        for ev in b.events {
+            let i = match self.events.iter().position(|e| e.name == ev.name) {
+                Some(i) => i,
+                None => {
+                    self.events.push(EventAcc {
+                        name: ev.name,
+                        wanted: ev.wanted,
+                        tmin: f64::INFINITY,
+                        tmax: f64::NEG_INFINITY,
+                        ..EventAcc::default()
+                    });
+                    self.events.len() - 1
+                }
+            };
+            let acc = &mut self.events[i];
+            acc.samples += ev.samples;
+            acc.total += ev.total;
+            acc.unattributed += ev.unattributed;
+            acc.empty_chains += ev.empty_chains;
+            acc.tmin = acc.tmin.min(ev.tmin);
+            acc.tmax = acc.tmax.max(ev.tmax);
+            for (sym, w) in ev.counts {
+                *acc.counts.entry(global[sym as usize]).or_insert(0) += w;
+            }
+        }
+        true
+    }
+
+    fn finish(mut self, origin: &str, opts: &ParseOptions) -> Result<Profile, ParseError> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        let mut p = Profile::new(origin, Format::PerfScript);
+        p.weight = match opts.weight {
+            WeightBy::Samples => Weight::Samples,
+            WeightBy::Period => Weight::Period,
+        };
+        let list = |evs: &[&EventAcc]| {
+            evs.iter()
+                .map(|e| format!("{} ({} samples)", event_name(&e.name), e.samples))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let all: Vec<&EventAcc> = self.events.iter().collect();
+        let wanted: Vec<&EventAcc> = all.iter().copied().filter(|e| e.wanted).collect();
+        let chosen = match (wanted.len(), &opts.event) {
+            (1, _) => wanted[0].name.clone(),
+            (0, None) => Vec::new(),
+            (0, Some(w)) => {
+                return Err(ParseError::invalid(
+                    origin,
+                    format!(
+                        "no samples of event '{w}'; the input has: {}",
+                        if all.is_empty() {
+                            "no samples".into()
+                        } else {
+                            list(&all)
+                        }
+                    ),
+                ))
+            }
+            (_, _) => {
+                return Err(ParseError::invalid(
+                    origin,
+                    format!(
+                        "several events in the input: {}; choose one with --event",
+                        list(&wanted)
+                    ),
+                ))
+            }
+        };
+        self.push_warnings(&mut p);
+        let Some(ev) = self
+            .events
+            .iter_mut()
+            .find(|e| e.name == chosen && e.wanted)
+        else {
+            p.warnings.push("no samples".into());
+            return Ok(p);
+        };
+        if !ev.name.is_empty() {
+            p.event = Some(super::decode(&ev.name).into_owned());
+        }
+        p.total = ev.total as f64;
+        p.unattributed = ev.unattributed as f64;
+        if ev.tmin.is_finite() && ev.tmax.is_finite() {
+            p.duration_s = Some(ev.tmax - ev.tmin);
+        }
+        if ev.empty_chains > 0 {
+            p.warnings.push(format!(
+                "{} samples have no frame (empty callchain): counted in the total, \
+                 attributed to no symbol",
+                ev.empty_chains
+            ));
+        }
+        for (&id, &w) in &ev.counts {
+            if let Some((name, dso, mode)) = tally::decode_key(&self.keys[id as usize]) {
+                let key = SymbolKey::new(super::decode(name))
+                    .with_dso(dso.map(|d| super::decode(d).into_owned()))
+                    .with_mode(Some(mode));
+                p.add(key, w as f64);
+            }
+        }
+        Ok(p)
+    }
+
+    fn push_warnings(&self, p: &mut Profile) {
+        if self.non_sample > 0 {
+            p.warnings.push(format!(
+                "skipped {} non-sample lines (PERF_RECORD_* side-band events, comments)",
+                self.non_sample
+            ));
+        }
+        if self.malformed > 0 {
+            p.skipped_lines = self.malformed;
+            let first = self
+                .first_malformed
+                .as_ref()
+                .map_or(String::new(), |(l, t)| {
+                    format!("; the first, line {l}: \"{}\"", super::excerpt(t))
+                });
+            p.warnings.push(format!(
+                "skipped {} malformed lines (--lenient){first}",
+                self.malformed
+            ));
+        }
+        if self.cut_line {
+            p.warnings.push(
+                "the input ends in the middle of a line (truncated?): that line was left out"
+                    .into(),
+            );
+        } else if self.open_with_frames || (self.open_header_only && self.saw_blank) {
+            p.warnings.push(
+                "the input ends inside a sample, without the blank line that closes it \
+                 (truncated?): counted what was read"
+                    .into(),
+            );
+        }
+    }
+}
+
+fn event_name(name: &[u8]) -> String {
+    if name.is_empty() {
+        "(no event field)".into()
+    } else {
+        format!("'{}'", super::decode(name))
+    }
 }

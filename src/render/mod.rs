@@ -9,6 +9,8 @@ use std::io::{self, Write};
 
 pub mod classic;
 pub mod csv;
+pub mod flamegraph;
+pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod text;
@@ -21,6 +23,8 @@ pub enum OutputFormat {
     Json,
     Csv,
     Markdown,
+    Html,
+    Flamegraph,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -44,6 +48,8 @@ pub fn render(
         OutputFormat::Json => json::render(report, opts, out),
         OutputFormat::Csv => csv::render(report, opts, out),
         OutputFormat::Markdown => markdown::render(report, opts, out),
+        OutputFormat::Html => html::render(report, opts, out),
+        OutputFormat::Flamegraph => flamegraph::render(report, opts, out),
     }
 }
 

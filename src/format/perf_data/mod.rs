@@ -8,7 +8,10 @@
 //! `--inclusive` cost to every distinct symbol of the callchain once per
 //! sample, `--weight period`, filters `--kernel-only` (leaf in the kernel),
 //! `--comm RE`, `--dso RE` (leaf dso); `total` = every sample of the event
-//! before filters.
+//! before filters. With `ParseOptions::stacks`, every kept sample's
+//! callchain also goes into `Profile::stacks`, root first, each frame named
+//! as the self cost names it (`[unknown]` when unresolved); a sample without
+//! a callchain is a one-frame stack.
 //!
 //! Kernel addresses are named from kallsyms (`--kallsyms FILE`, a
 //! `kallsyms*`/`System.map*` file beside the profile, or `/proc/kallsyms`
@@ -502,6 +505,9 @@ fn read(input: &mut dyn BufRead, origin: &str, opts: &ParseOptions) -> Result<Pr
     let mut map_checked = false;
     let (mut first_t, mut last_t) = (None::<u64>, None::<u64>);
     let mut chain: Vec<Frame> = Vec::new();
+    let mut distinct: Vec<Frame> = Vec::new();
+    let mut rev: Vec<Frame> = Vec::new();
+    let mut stacks: FxHashMap<Vec<Frame>, f64> = FxHashMap::default();
     loop {
         let record = record_iter
             .next_record(&mut perf_file)
@@ -609,12 +615,13 @@ fn read(input: &mut dyn BufRead, origin: &str, opts: &ParseOptions) -> Result<Pr
                         continue;
                     }
                 }
-                if !opts.inclusive {
+                if !opts.inclusive && !opts.stacks {
                     *counts.entry(leaf).or_insert(0.0) += w;
                     continue;
                 }
+                // The callchain, leaf first (perf puts the sample's own ip
+                // first, after a context marker).
                 chain.clear();
-                chain.push(leaf);
                 match &s.callchain {
                     None => no_chain += 1,
                     Some(cc) => {
@@ -635,13 +642,34 @@ fn read(input: &mut dyn BufRead, origin: &str, opts: &ParseOptions) -> Result<Pr
                             let f = st
                                 .frame(pid, cmode, a)
                                 .map_err(|e| at_record(e, record_no))?;
-                            if !chain.contains(&f) {
-                                chain.push(f);
-                            }
+                            chain.push(f);
                         }
                     }
                 }
+                if chain.first() != Some(&leaf) {
+                    chain.insert(0, leaf);
+                }
+                if opts.stacks {
+                    rev.clear();
+                    rev.extend(chain.iter().rev());
+                    match stacks.get_mut(rev.as_slice()) {
+                        Some(v) => *v += w,
+                        None => {
+                            stacks.insert(rev.clone(), w);
+                        }
+                    }
+                }
+                if !opts.inclusive {
+                    *counts.entry(leaf).or_insert(0.0) += w;
+                    continue;
+                }
+                distinct.clear();
                 for &f in &chain {
+                    if !distinct.contains(&f) {
+                        distinct.push(f);
+                    }
+                }
+                for &f in &distinct {
                     *counts.entry(f).or_insert(0.0) += w;
                 }
             }
@@ -653,7 +681,7 @@ fn read(input: &mut dyn BufRead, origin: &str, opts: &ParseOptions) -> Result<Pr
             "{origin}: perf lost {lost} event(s) while recording"
         ));
     }
-    if no_chain > 0 {
+    if no_chain > 0 && opts.inclusive {
         warnings.push(format!(
             "{origin}: --inclusive: {no_chain} sample(s) have no callchain (record with -g); \
              counted at their leaf only"
@@ -670,6 +698,12 @@ fn read(input: &mut dyn BufRead, origin: &str, opts: &ParseOptions) -> Result<Pr
     }
     for (f, c) in counts {
         p.add(st.key(f), c);
+    }
+    // Stacks are named like the self cost (`st.key`): frames that resolve
+    // to one name merge; unresolved ones are `[unknown]`.
+    for (frames, c) in stacks {
+        let names: Vec<String> = frames.into_iter().map(|f| st.key(f).name).collect();
+        *p.stacks.entry(names).or_insert(0.0) += c;
     }
     p.total = total;
     p.duration_s = match (first_t, last_t) {

@@ -218,7 +218,8 @@ impl Layout {
     /// Is this line (not starting with `#`) a call-graph line rather than a
     /// row? Graph lines (`|`, `---`, `--6.07%--`, indented frames, `-g flat`
     /// percentages) leave the first column blank; `-g folded` lines start at
-    /// column 0 with `6.47% a;b;c` where rows right-align their percentage.
+    /// column 0 with `6.47% a;b;c` (or `360 a;b;c` with `-g folded,0,caller,count`)
+    /// where rows right-align their percentage.
     pub fn is_callgraph(&self, line: &[u8]) -> bool {
         let first = &self.columns[0];
         let end = first.end.unwrap_or(line.len()).min(line.len());
@@ -229,8 +230,9 @@ impl Layout {
         if numeric && !line[0].is_ascii_whitespace() {
             if let Some(pos) = line.iter().position(|&b| b == b' ') {
                 let (head, tail) = line.split_at(pos);
+                let count = !head.is_empty() && head.iter().all(u8::is_ascii_digit);
                 return pos < end
-                    && percent_bytes(head).is_some()
+                    && (percent_bytes(head).is_some() || count)
                     && !tail.windows(2).any(|w| w == b"  ");
             }
         }

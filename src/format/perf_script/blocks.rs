@@ -1,0 +1,265 @@
+//! Bounded-memory parallel reading of line-oriented text, shared by the fast
+//! parsers (perf script, folded stacks).
+//!
+//! Input: any `BufRead`. The stream is cut into blocks of about
+//! [`BLOCK_SIZE`] bytes, each ending at a record boundary chosen by the
+//! caller's [`Boundary`] (a newline, or the start of the next perf sample),
+//! so that every block can be parsed on its own. Output: the caller's
+//! per-block results, handed to a sink strictly in input order.
+//!
+//! Blocks are processed in batches on the rayon pool (sized by the caller,
+//! `--jobs`) while the calling thread reads the next batch, so at most two
+//! batches are in memory: peak memory does not depend on the input size.
+//! Block boundaries depend only on the input and [`BLOCK_SIZE`], never on the
+//! thread count, so results merged in block order are identical for any
+//! `--jobs`.
+
+use super::super::ParseError;
+use rayon::prelude::*;
+use std::io::{BufRead, Read};
+
+/// Nominal block size. Large enough that per-block overhead (hash maps,
+/// task spawn) is noise, small enough that two batches stay far below the
+/// memory budget.
+pub const BLOCK_SIZE: usize = 4 << 20;
+
+/// A record longer than this is not text we understand (binary data, or a
+/// file without line breaks): fail instead of buffering without bound.
+pub const MAX_RECORD: usize = 16 << 20;
+
+/// Where a block may end: the offset just past the last complete record of
+/// `buf` (0 when there is none). `buf` is not at end of input.
+pub type Boundary = fn(buf: &[u8]) -> usize;
+
+/// A block may end after any newline.
+pub fn after_last_newline(buf: &[u8]) -> usize {
+    memchr::memrchr(b'\n', buf).map_or(0, |i| i + 1)
+}
+
+/// One block of input and where it sits in the stream.
+pub struct Block<'a> {
+    pub data: &'a [u8],
+    /// True for the final block (the only one that may end mid-line).
+    pub last: bool,
+}
+
+/// Read `input` block by block, run `work` on every block in parallel and
+/// feed the results in order to `sink`, which returns `false` to stop early
+/// (on an error). `block_size` is a parameter so that tests can force tiny
+/// blocks.
+pub fn run<T, W, S>(
+    input: &mut dyn BufRead,
+    origin: &str,
+    block_size: usize,
+    boundary: Boundary,
+    work: W,
+    mut sink: S,
+) -> Result<(), ParseError>
+where
+    T: Send,
+    W: Fn(Block<'_>) -> T + Sync,
+    S: FnMut(T) -> bool,
+{
+    let block_size = block_size.max(1);
+    // One block per thread and batch keeps two batches (the one parsed, the
+    // one read) within 2 × threads × BLOCK_SIZE; at least 2 so that a single
+    // thread still overlaps reading and parsing.
+    let per_batch = rayon::current_num_threads().clamp(2, 8);
+    let mut reader = Reader {
+        input,
+        origin,
+        carry: Vec::new(),
+        spare: Vec::new(),
+        eof: false,
+        block_size,
+        boundary,
+        delivered: 0,
+    };
+    let mut current = reader.batch(per_batch)?;
+    while !current.is_empty() {
+        let mut results: Vec<T> = Vec::new();
+        let work = &work;
+        let batch = &current;
+        let next = rayon::in_place_scope(|scope| {
+            scope.spawn(|_| {
+                results = batch
+                    .par_iter()
+                    .map(|b| {
+                        work(Block {
+                            data: &b.data,
+                            last: b.last,
+                        })
+                    })
+                    .collect();
+            });
+            // The input need not be Send: read it on this thread meanwhile.
+            reader.batch(per_batch)
+        });
+        for result in results {
+            if !sink(result) {
+                return Ok(());
+            }
+        }
+        reader.recycle(std::mem::take(&mut current));
+        current = next?;
+    }
+    Ok(())
+}
+
+struct OwnedBlock {
+    data: Vec<u8>,
+    last: bool,
+}
+
+struct Reader<'r, 'o> {
+    input: &'r mut dyn BufRead,
+    origin: &'o str,
+    /// Bytes read past the last boundary, the start of the next block.
+    carry: Vec<u8>,
+    /// Buffers of processed blocks, reused to avoid page faults.
+    spare: Vec<Vec<u8>>,
+    eof: bool,
+    block_size: usize,
+    boundary: Boundary,
+    /// Bytes handed out in blocks so far.
+    delivered: u64,
+}
+
+impl Reader<'_, '_> {
+    fn recycle(&mut self, blocks: Vec<OwnedBlock>) {
+        for b in blocks {
+            if self.spare.len() < 8 {
+                self.spare.push(b.data);
+            }
+        }
+    }
+
+    fn batch(&mut self, n: usize) -> Result<Vec<OwnedBlock>, ParseError> {
+        let mut out = Vec::with_capacity(n);
+        while out.len() < n {
+            match self.block()? {
+                Some(b) => out.push(b),
+                None => break,
+            }
+        }
+        Ok(out)
+    }
+
+    /// Fill `buf` with up to `want` more bytes; false at end of input.
+    fn fill(&mut self, buf: &mut Vec<u8>, want: usize) -> Result<bool, ParseError> {
+        buf.reserve(want);
+        let target = buf.len() + want;
+        while buf.len() < target {
+            let got = (&mut *self.input)
+                .take((target - buf.len()) as u64)
+                .read_to_end(buf);
+            match got {
+                Ok(0) => return Ok(false),
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(ParseError::io(self.origin, e)),
+            }
+        }
+        Ok(true)
+    }
+
+    fn block(&mut self) -> Result<Option<OwnedBlock>, ParseError> {
+        if self.eof && self.carry.is_empty() {
+            return Ok(None);
+        }
+        let mut buf = self.spare.pop().unwrap_or_default();
+        buf.clear();
+        buf.extend_from_slice(&self.carry);
+        self.carry.clear();
+        loop {
+            if !self.eof {
+                // A full block without a boundary (a long record): read
+                // another block's worth, never byte by byte.
+                let want = match self.block_size.saturating_sub(buf.len()) {
+                    0 => self.block_size,
+                    w => w,
+                };
+                if !self.fill(&mut buf, want)? {
+                    self.eof = true;
+                }
+            }
+            if self.eof {
+                if buf.is_empty() {
+                    return Ok(None);
+                }
+                self.delivered += buf.len() as u64;
+                return Ok(Some(OwnedBlock {
+                    data: buf,
+                    last: true,
+                }));
+            }
+            let cut = (self.boundary)(&buf);
+            if cut > 0 {
+                self.carry.extend_from_slice(&buf[cut..]);
+                buf.truncate(cut);
+                self.delivered += buf.len() as u64;
+                return Ok(Some(OwnedBlock {
+                    data: buf,
+                    last: false,
+                }));
+            }
+            if buf.len() >= MAX_RECORD {
+                return Err(ParseError::invalid(
+                    self.origin,
+                    format!(
+                        "no line break or record boundary within {} MiB from byte {}: \
+                         binary data, or not this format?",
+                        MAX_RECORD >> 20,
+                        self.delivered,
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn collect(input: &[u8], size: usize) -> Vec<(bool, Vec<u8>)> {
+        let mut out = Vec::new();
+        let mut r = input;
+        run(
+            &mut r,
+            "t",
+            size,
+            after_last_newline,
+            |b| (b.last, b.data.to_vec()),
+            |x| {
+                out.push(x);
+                true
+            },
+        )
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn blocks_cover_the_input_in_order() {
+        let text = b"a\nbb\nccc\ndddd\ne";
+        for size in 1..20 {
+            let blocks = collect(text, size);
+            let joined: Vec<u8> = blocks.iter().flat_map(|b| b.1.clone()).collect();
+            assert_eq!(joined, text, "size {size}");
+            assert!(blocks.last().unwrap().0);
+            for b in &blocks[..blocks.len() - 1] {
+                assert!(b.1.ends_with(b"\n") && !b.0);
+            }
+        }
+        assert!(collect(b"", 4).is_empty());
+    }
+
+    #[test]
+    fn overlong_record_is_an_error() {
+        let big = vec![b'x'; MAX_RECORD + 10];
+        let mut r = &big[..];
+        let err = run(&mut r, "t", 1 << 20, after_last_newline, |_| (), |_| true);
+        assert!(err.is_err());
+    }
+}

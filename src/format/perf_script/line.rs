@@ -1,0 +1,558 @@
+//! The line grammar of `perf script` text: sample header lines and callchain
+//! frame lines, split into borrowed byte slices without allocating.
+//!
+//! Header: `COMM PID[/TID] [CPU] TIME: [PERIOD] EVENT: [IP SYM+OFF (DSO)]`
+//! where every field but the event may be missing under `-F`, COMM may hold
+//! spaces (and is empty without `comm`), EVENT may hold colons
+//! (`cycles:uppp`, `sched:sched_switch`). Frame: `\tIP [SYM[+0xOFF]] [(DSO)]`.
+
+use crate::profile::Mode;
+
+/// A sample header line, split.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Header<'a> {
+    pub comm: &'a [u8],
+    /// The timestamp as printed (`249.307147`, colon removed); see
+    /// [`time_before`] and [`parse_time`].
+    pub time: Option<&'a [u8]>,
+    pub period: Option<u64>,
+    /// Empty when the output has no event field.
+    pub event: &'a [u8],
+    /// What follows the event (the sample's own ip/sym/dso without
+    /// callchains, tracepoint payload, or nothing), trimmed.
+    pub rest: &'a [u8],
+}
+
+/// What a non-frame line is.
+#[derive(Debug, PartialEq)]
+pub enum LineKind<'a> {
+    Sample(Header<'a>),
+    /// `PERF_RECORD_*` side-band events, `#` comments.
+    NonSample,
+    Malformed,
+}
+
+fn is_digits(t: &[u8]) -> bool {
+    !t.is_empty() && t.iter().all(u8::is_ascii_digit)
+}
+
+/// `123.456789` (the colon already removed).
+fn is_time(t: &[u8]) -> bool {
+    match t.iter().position(|&c| c == b'.') {
+        Some(dot) => is_digits(&t[..dot]) && is_digits(&t[dot + 1..]),
+        None => false,
+    }
+}
+
+/// `1234`, `-1`, `1234/1240`, `-1/-1`.
+fn is_pid(t: &[u8]) -> bool {
+    let one = |p: &[u8]| is_digits(p.strip_prefix(b"-").unwrap_or(p));
+    match t.iter().position(|&c| c == b'/') {
+        Some(slash) => one(&t[..slash]) && one(&t[slash + 1..]),
+        None => one(t),
+    }
+}
+
+/// `[003]`.
+fn is_cpu(t: &[u8]) -> bool {
+    t.len() >= 3 && t[0] == b'[' && t[t.len() - 1] == b']' && is_digits(&t[1..t.len() - 1])
+}
+
+fn trim(mut s: &[u8]) -> &[u8] {
+    while let [b' ' | b'\t' | b'\r', rest @ ..] = s {
+        s = rest;
+    }
+    while let [rest @ .., b' ' | b'\t' | b'\r'] = s {
+        s = rest;
+    }
+    s
+}
+
+/// Is timestamp `a` earlier than `b`? Both are `digits.digits` (perf pads
+/// with spaces, never zeros): a shorter integer part is smaller, then the
+/// digits compare as text. Cheaper than parsing every sample's time.
+pub fn time_before(a: &[u8], b: &[u8]) -> bool {
+    let int = |t: &[u8]| t.iter().position(|&c| c == b'.').unwrap_or(t.len());
+    (int(a), a) < (int(b), b)
+}
+
+/// Parse `digits.digits` as seconds.
+pub fn parse_time(t: &[u8]) -> Option<f64> {
+    let dot = t.iter().position(|&c| c == b'.')?;
+    let (int, frac) = (&t[..dot], &t[dot + 1..]);
+    let mut i = 0u64;
+    for &c in int {
+        i = i
+            .checked_mul(10)?
+            .checked_add(u64::from(c.wrapping_sub(b'0')))?;
+    }
+    const POW10: [f64; 19] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+        1e17, 1e18,
+    ];
+    let frac = &frac[..frac.len().min(18)];
+    let mut f = 0u64;
+    for &c in frac {
+        f = f * 10 + u64::from(c.wrapping_sub(b'0'));
+    }
+    Some(i as f64 + f as f64 / POW10[frac.len()])
+}
+
+pub fn parse_u64(t: &[u8]) -> Option<u64> {
+    if t.is_empty() || t.len() > 19 {
+        return None;
+    }
+    let mut v = 0u64;
+    for &c in t {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + u64::from(c - b'0');
+    }
+    Some(v)
+}
+
+/// Classify and split a line that is neither blank nor a `\t` frame line.
+pub fn classify(line: &[u8]) -> LineKind<'_> {
+    if trim(line).first() == Some(&b'#') {
+        return LineKind::NonSample;
+    }
+    match header(line) {
+        Some(h) => LineKind::Sample(h),
+        None if memchr::memmem::find(line, b"PERF_RECORD_").is_some() => LineKind::NonSample,
+        None => LineKind::Malformed,
+    }
+}
+
+/// Split a sample header. Tokens are read left to right; the event is the
+/// first token ending in `:` (the end of a token) that is not a timestamp and
+/// follows a pid, cpu, timestamp or period token. The fields before it are
+/// read backwards from there, so that COMM may contain anything.
+pub fn header(line: &[u8]) -> Option<Header<'_>> {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if let Some(h) = header_at_time(line) {
+        return Some(h);
+    }
+    header_tokens(line)
+}
+
+/// The common shape, read from the first colon when it ends the
+/// timestamp: `COMM PID[/TID] [CPU] TIME: [PERIOD] EVENT: …`. `None` means
+/// "not this shape" and sends the caller to [`header_tokens`].
+fn header_at_time(line: &[u8]) -> Option<Header<'_>> {
+    let c = memchr::memchr(b':', line)?;
+    if line.get(c + 1).is_some_and(|&b| b != b' ') {
+        return None;
+    }
+    let mut s = c;
+    while s > 0 && (line[s - 1].is_ascii_digit() || line[s - 1] == b'.') {
+        s -= 1;
+    }
+    if s == 0 || line[s - 1] != b' ' || !is_time(&line[s..c]) {
+        return None;
+    }
+    let time = Some(&line[s..c]);
+    // Backwards: spaces, optional [CPU], spaces, PID.
+    let mut e = s;
+    while e > 0 && line[e - 1] == b' ' {
+        e -= 1;
+    }
+    if e > 0 && line[e - 1] == b']' {
+        let open = line[..e].iter().rposition(|&b| b == b'[')?;
+        if !is_cpu(&line[open..e]) {
+            return None;
+        }
+        e = open;
+        while e > 0 && line[e - 1] == b' ' {
+            e -= 1;
+        }
+    }
+    let mut p = e;
+    while p > 0 && (line[p - 1].is_ascii_digit() || line[p - 1] == b'/' || line[p - 1] == b'-') {
+        p -= 1;
+    }
+    if (p > 0 && line[p - 1] != b' ') || !is_pid(&line[p..e]) {
+        return None;
+    }
+    // Forwards: spaces, optional PERIOD, spaces, EVENT:.
+    let mut i = c + 1;
+    while i < line.len() && line[i] == b' ' {
+        i += 1;
+    }
+    let mut period = None;
+    let d = i + line[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+    if d > i && line.get(d) == Some(&b' ') {
+        period = Some(parse_u64(&line[i..d])?);
+        i = d;
+        while i < line.len() && line[i] == b' ' {
+            i += 1;
+        }
+    }
+    let mut from = i;
+    let colon = loop {
+        let k = from + memchr::memchr(b':', &line[from..])?;
+        if line.get(k + 1).is_none_or(|&b| b == b' ') {
+            break k;
+        }
+        from = k + 1;
+    };
+    let event = &line[i..colon];
+    if event.is_empty() || event.contains(&b' ') || event.starts_with(b"PERF_RECORD_") {
+        return None;
+    }
+    Some(Header {
+        comm: trim(&line[..p]),
+        time,
+        period,
+        event,
+        rest: trim(&line[colon + 1..]),
+    })
+}
+
+/// Any header shape: tokens left to right (see [`header`]).
+fn header_tokens(line: &[u8]) -> Option<Header<'_>> {
+    const MAX_TOKENS: usize = 24;
+    let mut toks = [(0usize, 0usize); MAX_TOKENS];
+    let mut nt = 0;
+    let mut time_at = None;
+    let (len, mut i) = (line.len(), 0);
+    while i < len {
+        while i < len && line[i] == b' ' {
+            i += 1;
+        }
+        if i == len || nt == MAX_TOKENS {
+            break;
+        }
+        let start = i;
+        while i < len && line[i] != b' ' {
+            i += 1;
+        }
+        toks[nt] = (start, i);
+        nt += 1;
+        if line[i - 1] != b':' {
+            continue;
+        }
+        let body = &line[start..i - 1];
+        if is_time(body) {
+            if trim(&line[i..]).starts_with(b"PERF_RECORD_") {
+                return None;
+            }
+            time_at = Some(nt - 1);
+        } else if nt >= 2 && !body.is_empty() {
+            if let Some(h) = fields_before(line, &toks[..nt - 1], body, i) {
+                return Some(h);
+            }
+        }
+    }
+    // No event field (`-F` without `event`): the timestamp ends the fields.
+    let t = time_at?;
+    fields_before(line, &toks[..=t], b"", toks[t].1)
+}
+
+/// `123.456:`
+fn is_time_token(t: &[u8]) -> bool {
+    t.last() == Some(&b':') && is_time(&t[..t.len() - 1])
+}
+
+/// Read PERIOD, TIME, CPU and PID backwards from the tokens `before` the
+/// event; the rest of the line starts at `after`.
+fn fields_before<'a>(
+    line: &'a [u8],
+    before: &[(usize, usize)],
+    event: &'a [u8],
+    after: usize,
+) -> Option<Header<'a>> {
+    let tok = |k: usize| &line[before[k].0..before[k].1];
+    let mut k = before.len();
+    let mut period = None;
+    let mut time = None;
+    if k >= 2 && is_digits(tok(k - 1)) {
+        // A period, or the pid when neither time nor cpu nor period exist.
+        let b = tok(k - 2);
+        if is_time_token(b) || is_cpu(b) || is_pid(b) {
+            period = parse_u64(tok(k - 1));
+            k -= 1;
+        }
+    }
+    if k >= 1 && is_time_token(tok(k - 1)) {
+        let t = tok(k - 1);
+        time = Some(&t[..t.len() - 1]);
+        k -= 1;
+    }
+    if k >= 1 && is_cpu(tok(k - 1)) {
+        k -= 1;
+    }
+    if k == 0 || !is_pid(tok(k - 1)) {
+        return None;
+    }
+    Some(Header {
+        comm: trim(&line[..before[k - 1].0]),
+        time,
+        period,
+        event,
+        rest: trim(&line[after.min(line.len())..]),
+    })
+}
+
+/// A frame: `IP [SYM[+0xOFF]] [(DSO)]`, as on a `\t` callchain line or after
+/// the event of a sample without callchains.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Frame<'a> {
+    pub sym: &'a [u8],
+    pub dso: Option<&'a [u8]>,
+    /// The address is in the x86-64 kernel half.
+    pub kernel_ip: bool,
+}
+
+impl Frame<'_> {
+    /// See [`mode_of`]; computed on demand (once per distinct symbol).
+    pub fn mode(&self) -> Mode {
+        mode_of(self.dso, self.kernel_ip)
+    }
+}
+
+pub const UNKNOWN: &[u8] = b"[unknown]";
+
+/// Quick check that a frame line starts like one (`\t` then spaces, hex).
+pub fn looks_like_frame(line: &[u8]) -> bool {
+    let body = trim(line);
+    body.first().is_some_and(u8::is_ascii_hexdigit)
+}
+
+/// Split a frame (leading whitespace allowed). `None` when it does not start
+/// with a hexadecimal address.
+pub fn frame(text: &[u8]) -> Option<Frame<'_>> {
+    let text = trim(text);
+    let sp = text.iter().position(|&c| c == b' ').unwrap_or(text.len());
+    let ip = &text[..sp];
+    if ip.is_empty() || ip.len() > 16 || !ip.iter().all(u8::is_ascii_hexdigit) {
+        return None;
+    }
+    let rest = trim(&text[sp..]);
+    let (sym, dso) = split_dso(rest);
+    let sym = strip_offset(sym);
+    let sym = if sym.is_empty() { UNKNOWN } else { sym };
+    let kernel_ip = ip.len() == 16 && ip[..4].eq_ignore_ascii_case(b"ffff") && ip[4] >= b'8';
+    Some(Frame {
+        sym,
+        dso,
+        kernel_ip,
+    })
+}
+
+/// `SYM (DSO)` → (SYM, Some(DSO)); a `(` only opens the dso at the start or
+/// after a space, so `foo(int)` stays a symbol.
+fn split_dso(rest: &[u8]) -> (&[u8], Option<&[u8]>) {
+    if rest.last() != Some(&b')') {
+        return (rest, None);
+    }
+    let mut end = rest.len() - 1;
+    while let Some(open) = rest[..end].iter().rposition(|&c| c == b'(') {
+        if open == 0 || rest[open - 1] == b' ' {
+            return (trim(&rest[..open]), Some(&rest[open + 1..rest.len() - 1]));
+        }
+        end = open;
+    }
+    (rest, None)
+}
+
+/// `name+0x1f` → `name` (only a hexadecimal offset is stripped).
+fn strip_offset(sym: &[u8]) -> &[u8] {
+    let hex = sym
+        .iter()
+        .rev()
+        .take_while(|c| c.is_ascii_hexdigit())
+        .count();
+    let p = sym.len() - hex;
+    if hex > 0 && p >= 3 && &sym[p - 3..p] == b"+0x" {
+        &sym[..p - 3]
+    } else {
+        sym
+    }
+}
+
+/// Pseudo-dsos of user space that look like modules (`[name]`).
+const USER_PSEUDO: &[&[u8]] = &[
+    b"unknown",
+    b"vdso",
+    b"vsyscall",
+    b"vvar",
+    b"vvar_vclock",
+    b"heap",
+    b"stack",
+    b"uprobes",
+    b"vectors",
+    b"sigpage",
+    b"jit",
+];
+
+/// Kernel when the dso is `[kernel.kallsyms]` (or a section of it), a
+/// module `[name]`, a vmlinux or `.ko` file, or when the address is in the
+/// x86-64 kernel half (≥ 0xffff800000000000, which also catches unresolved
+/// kernel addresses); guest kernel for `[guest.kernel.kallsyms…]`.
+pub fn mode_of(dso: Option<&[u8]>, kernel_ip: bool) -> Mode {
+    if let Some(d) = dso {
+        if d.starts_with(b"[kernel.kallsyms]") {
+            return Mode::Kernel;
+        }
+        if d.starts_with(b"[guest.kernel") {
+            return Mode::GuestKernel;
+        }
+        if let [b'[', inner @ .., b']'] = d {
+            let module = !inner.is_empty()
+                && inner
+                    .iter()
+                    .all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c == b'.');
+            if module && !USER_PSEUDO.contains(&inner) {
+                return Mode::Kernel;
+            }
+        } else {
+            let base = d.rsplit(|&c| c == b'/').next().unwrap_or(d);
+            if base.starts_with(b"vmlinux")
+                || base.ends_with(b".ko")
+                || base.windows(4).any(|w| w == b".ko.")
+            {
+                return Mode::Kernel;
+            }
+        }
+    }
+    if kernel_ip {
+        Mode::Kernel
+    } else {
+        Mode::User
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h(line: &str) -> Header<'_> {
+        header(line.as_bytes()).unwrap_or_else(|| panic!("no header: {line:?}"))
+    }
+
+    #[test]
+    fn headers() {
+        // perf 6.1, -g, default fields (note the trailing space)
+        let x = h("perf  6648   249.307147:     500250 cpu-clock: ");
+        assert_eq!(x.comm, b"perf");
+        assert_eq!(x.period, Some(500250));
+        assert_eq!(x.event, b"cpu-clock");
+        assert_eq!(x.time.and_then(parse_time), Some(249.307147));
+        assert_eq!(x.rest, b"");
+        // no callchain: the sample's frame follows the event
+        let x = h("            perf  7498   255.362425:     500250 cpu-clock:  ffffffff821e5ae3 xas_load+0x53 ([kernel.kallsyms])");
+        assert_eq!(
+            x.rest,
+            b"ffffffff821e5ae3 xas_load+0x53 ([kernel.kallsyms])"
+        );
+        // comm with spaces, -a (cpu), events padded to one width
+        let x = h("my prog  9984 [001]   267.219280:    1001001  cpu-clock: ");
+        assert_eq!((x.comm, x.event), (&b"my prog"[..], &b"cpu-clock"[..]));
+        // exiting task
+        let x = h(":-1    -1 [000]   267.531498:    1001001 task-clock: ");
+        assert_eq!((x.comm, x.event), (&b":-1"[..], &b"task-clock"[..]));
+        // -F comm,pid,tid,cpu,time,period,event,ip,sym,dso
+        let x = h("pip  6662/6662  [000]   267.218168:    1001001  cpu-clock: ");
+        assert_eq!(x.comm, b"pip");
+        // -F comm,tid,cpu,time,event,ip,sym,dso,symoff: no period
+        let x = h("pip  6662 [000]   267.218168:  cpu-clock: ");
+        assert_eq!((x.period, x.event), (None, &b"cpu-clock"[..]));
+        // -F comm,pid,event,ip,sym: neither time nor period
+        let x = h("perf  6648 cpu-clock: ");
+        assert_eq!((x.comm, x.period, x.time), (&b"perf"[..], None, None));
+        // -F comm,pid,period,event
+        let x = h("            perf  7498     500250 cpu-clock: ");
+        assert_eq!(x.period, Some(500250));
+        // event modifiers, tracepoints (inferno's examples)
+        assert_eq!(
+            h("vote   913    72.176760:     257597 cycles:uppp:").event,
+            b"cycles:uppp"
+        );
+        assert_eq!(
+            h("V8 WorkerThread 24636/25607 [000] 94564.109216: cycles:").comm,
+            b"V8 WorkerThread"
+        );
+        let x =
+            h("kworker/u4:1-ev  101 [000] 1.000001: sched:sched_switch: prev_comm=x prev_pid=1");
+        assert_eq!(
+            (x.comm, x.event),
+            (&b"kworker/u4:1-ev"[..], &b"sched:sched_switch"[..])
+        );
+        // no event field
+        let x = h("perf  7498   255.361927:  ffffffff821e5ae3 xas_load+0x53 ([kernel.kallsyms])");
+        assert_eq!((x.event, x.time), (&b""[..], Some(&b"255.361927"[..])));
+        assert_eq!(
+            x.rest,
+            b"ffffffff821e5ae3 xas_load+0x53 ([kernel.kallsyms])"
+        );
+    }
+
+    #[test]
+    fn non_samples() {
+        for l in [
+            "         swapper     0     0.000000: PERF_RECORD_MMAP -1/0: [0xffffffff81000000(0x1209988) @ 0xffffffff81000000]: x [kernel.kallsyms]_text",
+            "            perf  7498   255.361423: PERF_RECORD_COMM exec: perf:7498/7498",
+            "# ========",
+        ] {
+            assert_eq!(classify(l.as_bytes()), LineKind::NonSample, "{l}");
+        }
+        for l in [
+            "samples  %        image name               symbol name",
+            "   153 finish_task_switch.isra.0                  0.2224",
+            "CPU: Core 2, speed 2.534e+06 MHz (estimated)",
+            "a;b;c 12",
+            "\u{1}\u{2}garbage: 12:",
+        ] {
+            assert_eq!(classify(l.as_bytes()), LineKind::Malformed, "{l}");
+        }
+    }
+
+    #[test]
+    fn frames() {
+        let f = frame(b"\tffffffff81567085 __perf_addr_filters_adjust+0x5 ([kernel.kallsyms])")
+            .unwrap();
+        assert_eq!(f.sym, b"__perf_addr_filters_adjust");
+        assert_eq!(f.dso, Some(&b"[kernel.kallsyms]"[..]));
+        assert_eq!(f.mode(), Mode::Kernel);
+        let f = frame(b"\t           14f38 intel_check_word.constprop.0+0x158 (/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)").unwrap();
+        assert_eq!(
+            (f.sym, f.mode()),
+            (&b"intel_check_word.constprop.0"[..], Mode::User)
+        );
+        let f = frame(b"\t    7f15d474f8a8 [unknown] ([unknown])").unwrap();
+        assert_eq!(
+            (f.sym, f.dso, f.mode()),
+            (UNKNOWN, Some(UNKNOWN), Mode::User)
+        );
+        let f = frame(b"\tffffffffc0a1b2c3 [unknown] ([unknown])").unwrap();
+        assert_eq!(f.mode(), Mode::Kernel);
+        // inferno's examples: module, vmlinux file, no symbol, C++
+        let f = frame(b"7d8 ipv4_conntrack_local+0x7f8f80b8 ([nf_conntrack_ipv4])").unwrap();
+        assert_eq!(
+            (f.sym, f.mode()),
+            (&b"ipv4_conntrack_local"[..], Mode::Kernel)
+        );
+        let f =
+            frame(b"8c3453 tcp_sendmsg (/lib/modules/4.3.0-rc1-virtual/build/vmlinux)").unwrap();
+        assert_eq!(f.mode(), Mode::Kernel);
+        let f = frame(b"ffffffff81aebbfe start_kernel ([kernel.kallsyms].init.text)").unwrap();
+        assert_eq!(f.mode(), Mode::Kernel);
+        let f = frame(b"7f1e2215d058  (/lib/x86_64-linux-gnu/libc-2.15.so)").unwrap();
+        assert_eq!(
+            (f.sym, f.dso),
+            (UNKNOWN, Some(&b"/lib/x86_64-linux-gnu/libc-2.15.so"[..]))
+        );
+        let f = frame(b"4005d0 std::vector<int>::push_back(int const&)+0x10 (/tmp/a.out)").unwrap();
+        assert_eq!(f.sym, b"std::vector<int>::push_back(int const&)");
+        let f = frame(b"4005d0 operator()(int)").unwrap();
+        assert_eq!((f.sym, f.dso), (&b"operator()(int)"[..], None));
+        let f = frame(b"7fff12345 __vdso_clock_gettime+0x4 ([vdso])").unwrap();
+        assert_eq!(f.mode(), Mode::User);
+        // -F ...,ip,sym without dso or offset
+        let f = frame(b"\t           14f38 intel_check_word.constprop.0").unwrap();
+        assert_eq!((f.sym, f.dso), (&b"intel_check_word.constprop.0"[..], None));
+        assert!(frame(b"\tnot a frame").is_none());
+        assert!(frame(b"").is_none());
+    }
+}

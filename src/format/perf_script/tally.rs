@@ -1,0 +1,506 @@
+//! Counting one block of `perf script` text: per event, per symbol weights.
+//!
+//! Input: a block that starts at a line start and (except the final block)
+//! ends just before a sample header, so that no sample spans two blocks.
+//! Output: a [`BlockOut`] that owns everything it reports (the block's buffer
+//! is reused), with symbols as encoded byte keys ([`encode_key`]) and line
+//! numbers relative to the block.
+
+use super::line::{self, Frame, LineKind};
+use crate::format::ParseOptions;
+use crate::profile::Mode;
+use rustc_hash::FxHashMap;
+
+/// What the block-level counter needs from the options, resolved once.
+pub struct Ctx<'a> {
+    pub opts: &'a ParseOptions,
+    pub by_period: bool,
+}
+
+impl Ctx<'_> {
+    /// Is `event` (as printed) the one `--event` asks for? `cycles` also
+    /// selects `cycles:u`; the final choice is made when merging.
+    fn wanted(&self, event: &[u8]) -> bool {
+        match &self.opts.event {
+            None => true,
+            Some(w) => {
+                let w = w.as_bytes();
+                event == w || (event.starts_with(w) && event.get(w.len()) == Some(&b':'))
+            }
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct EventOut {
+    pub name: Vec<u8>,
+    /// Whether `--event` selects this event (only those are counted).
+    pub wanted: bool,
+    pub samples: u64,
+    /// Weight of all samples, before filters.
+    pub total: u64,
+    /// Weight of kept samples without a frame.
+    pub unattributed: u64,
+    pub empty_chains: u64,
+    pub tmin: f64,
+    pub tmax: f64,
+    /// (index into `BlockOut::syms`, weight).
+    pub counts: Vec<(u32, u64)>,
+}
+
+/// The first fatal problem of a block (line relative to the block).
+#[derive(Debug)]
+pub struct BlockError {
+    pub line: u64,
+    pub expected: &'static str,
+    pub found: Vec<u8>,
+}
+
+#[derive(Debug, Default)]
+pub struct BlockOut {
+    /// Lines in the block (complete or not).
+    pub lines: u64,
+    pub syms: Vec<Vec<u8>>,
+    pub events: Vec<EventOut>,
+    pub non_sample: u64,
+    pub malformed: u64,
+    pub first_malformed: Option<(u64, Vec<u8>)>,
+    pub error: Option<BlockError>,
+    /// The block ends inside a sample that has callchain frames / only a header.
+    pub open_with_frames: bool,
+    pub open_header_only: bool,
+    pub saw_blank: bool,
+    /// The final line had no line break and was left out.
+    pub cut_line: bool,
+}
+
+pub const EXPECT_HEADER: &str =
+    "a perf script sample line `COMM PID [CPU] TIME: [PERIOD] EVENT: [IP SYM+OFF (DSO)]`";
+pub const EXPECT_FRAME: &str = "a callchain frame line `<TAB>IP SYM+OFF (DSO)`";
+pub const EXPECT_ORPHAN: &str =
+    "a sample line `COMM PID [CPU] TIME: [PERIOD] EVENT:` before this callchain frame";
+pub const EXPECT_PERIOD: &str =
+    "a period before the event name (`--weight period` needs perf script's `period` field)";
+
+/// Symbol identity as one byte string: mode, dso presence, name length, name, dso.
+pub fn encode_key(f: &Frame<'_>) -> Vec<u8> {
+    let mut k = Vec::with_capacity(6 + f.sym.len() + f.dso.map_or(0, <[u8]>::len));
+    k.push(mode_code(f.mode()));
+    k.push(u8::from(f.dso.is_some()));
+    k.extend_from_slice(&(f.sym.len() as u32).to_le_bytes());
+    k.extend_from_slice(f.sym);
+    if let Some(d) = f.dso {
+        k.extend_from_slice(d);
+    }
+    k
+}
+
+/// A symbol as (name, dso, mode).
+pub type KeyParts<'a> = (&'a [u8], Option<&'a [u8]>, Mode);
+
+/// Inverse of [`encode_key`].
+pub fn decode_key(k: &[u8]) -> Option<KeyParts<'_>> {
+    let mode = match *k.first()? {
+        0 => Mode::Kernel,
+        1 => Mode::User,
+        2 => Mode::GuestKernel,
+        3 => Mode::GuestUser,
+        _ => Mode::Hypervisor,
+    };
+    let has_dso = *k.get(1)? == 1;
+    let len = u32::from_le_bytes(k.get(2..6)?.try_into().ok()?) as usize;
+    let name = k.get(6..6 + len)?;
+    let dso = has_dso.then(|| &k[6 + len..]);
+    Some((name, dso, mode))
+}
+
+fn mode_code(m: Mode) -> u8 {
+    match m {
+        Mode::Kernel => 0,
+        Mode::User => 1,
+        Mode::GuestKernel => 2,
+        Mode::GuestUser => 3,
+        Mode::Hypervisor => 4,
+    }
+}
+
+const SKIP: usize = usize::MAX;
+
+/// The sample being read.
+struct Cur {
+    ev: usize,
+    weight: u64,
+    comm_ok: bool,
+    frames: u32,
+    /// Decided at the leaf: the sample passes every filter.
+    kept: bool,
+    /// A callchain line (`\t…`) was seen.
+    chain: bool,
+}
+
+struct Counter<'d, 'c> {
+    ctx: &'c Ctx<'c>,
+    out: BlockOut,
+    ids: FxHashMap<Frame<'d>, u32>,
+    frames: Vec<Frame<'d>>,
+    /// counts[event][sym id]
+    counts: Vec<Vec<u64>>,
+    /// Last sample number that counted a symbol (inclusive dedup).
+    stamp: Vec<u64>,
+    sample_no: u64,
+    comm_ok: FxHashMap<&'d [u8], bool>,
+    /// 0 unknown, 1 matches `--dso`, 2 does not.
+    dso_ok: Vec<u8>,
+    /// Mode of each symbol id.
+    modes: Vec<Mode>,
+    /// Earliest and latest timestamp per event, as printed.
+    times: Vec<Option<(&'d [u8], &'d [u8])>>,
+    last_ev: usize,
+    cur: Option<Cur>,
+}
+
+impl std::hash::Hash for Frame<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write(self.sym);
+        if let Some(d) = self.dso {
+            state.write(d);
+        }
+        state.write_u8(u8::from(self.kernel_ip));
+    }
+}
+
+/// Count one block.
+pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
+    let mut c = Counter {
+        ctx,
+        out: BlockOut::default(),
+        ids: FxHashMap::default(),
+        frames: Vec::new(),
+        counts: Vec::new(),
+        stamp: Vec::new(),
+        sample_no: 0,
+        comm_ok: FxHashMap::default(),
+        dso_ok: Vec::new(),
+        modes: Vec::new(),
+        times: Vec::new(),
+        last_ev: SKIP,
+        cur: None,
+    };
+    let mut body = data;
+    if last && !data.ends_with(b"\n") {
+        // A final line without a line break was cut: leave it out.
+        let start = memchr::memrchr(b'\n', data).map_or(0, |i| i + 1);
+        body = &data[..start];
+        c.out.cut_line = true;
+        c.out.lines = 1;
+    }
+    let mut pos = 0;
+    let mut n = 0u64;
+    let mut fast_misses = 0;
+    while pos < body.len() {
+        if body[pos] == b'\t' && fast_misses < 8 && c.chain_done() {
+            // The rest of this chain is not counted: hop to its blank line.
+            match skip_chain(&body[pos..]) {
+                Some((len, lines)) => {
+                    pos += len;
+                    n += lines;
+                    c.skipped_frames(lines);
+                    continue;
+                }
+                None => fast_misses += 1,
+            }
+        }
+        let end = memchr::memchr(b'\n', &body[pos..]).map_or(body.len(), |i| pos + i);
+        let line = &body[pos..end];
+        pos = end + 1;
+        n += 1;
+        let ok = match line.first() {
+            Some(b'\t') => c.frame_line(line),
+            None | Some(b'\r') if line.len() <= 1 => {
+                c.end_sample();
+                c.out.saw_blank = true;
+                Ok(())
+            }
+            _ => c.other_line(line),
+        };
+        if let Err(expected) = ok {
+            if c.ctx.opts.lenient {
+                c.out.malformed += 1;
+                if c.out.first_malformed.is_none() {
+                    c.out.first_malformed = Some((n, line.to_vec()));
+                }
+            } else {
+                c.out.error = Some(BlockError {
+                    line: n,
+                    expected,
+                    found: line.to_vec(),
+                });
+                c.out.lines += n;
+                return c.finish();
+            }
+        }
+    }
+    c.out.lines += n;
+    if let Some(cur) = &c.cur {
+        c.out.open_with_frames = cur.chain;
+        c.out.open_header_only = !cur.chain;
+    }
+    c.end_sample();
+    c.finish()
+}
+
+/// The frame lines at the start of `rest` up to the blank line closing the
+/// sample, when every one of them starts like a frame (a tab, then spaces or
+/// a hexadecimal address): `(bytes, lines)`. `None` sends the caller to the
+/// line-by-line path, which parses each line and finds the exact faulty one.
+fn skip_chain(rest: &[u8]) -> Option<(usize, u64)> {
+    const WINDOW: usize = 1 << 16;
+    let window = &rest[..rest.len().min(WINDOW)];
+    // `end` is the blank line's line break.
+    let end = memchr::memmem::find(window, b"\n\n")? + 1;
+    let (lines, line_starts, frame_starts) = chain_shape(&rest[..=end]);
+    (rest[0] == b'\t' && line_starts + 1 == lines && frame_starts == lines).then_some((end, lines))
+}
+
+/// Over `b`: line breaks (but the last byte), line breaks followed by a tab,
+/// tabs followed by a space or a hex digit. Branch-free so that the compiler
+/// vectorises it.
+fn chain_shape(b: &[u8]) -> (u64, u64, u64) {
+    let (mut lines, mut line_starts, mut frame_starts) = (0u64, 0u64, 0u64);
+    let (now, next) = (&b[..b.len() - 1], &b[1..]);
+    for (cn, cx) in now.chunks(128).zip(next.chunks(128)) {
+        let (mut l, mut s, mut f) = (0u8, 0u8, 0u8);
+        for (&p, &q) in cn.iter().zip(cx) {
+            let nl = p == b'\n';
+            l += u8::from(nl);
+            s += u8::from(nl & (q == b'\t'));
+            let addr = q == b' ' || q.is_ascii_digit() || (q | 0x20).wrapping_sub(b'a') < 6;
+            f += u8::from((p == b'\t') & addr);
+        }
+        lines += u64::from(l);
+        line_starts += u64::from(s);
+        frame_starts += u64::from(f);
+    }
+    (lines, line_starts, frame_starts)
+}
+
+impl<'d> Counter<'d, '_> {
+    /// The current sample needs no more frames parsed (self cost counted,
+    /// filtered out, or another event).
+    fn chain_done(&self) -> bool {
+        match &self.cur {
+            Some(cur) => {
+                cur.ev == SKIP || (cur.frames > 0 && !(cur.kept && self.ctx.opts.inclusive))
+            }
+            None => false,
+        }
+    }
+
+    fn skipped_frames(&mut self, lines: u64) {
+        if let Some(cur) = &mut self.cur {
+            cur.frames = cur.frames.saturating_add(lines as u32);
+            cur.chain = true;
+        }
+    }
+
+    fn finish(mut self) -> BlockOut {
+        let mut syms: Vec<Vec<u8>> = Vec::with_capacity(self.frames.len());
+        for f in &self.frames {
+            syms.push(encode_key(f));
+        }
+        self.out.syms = syms;
+        for (ev, span) in self.out.events.iter_mut().zip(&self.times) {
+            if let Some((lo, hi)) = span {
+                ev.tmin = line::parse_time(lo).unwrap_or(f64::INFINITY);
+                ev.tmax = line::parse_time(hi).unwrap_or(f64::NEG_INFINITY);
+            }
+        }
+        for (ev, counts) in self.out.events.iter_mut().zip(self.counts) {
+            ev.counts = counts
+                .into_iter()
+                .enumerate()
+                .filter(|&(_, w)| w > 0)
+                .map(|(i, w)| (i as u32, w))
+                .collect();
+        }
+        self.out
+    }
+
+    fn event_index(&mut self, name: &[u8]) -> usize {
+        if let Some(e) = self.out.events.get(self.last_ev) {
+            if e.name == name {
+                return self.last_ev;
+            }
+        }
+        let i = match self.out.events.iter().position(|e| e.name == name) {
+            Some(i) => i,
+            None => {
+                self.out.events.push(EventOut {
+                    name: name.to_vec(),
+                    wanted: self.ctx.wanted(name),
+                    tmin: f64::INFINITY,
+                    tmax: f64::NEG_INFINITY,
+                    ..EventOut::default()
+                });
+                self.counts.push(Vec::new());
+                self.times.push(None);
+                self.out.events.len() - 1
+            }
+        };
+        self.last_ev = i;
+        i
+    }
+
+    fn end_sample(&mut self) {
+        if let Some(cur) = self.cur.take() {
+            if cur.frames == 0 && cur.ev != SKIP {
+                let opts = self.ctx.opts;
+                let ev = &mut self.out.events[cur.ev];
+                ev.empty_chains += 1;
+                if cur.comm_ok && !opts.kernel_only && opts.dso.is_none() {
+                    ev.unattributed += cur.weight;
+                }
+            }
+        }
+    }
+
+    fn other_line(&mut self, line: &'d [u8]) -> Result<(), &'static str> {
+        self.end_sample();
+        let h = match line::classify(line) {
+            LineKind::Sample(h) => h,
+            LineKind::NonSample => {
+                self.out.non_sample += 1;
+                return Ok(());
+            }
+            LineKind::Malformed => return Err(EXPECT_HEADER),
+        };
+        let ev = self.event_index(h.event);
+        let e = &mut self.out.events[ev];
+        e.samples += 1;
+        if !e.wanted {
+            self.cur = Some(Cur {
+                ev: SKIP,
+                weight: 0,
+                comm_ok: false,
+                frames: 0,
+                kept: false,
+                chain: false,
+            });
+            return Ok(());
+        }
+        let weight = if self.ctx.by_period {
+            h.period.ok_or(EXPECT_PERIOD)?
+        } else {
+            1
+        };
+        e.total += weight;
+        if let Some(t) = h.time {
+            let span = &mut self.times[ev];
+            match span {
+                None => *span = Some((t, t)),
+                Some((lo, hi)) => {
+                    if line::time_before(t, lo) {
+                        *lo = t;
+                    } else if line::time_before(hi, t) {
+                        *hi = t;
+                    }
+                }
+            }
+        }
+        let comm_ok = match &self.ctx.opts.comm {
+            None => true,
+            Some(re) => *self
+                .comm_ok
+                .entry(h.comm)
+                .or_insert_with(|| re.is_match(&crate::format::decode(h.comm))),
+        };
+        self.sample_no += 1;
+        self.cur = Some(Cur {
+            ev,
+            weight,
+            comm_ok,
+            frames: 0,
+            kept: false,
+            chain: false,
+        });
+        if let Some(f) = line::frame(h.rest) {
+            self.count_frame(f);
+        }
+        Ok(())
+    }
+
+    fn frame_line(&mut self, line: &'d [u8]) -> Result<(), &'static str> {
+        let Some(cur) = &mut self.cur else {
+            return Err(EXPECT_ORPHAN);
+        };
+        cur.chain = true;
+        if cur.ev == SKIP || (cur.frames > 0 && !(cur.kept && self.ctx.opts.inclusive)) {
+            cur.frames += 1;
+            return if line::looks_like_frame(line) {
+                Ok(())
+            } else {
+                Err(EXPECT_FRAME)
+            };
+        }
+        match line::frame(line) {
+            Some(f) => {
+                self.count_frame(f);
+                Ok(())
+            }
+            None => {
+                // Under --lenient the sample keeps its place in the total
+                // but loses its attribution.
+                cur.frames += 1;
+                Err(EXPECT_FRAME)
+            }
+        }
+    }
+
+    fn intern(&mut self, f: Frame<'d>) -> u32 {
+        let next = self.frames.len() as u32;
+        let id = *self.ids.entry(f).or_insert(next);
+        if id == next {
+            self.frames.push(f);
+            self.stamp.push(0);
+            self.dso_ok.push(0);
+            self.modes.push(f.mode());
+        }
+        id
+    }
+
+    fn count_frame(&mut self, f: Frame<'d>) {
+        let id = self.intern(f);
+        let Some(cur) = &mut self.cur else { return };
+        let leaf = cur.frames == 0;
+        cur.frames += 1;
+        if leaf {
+            let opts = self.ctx.opts;
+            let mode = self.modes[id as usize];
+            let mut kept = cur.comm_ok && (!opts.kernel_only || mode == Mode::Kernel);
+            if kept {
+                if let Some(re) = &opts.dso {
+                    let state = &mut self.dso_ok[id as usize];
+                    if *state == 0 {
+                        let dso = f.dso.unwrap_or_default();
+                        *state = if re.is_match(&crate::format::decode(dso)) {
+                            1
+                        } else {
+                            2
+                        };
+                    }
+                    kept = *state == 1;
+                }
+            }
+            cur.kept = kept;
+        }
+        if !cur.kept || self.stamp[id as usize] == self.sample_no {
+            return;
+        }
+        self.stamp[id as usize] = self.sample_no;
+        let counts = &mut self.counts[cur.ev];
+        if counts.len() <= id as usize {
+            counts.resize(self.frames.len(), 0);
+        }
+        counts[id as usize] += cur.weight;
+    }
+}
