@@ -452,3 +452,27 @@ fn perf_data_with_a_huge_section_size_is_an_error() {
         );
     }
 }
+
+/// Regression (parse_opreport fuzz target): two counts whose sum passes
+/// 2^64 overflowed opreport's total (a panic in debug builds, a wrapped,
+/// silently wrong total in release). Now an error naming the line.
+#[test]
+fn opreport_counts_that_overflow_the_total() {
+    use diffprofile::format::{self, ParseOptions};
+    use diffprofile::profile::Format;
+    let text = "samples  %        image name               symbol name\n\
+                10000000000000000000 50.0000 vmlinux do_schedule\n\
+                10000000000000000000 50.0000 vmlinux clear_page_erms\n";
+    let err = format::parse(
+        Format::Opreport,
+        &mut text.as_bytes(),
+        "op.txt",
+        &ParseOptions::default(),
+    )
+    .expect_err("an overflowing total");
+    assert!(
+        err.to_string()
+            .starts_with("op.txt:3: expected sample counts that add up to less than 2^64"),
+        "{err}"
+    );
+}

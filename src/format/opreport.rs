@@ -174,7 +174,14 @@ pub fn parse(
                 image,
                 name,
             }) => {
-                sum += samples;
+                sum = sum.checked_add(samples).ok_or_else(|| {
+                    ParseError::malformed(
+                        origin,
+                        n,
+                        "sample counts that add up to less than 2^64",
+                        line.as_bytes(),
+                    )
+                })?;
                 if let Some(pct) = percent {
                     if estimate.is_none_or(|(s, _)| samples > s) && pct > 0.0 {
                         estimate = Some((samples, pct));
