@@ -12,7 +12,7 @@
 use crate::input;
 use anyhow::{bail, Context, Result};
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::sync::OnceLock;
 
 /// One line of a map.
@@ -68,13 +68,20 @@ impl SymbolMap {
         let mut line_no = 0u64;
         loop {
             line.clear();
-            let n = reader
+            let n = Read::take(&mut reader, crate::format::MAX_LINE as u64 + 1)
                 .read_until(b'\n', &mut line)
                 .with_context(|| format!("{source}: cannot read symbol map"))?;
             if n == 0 {
                 break;
             }
             line_no += 1;
+            if n > crate::format::MAX_LINE {
+                bail!(
+                    "{source}:{line_no}: expected a symbol map line of at most {} MiB, found \"{}\"",
+                    crate::format::MAX_LINE >> 20,
+                    crate::format::excerpt(&line[..80])
+                );
+            }
             let mut fields = line
                 .split(|c| c.is_ascii_whitespace())
                 .filter(|f| !f.is_empty());

@@ -3,9 +3,12 @@
 
 mod batch;
 mod cli;
+mod damage;
 mod html;
 mod identity;
+mod malformed;
 mod props;
+mod props_more;
 mod raw;
 mod stats_vectors;
 mod testdata;

@@ -11,7 +11,7 @@ use crate::profile::{Format, Profile};
 use crate::symmap::SymbolMap;
 use regex::Regex;
 use std::borrow::Cow;
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Read};
 use std::sync::Arc;
 
 pub mod folded;
@@ -114,20 +114,6 @@ impl ParseError {
     }
 }
 
-/// Read the next line (with its terminator) into `buf`, cleared first;
-/// `false` at the end of the input.
-pub fn read_line(
-    input: &mut dyn BufRead,
-    buf: &mut Vec<u8>,
-    origin: &str,
-) -> Result<bool, ParseError> {
-    buf.clear();
-    let n = input
-        .read_until(b'\n', buf)
-        .map_err(|e| ParseError::io(origin, e))?;
-    Ok(n > 0)
-}
-
 /// Bytes as text: valid UTF-8 borrowed as is; invalid bytes escaped as `\xNN`
 /// so that a symbol name is never silently changed or merged with another.
 pub fn decode(bytes: &[u8]) -> Cow<'_, str> {
@@ -165,6 +151,38 @@ pub fn excerpt(line: &[u8]) -> String {
         }
     }
     out
+}
+
+/// The longest line a text parser accepts (4 MiB). Real lines are far
+/// shorter (a deep folded stack of long C++ names is a few hundred KiB); the
+/// cap keeps memory bounded on a file with no newlines, such as a gzip bomb
+/// of zeros forced through a text parser.
+pub const MAX_LINE: usize = 4 << 20;
+
+/// Read line `line_no` (counting from 1) into `buf` (cleared first), newline
+/// included, as `BufRead::read_until` does; 0 at EOF. A line longer than
+/// [`MAX_LINE`] is an error naming the line, in strict and lenient mode alike
+/// (nothing past the cap is buffered).
+pub fn read_line(
+    input: &mut dyn BufRead,
+    buf: &mut Vec<u8>,
+    origin: &str,
+    line_no: u64,
+) -> Result<usize, ParseError> {
+    buf.clear();
+    let n = input
+        .take(MAX_LINE as u64 + 1)
+        .read_until(b'\n', buf)
+        .map_err(|e| ParseError::io(origin, e))?;
+    if n > MAX_LINE {
+        return Err(ParseError::malformed(
+            origin,
+            line_no,
+            format!("a line of at most {} MiB", MAX_LINE >> 20),
+            &buf[..80.min(buf.len())],
+        ));
+    }
+    Ok(n)
 }
 
 /// Ask `format`'s parser about a prefix.

@@ -127,7 +127,10 @@ pub fn parse(
     let mut sum = 0u64;
     let mut estimate: Option<(u64, f64)> = None;
     let mut details = 0u64;
-    while super::read_line(input, &mut buf, origin)? {
+    loop {
+        if super::read_line(input, &mut buf, origin, n + 1)? == 0 {
+            break;
+        }
         n += 1;
         let line = super::decode(&buf);
         let line = line.trim_end_matches(['\n', '\r']);
@@ -171,7 +174,14 @@ pub fn parse(
                 image,
                 name,
             }) => {
-                sum += samples;
+                sum = sum.checked_add(samples).ok_or_else(|| {
+                    ParseError::malformed(
+                        origin,
+                        n,
+                        "sample counts that add up to less than 2^64",
+                        line.as_bytes(),
+                    )
+                })?;
                 if let Some(pct) = percent {
                     if estimate.is_none_or(|(s, _)| samples > s) && pct > 0.0 {
                         estimate = Some((samples, pct));

@@ -142,10 +142,7 @@ pub fn parse(
     let mut buf = Vec::new();
     let mut line_no = 0u64;
     loop {
-        buf.clear();
-        let n = input
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| ParseError::io(origin, e))?;
+        let n = super::read_line(input, &mut buf, origin, line_no + 1)?;
         if n == 0 {
             break;
         }
@@ -455,7 +452,7 @@ impl Parser<'_> {
         if section.skipped > 0 {
             profile.skipped_lines = section.skipped;
             profile.warnings.push(format!(
-                "skipped {} malformed perf report lines (first at line {})",
+                "{origin}: skipped {} malformed perf report line(s), the first at line {}",
                 section.skipped,
                 section.first_skipped.unwrap_or(0)
             ));

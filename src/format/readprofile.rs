@@ -401,7 +401,10 @@ pub fn parse(
     };
     let mut buf = Vec::new();
     let mut line_no = 0u64;
-    while super::read_line(input, &mut buf, origin)? {
+    loop {
+        if super::read_line(input, &mut buf, origin, line_no + 1)? == 0 {
+            break;
+        }
         line_no += 1;
         let text = buf.strip_suffix(b"\n").unwrap_or(&buf);
         let text = text.strip_suffix(b"\r").unwrap_or(text);

@@ -676,7 +676,7 @@ fn lenient_skips_and_counts() {
         .collect();
     assert_eq!(
         skipped,
-        ["skipped 3 malformed perf report lines (first at line 13)"]
+        ["t.txt: skipped 3 malformed perf report line(s), the first at line 13"]
     );
 }
 

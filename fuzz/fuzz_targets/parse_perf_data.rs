@@ -1,0 +1,14 @@
+//! Fuzz target: bytes (first byte = parse-option flags) into the
+//! `perf_data` parser via `diffprofile::format::parse`; it must return a
+//! profile or an error, never panic, hang or allocate without bound.
+
+#![no_main]
+
+mod common;
+
+use diffprofile::profile::Format;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    common::parse_one(Format::PerfData, data);
+});
