@@ -391,3 +391,44 @@ fn man_page_and_completions_come_from_the_cli() {
         );
     }
 }
+
+#[test]
+fn control_characters_in_names_never_reach_the_terminal() {
+    let dir = std::env::temp_dir().join(format!("dp-esc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let evil = dir.join("evil.txt");
+    std::fs::write(
+        &evil,
+        "   500 do_syscall_64                              0.1000\n   300 evil\x1b]0;pwned\x07name  0.2000\n   800 total                                      0.0100\n",
+    )
+    .unwrap();
+    for format in ["text", "classic", "markdown"] {
+        let out = diffprofile()
+            .args([
+                RP_OLD,
+                evil.to_str().unwrap(),
+                "-o",
+                format,
+                "--color",
+                "never",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{format}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            !text.contains('\x1b') && !text.contains('\x07'),
+            "{format}: raw control characters"
+        );
+        assert!(
+            text.contains("evil\\u{1b}]0;pwned\\u{7}name"),
+            "{format}: name escaped:\n{text}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

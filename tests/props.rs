@@ -131,7 +131,12 @@ proptest! {
         for (r, s) in x.iter().zip(y) {
             prop_assert_eq!(&r.symbol, &s.symbol);
             prop_assert!(close(r.delta, s.delta));
-            prop_assert_eq!(r.p.map(|p| (p * 1e12).round()), s.p.map(|p| (p * 1e12).round()));
+            // Sums over runs in another order may differ in the last bits.
+            match (r.p, s.p) {
+                (Some(a), Some(b)) => prop_assert!((a - b).abs() <= 1e-9 * a.max(b) + 1e-300, "p {} vs {}", a, b),
+                (None, None) => {}
+                _ => prop_assert!(false, "tested in one order only"),
+            }
             prop_assert_eq!(r.significant, s.significant);
         }
     }

@@ -18,7 +18,16 @@ pub fn render(report: &Report, _opts: &RenderOptions, out: &mut dyn Write) -> io
             )?;
         }
         for r in &c.rows {
-            writeln!(out, "{}", line(&nf.value(r.delta), &pct(r), &r.symbol, r))?;
+            writeln!(
+                out,
+                "{}",
+                line(
+                    &nf.value(r.delta),
+                    &pct(r),
+                    &super::text::ascii(&r.symbol),
+                    r
+                )
+            )?;
         }
         let e = &c.elided;
         let hidden = e.worse + e.better + e.unchanged + e.small;

@@ -8,8 +8,17 @@ use crate::aggregate::Normalize;
 use crate::diff::{Comparison, Report};
 use std::io::{self, Write};
 
+/// Table-safe text: `|` escaped, backquotes replaced, control characters
+/// shown as `\u{..}` (never sent raw to a terminal or renderer).
 fn esc(s: &str) -> String {
-    s.replace('|', "\\|").replace('`', "'")
+    s.chars()
+        .map(|c| match c {
+            '|' => "\\|".to_string(),
+            '`' => "'".to_string(),
+            c if c.is_control() => c.escape_unicode().to_string(),
+            c => c.to_string(),
+        })
+        .collect()
 }
 
 pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {

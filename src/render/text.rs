@@ -398,14 +398,16 @@ fn paint(line: &str, r: &Row) -> String {
     format!("\x1b[{weight}{hue}m{line}\x1b[0m")
 }
 
-/// Text output is ASCII only: anything else in a name is escaped.
+/// Text output is ASCII only and free of control characters: anything else
+/// in a name is escaped (`\u{e9}`, `\u{1b}`), so a crafted symbol name can
+/// neither break the layout nor send escape sequences to a terminal.
 pub fn ascii(s: &str) -> String {
-    if s.is_ascii() {
+    if s.bytes().all(|b| (0x20..0x7f).contains(&b)) {
         return s.to_string();
     }
     s.chars()
         .map(|c| {
-            if c.is_ascii() {
+            if c.is_ascii() && !c.is_ascii_control() {
                 c.to_string()
             } else {
                 c.escape_unicode().to_string()
