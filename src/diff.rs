@@ -6,6 +6,7 @@
 use crate::aggregate::{self, Matrix, Normalize, Side};
 use crate::profile::{Format, Mode};
 use crate::stats::{self, Adjust, NoiseSource};
+use rayon::prelude::*;
 
 /// `--sort`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -364,7 +365,7 @@ fn compare_one(
         };
         let old_counts: Vec<f64> = old_runs.iter().map(|r| r[i]).collect();
         let new_counts: Vec<f64> = new_runs.iter().map(|r| r[i]).collect();
-        let mut row = Row {
+        let row = Row {
             symbol: sym.ident.name.clone(),
             dso: sym.ident.dso.clone(),
             mode: sym.mode,
@@ -385,14 +386,22 @@ fn compare_one(
             new_counts,
             members: sym.members.clone(),
         };
-        if testable {
-            test_row(
-                &mut row, x, y, m_old, m_new, old_exp, new_exp, &noise, tau2, opts, scale,
-            );
-        }
+
         rows.push(row);
     }
     total.delta = total.new - total.old;
+
+    // Rows are tested independently of each other: in parallel (each row's
+    // numbers do not depend on the thread, so the output is the same).
+    if testable {
+        rows.par_iter_mut().for_each(|row| {
+            let x: f64 = row.old_counts.iter().sum();
+            let y: f64 = row.new_counts.iter().sum();
+            test_row(
+                row, x, y, m_old, m_new, old_exp, new_exp, &noise, tau2, opts, scale,
+            );
+        });
+    }
 
     // Multiple testing over the tested rows.
     let tested_idx: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].tested()).collect();
