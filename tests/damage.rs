@@ -434,6 +434,9 @@ fn damaged_real_profiles_never_crash() {
         srcs.len(),
         start.elapsed()
     );
+    let map_dir =
+        std::env::temp_dir().join(format!("diffprofile-damage-map-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(map_dir);
     if !failures.is_empty() {
         // Keep the damaged files for a look.
         let kept = tmp.keep();
