@@ -459,8 +459,8 @@ impl Parser<'_> {
         }
         if self.lost > 0 {
             profile.warnings.push(format!(
-                "perf lost {} samples while recording (# Total Lost Samples)",
-                self.lost
+                "{}: perf lost {} samples while recording (# Total Lost Samples)",
+                self.origin, self.lost
             ));
         }
         totals(&mut section, &mut profile);

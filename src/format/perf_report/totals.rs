@@ -26,9 +26,10 @@ pub(super) fn totals(section: &mut Section, profile: &mut Profile) {
     // An event group's header counts the samples of all its members.
     let members = section.events().len().max(1) as u64;
     let header = section.header.as_ref();
+    let source = profile.source.clone();
     let missing_text = |m: f64| {
         format!(
-            "rows holding {m:.2}% of the samples are missing \
+            "{source}: rows holding {m:.2}% of the samples are missing \
              (perf report --percent-limit, or a perf filter)"
         )
     };
