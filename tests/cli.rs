@@ -432,3 +432,26 @@ fn control_characters_in_names_never_reach_the_terminal() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The README's classic example is what the binary prints today.
+#[test]
+fn readme_classic_example_is_current() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let out = diffprofile()
+        .args([
+            "testdata/readprofile/default/pipes/run1.txt",
+            "testdata/readprofile/default/threads/run1.txt",
+            "-o",
+            "classic",
+            "--top",
+            "4",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let classic = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        readme.contains(&format!("```\n{classic}```\n")),
+        "README classic example is stale:\n{classic}"
+    );
+}
