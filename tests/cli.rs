@@ -11,6 +11,26 @@ pub fn diffprofile() -> Command {
     c
 }
 
+/// Run the binary with `args`; it must exit 0 (its stderr is shown
+/// otherwise). Returns its stdout.
+pub fn stdout_of(args: &[&str]) -> Vec<u8> {
+    let out = diffprofile().args(args).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// The JSON report of `args` (`-o json` is added).
+pub fn json_of(args: &[&str]) -> serde_json::Value {
+    let mut all = args.to_vec();
+    all.extend(["-o", "json"]);
+    serde_json::from_slice(&stdout_of(&all)).unwrap()
+}
+
 const RP_OLD: &str = "testdata/readprofile/default/sockets";
 const RP_NEW: &str = "testdata/readprofile/default/pipes";
 const PR: &str = "testdata/perf-report";

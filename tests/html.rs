@@ -457,17 +457,7 @@ fn browser_check_in_headless_chromium_skips_without_chromium() {
 #[test]
 fn perf_script_and_folded_stacks_give_one_flame_graph() {
     let svg = |old: &str, new: &str, jobs: &str| {
-        let out = super::cli::diffprofile()
-            .args([old, new, "-o", "flamegraph", "-j", jobs])
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out.stdout
+        super::cli::stdout_of(&[old, new, "-o", "flamegraph", "-j", jobs])
     };
     let script = svg(
         "testdata/perf-script/sockets-g.txt.gz",

@@ -10,18 +10,7 @@ const OLD: &str = "testdata/readprofile/default/threads";
 const NEW: &str = "testdata/identity/threads-renamed";
 
 fn json(args: &[&str]) -> Value {
-    let out = diffprofile()
-        .args(args)
-        .args(["-o", "json"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    super::cli::json_of(args)
 }
 
 fn rows(v: &Value) -> &Vec<Value> {
