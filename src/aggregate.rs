@@ -13,6 +13,7 @@ use crate::identity::{Identity, Placement};
 use crate::profile::{Mode, Profile, SymbolKey, Weight};
 use crate::stats;
 use anyhow::{bail, Result};
+use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One side: a kernel, as one or more runs.
@@ -72,7 +73,8 @@ pub fn build(sides: &[Side], identity: &Identity) -> Matrix {
         .all(|r| r.counts.keys().all(|k| k.dso.is_some()));
     let mut warnings = Vec::new();
     // Place every distinct input key once.
-    let mut placed: BTreeMap<&SymbolKey, Option<Ident>> = BTreeMap::new();
+    // Looked up, never iterated into output: a hash map (hot in batch).
+    let mut placed: FxHashMap<&SymbolKey, Option<Ident>> = FxHashMap::default();
     let mut info: BTreeMap<Ident, (Option<Mode>, BTreeSet<String>)> = BTreeMap::new();
     for run in sides.iter().flat_map(|s| &s.runs) {
         for key in run.counts.keys() {
@@ -147,7 +149,7 @@ pub fn build(sides: &[Side], identity: &Identity) -> Matrix {
             }
         })
         .collect();
-    let position: BTreeMap<&Ident, usize> = symbols
+    let position: FxHashMap<&Ident, usize> = symbols
         .iter()
         .enumerate()
         .map(|(i, s)| (&s.ident, i))

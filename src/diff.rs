@@ -178,6 +178,9 @@ pub struct RunSummary {
     pub format: Format,
     pub total: f64,
     pub approximate: Option<String>,
+    /// What the run's counts were divided by (`Normalize`): its total in
+    /// share mode, 1 in ticks mode, its duration, work count or size factor.
+    pub exposure: f64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -229,17 +232,20 @@ pub fn compare(
         .collect();
     let summaries = sides
         .iter()
-        .map(|s| SideSummary {
+        .zip(exposures)
+        .map(|(s, exp)| SideSummary {
             name: s.name.clone(),
             label: s.label.clone(),
             runs: s
                 .runs
                 .iter()
-                .map(|r| RunSummary {
+                .zip(exp)
+                .map(|(r, &exposure)| RunSummary {
                     source: r.source.clone(),
                     format: r.format,
                     total: r.total,
                     approximate: r.total_approximate.clone(),
+                    exposure,
                 })
                 .collect(),
         })

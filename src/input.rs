@@ -92,10 +92,11 @@ impl Location {
 /// Expand one command-line path into the locations of its runs: a file is
 /// itself, a directory every regular file below it (sorted by path; hidden
 /// files and directories skipped), `-` stdin. Archives are expanded later,
-/// when they are read ([`open`] reports them as archives).
-pub fn expand(path: &str) -> Result<Vec<Location>> {
+/// when they are read ([`open`] reports them as archives). The flag is
+/// true when the path was a directory.
+pub fn expand(path: &str) -> Result<(Vec<Location>, bool)> {
     if path == "-" {
-        return Ok(vec![Location::Stdin]);
+        return Ok((vec![Location::Stdin], false));
     }
     let p = Path::new(path);
     let meta = std::fs::metadata(p).with_context(|| format!("{path}: cannot open"))?;
@@ -106,9 +107,9 @@ pub fn expand(path: &str) -> Result<Vec<Location>> {
         if files.is_empty() {
             bail!("{path}: directory holds no files");
         }
-        Ok(files.into_iter().map(Location::File).collect())
+        Ok((files.into_iter().map(Location::File).collect(), true))
     } else {
-        Ok(vec![Location::File(p.to_path_buf())])
+        Ok((vec![Location::File(p.to_path_buf())], false))
     }
 }
 

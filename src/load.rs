@@ -55,9 +55,7 @@ enum Outcome {
 pub fn load_side(paths: &[String], opts: &LoadOptions) -> Result<Loaded> {
     let mut locations = Vec::new();
     for path in paths {
-        let expanded = input::expand(path)?;
-        let from_dir = !matches!(expanded.as_slice(), [Location::Stdin])
-            && std::fs::metadata(path).map(|m| m.is_dir()).unwrap_or(false);
+        let (expanded, from_dir) = input::expand(path)?;
         let explicit = opts.path_maps.get(path).cloned();
         let mut beside: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
         if from_dir {

@@ -475,3 +475,31 @@ fn readme_classic_example_is_current() {
         "README classic example is stale:\n{classic}"
     );
 }
+
+/// The header states every run's exposure where it is not the total: the
+/// durations under `-n rate` (from perf script timestamps), size factors
+/// under `-n robust`.
+#[test]
+fn header_states_each_runs_exposure() {
+    let rate = String::from_utf8(stdout_of(&[
+        "testdata/perf-script/pipes.txt.gz",
+        "testdata/perf-script/threads.txt.gz",
+        "-n",
+        "rate",
+        "--top",
+        "0",
+    ]))
+    .unwrap();
+    assert!(
+        rate.contains("1 run, total 4424, duration 1.495 s"),
+        "{rate}"
+    );
+    let robust =
+        String::from_utf8(stdout_of(&[RP_OLD, RP_NEW, "-n", "robust", "--top", "0"])).unwrap();
+    assert!(robust.contains("size factors 0."), "{robust}");
+    let v = json_of(&[RP_OLD, RP_NEW, "-n", "robust"]);
+    assert!(v["sides"][0]["runs"][0]["exposure"].is_number());
+    assert!(json_of(&[RP_OLD, RP_NEW])["sides"][0]["runs"][0]
+        .get("exposure")
+        .is_none());
+}

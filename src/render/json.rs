@@ -4,9 +4,9 @@
 //! row carries the baseline fields plus one `vs` object per compared side.
 
 use super::RenderOptions;
+use crate::aggregate::Normalize;
 use crate::diff::{Comparison, Cv, Report, Row};
 use serde::{Serialize, Serializer};
-use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 /// A number that prints as an integer when it is whole, `null` when not finite.
@@ -47,6 +47,10 @@ struct JRun<'a> {
     total: Num,
     #[serde(skip_serializing_if = "Option::is_none")]
     total_approximate: Option<&'a str>,
+    /// The run's exposure in rate, work and robust modes (duration, work
+    /// count, size factor); in share mode it is `total`, in ticks mode 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exposure: Option<Num>,
 }
 
 #[derive(Serialize)]
@@ -230,6 +234,11 @@ pub fn to_value(report: &Report) -> serde_json::Result<serde_json::Value> {
                     format: r.format.name(),
                     total: Num(r.total),
                     total_approximate: r.approximate.as_deref(),
+                    exposure: matches!(
+                        report.normalize,
+                        Normalize::Rate | Normalize::Work | Normalize::Robust
+                    )
+                    .then_some(Num(r.exposure)),
                 })
                 .collect(),
         })
@@ -301,20 +310,7 @@ pub fn to_value(report: &Report) -> serde_json::Result<serde_json::Value> {
 /// Rows of a multi-way report: the union of the shown rows of every
 /// comparison, in the first comparison's order, then the others' by name.
 fn multi_rows(report: &Report) -> Vec<JMultiRow<'_>> {
-    let mut order: Vec<(&str, Option<&str>)> = Vec::new();
-    let mut seen = BTreeMap::new();
-    let mut by_side: Vec<BTreeMap<(&str, Option<&str>), &Row>> = Vec::new();
-    for c in &report.comparisons {
-        let mut m = BTreeMap::new();
-        for r in &c.rows {
-            let k = (r.symbol.as_str(), r.dso.as_deref());
-            if seen.insert(k, ()).is_none() {
-                order.push(k);
-            }
-            m.insert(k, r);
-        }
-        by_side.push(m);
-    }
+    let (order, by_side) = super::union_rows(report);
     order
         .into_iter()
         .map(|k| {

@@ -126,21 +126,7 @@ fn grouped(
     vu: &str,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    use std::collections::{BTreeMap, BTreeSet};
-    let mut order = Vec::new();
-    let mut seen = BTreeSet::new();
-    let mut by_side = Vec::new();
-    for c in &report.comparisons {
-        let mut m = BTreeMap::new();
-        for r in &c.rows {
-            let k = (r.symbol.as_str(), r.dso.as_deref());
-            if seen.insert(k) {
-                order.push(k);
-            }
-            m.insert(k, r);
-        }
-        by_side.push(m);
-    }
+    let (order, by_side) = super::union_rows(report);
     writeln!(out)?;
     let mut head = vec![format!("{}{vu}", esc(&report.sides[0].name))];
     let mut align = vec!["---:"];

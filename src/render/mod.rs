@@ -3,8 +3,9 @@
 //! and the number formatting and header/summary sentences they share.
 
 use crate::aggregate::{fmt_count, Normalize};
-use crate::diff::{Comparison, Cv, NoiseModel, Report, Row, Status};
+use crate::diff::{Comparison, Cv, NoiseModel, Report, Row, RunSummary, Status};
 use crate::stats::Adjust;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 
 pub mod classic;
@@ -51,6 +52,30 @@ pub fn render(
         OutputFormat::Html => html::render(report, opts, out),
         OutputFormat::Flamegraph => flamegraph::render(report, opts, out),
     }
+}
+
+/// A row's key across the comparisons of a multi-way report.
+pub type RowKey<'a> = (&'a str, Option<&'a str>);
+
+/// The rows of a multi-way report: every symbol shown for any compared side,
+/// in the order first seen (comparison by comparison), and each comparison's
+/// shown rows by key.
+pub fn union_rows(report: &Report) -> (Vec<RowKey<'_>>, Vec<BTreeMap<RowKey<'_>, &Row>>) {
+    let mut order = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut by_side = Vec::new();
+    for c in &report.comparisons {
+        let mut m = BTreeMap::new();
+        for r in &c.rows {
+            let k = (r.symbol.as_str(), r.dso.as_deref());
+            if seen.insert(k) {
+                order.push(k);
+            }
+            m.insert(k, r);
+        }
+        by_side.push(m);
+    }
+    (order, by_side)
 }
 
 /// How values of a report are printed: decimals chosen by the unit.
@@ -162,18 +187,36 @@ pub fn side_lines(report: &Report) -> Vec<String> {
             } else {
                 ""
             };
+            let plural = if s.runs.len() == 1 { "" } else { "s" };
             format!(
-                "{:<width$} {}: {} run{}, total{} {}{}",
+                "{:<width$} {}: {} run{plural}, total{plural} {}{}{}",
                 s.name.to_uppercase(),
                 s.label,
                 s.runs.len(),
-                if s.runs.len() == 1 { "" } else { "s" },
-                if s.runs.len() == 1 { "" } else { "s" },
                 totals.join(" "),
                 approx,
+                exposure_phrase(report.normalize, &s.runs),
             )
         })
         .collect()
+}
+
+/// The runs' exposures when they are not the totals already shown: the
+/// durations (`rate`), work counts (`work`) or size factors (`robust`).
+pub fn exposure_phrase(n: Normalize, runs: &[RunSummary]) -> String {
+    let list = |f: &dyn Fn(f64) -> String| {
+        runs.iter()
+            .map(|r| f(r.exposure))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let s = if runs.len() == 1 { "" } else { "s" };
+    match n {
+        Normalize::Share | Normalize::Ticks => String::new(),
+        Normalize::Rate => format!(", duration{s} {} s", list(&|e| format!("{e:.3}"))),
+        Normalize::Work => format!(", work {}", list(&|e| fmt_count(e))),
+        Normalize::Robust => format!(", size factor{s} {}", list(&|e| format!("{e:.3}"))),
+    }
 }
 
 pub fn adjust_name(a: Adjust) -> &'static str {

@@ -72,20 +72,7 @@ pub const GROUPED_MAX: usize = 40;
 /// side's order, then the others' new rows in theirs); `.` where a side
 /// does not show the row. `None` when it would be wider than [`GROUPED_MAX`].
 fn grouped(report: &Report, nf: &NumFmt) -> Option<Vec<String>> {
-    let mut order: Vec<(&str, Option<&str>)> = Vec::new();
-    let mut seen = std::collections::BTreeSet::new();
-    let mut by_side: Vec<std::collections::BTreeMap<(&str, Option<&str>), &Row>> = Vec::new();
-    for c in &report.comparisons {
-        let mut m = std::collections::BTreeMap::new();
-        for r in &c.rows {
-            let k = (r.symbol.as_str(), r.dso.as_deref());
-            if seen.insert(k) {
-                order.push(k);
-            }
-            m.insert(k, r);
-        }
-        by_side.push(m);
-    }
+    let (order, by_side) = super::union_rows(report);
     let vunit = if report.normalize == crate::aggregate::Normalize::Share {
         "%"
     } else {
