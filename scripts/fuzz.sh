@@ -131,7 +131,11 @@ for t in "${targets[@]}"; do
     echo "== $t: ${SECONDS_EACH}s, $JOBS job(s)"
     max_len=65536
     [[ $t == parse_perf_data ]] && max_len=300000
+    # One job runs in the foreground (its log on stdout); several write
+    # fuzz-N.log files in fuzz/, so run such campaigns one at a time.
+    par=()
+    [[ $JOBS -gt 1 ]] && par=(-jobs="$JOBS" -workers="$JOBS")
     cargo fuzz run --sanitizer none "$t" "corpus/$t" -- \
-        -max_total_time="$SECONDS_EACH" -jobs="$JOBS" -workers="$JOBS" \
+        -max_total_time="$SECONDS_EACH" "${par[@]}" \
         -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" -print_final_stats=1
 done

@@ -476,3 +476,43 @@ fn opreport_counts_that_overflow_the_total() {
         "{err}"
     );
 }
+
+/// Regression (parse_perf_data fuzz target): a sample whose callchain length
+/// is damaged so that `length * 8` passes 2^64 overflowed inside the record
+/// decoder (linux-perf-event-reader). It is checked first and named.
+#[test]
+fn perf_data_callchain_length_that_overflows() {
+    use diffprofile::format::{self, ParseOptions};
+    use diffprofile::profile::Format;
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    flate2::read::GzDecoder::new(
+        std::fs::File::open("testdata/raw/sockets-run1-g.perf.data.gz").expect("testdata"),
+    )
+    .read_to_end(&mut bytes)
+    .expect("gunzip");
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+    let (data, size) = (word(40) as usize, word(48) as usize);
+    // The first callchain: its length is the word before the first
+    // PERF_CONTEXT_KERNEL marker of the data section.
+    let kernel = (-128i64 as u64).to_le_bytes();
+    let marker = (data..data + size)
+        .step_by(8)
+        .find(|&at| bytes[at..at + 8] == kernel)
+        .expect("a kernel callchain");
+    assert!((1..128).contains(&word(marker - 8)), "a plausible length");
+    bytes[marker - 8..marker].copy_from_slice(&(1u64 << 61 | 1).to_le_bytes());
+    let err = format::parse(
+        Format::PerfData,
+        &mut &bytes[..],
+        "g.data",
+        &ParseOptions::default(),
+    )
+    .expect_err("a damaged callchain length");
+    let msg = err.to_string();
+    assert!(
+        msg.starts_with("g.data: record ")
+            && msg.contains("corrupt perf.data: a callchain of 2305843009213693953 entries"),
+        "{msg}"
+    );
+}

@@ -26,12 +26,14 @@
 //! dso, never under a wrong name. Unresolved kernel addresses are `[unknown]`
 //! in `[kernel.kallsyms]` (perf report lists them per address).
 
+mod check;
 mod elf;
 mod kernel;
 
 use super::{ParseError, ParseOptions, Sniff, WeightBy};
 use crate::profile::{Format, Mode, Profile, SymbolKey, Weight};
 use crate::symmap::SymbolMap;
+use check::{check_sample, check_sections};
 use kernel::{check_map, kernel_symbols};
 use linux_perf_data::linux_perf_event_reader::{CpuMode, EventRecord, SamplingPolicy};
 use linux_perf_data::{DsoKey, PerfFileReader, PerfFileRecord};
@@ -276,126 +278,6 @@ pub fn parse(
         })
 }
 
-/// Check the file header's sections (attrs, data, event types, and the
-/// feature sections listed after the data) against the file's length before
-/// the decoder reads them: linux-perf-data allocates whatever size a section
-/// claims, so one damaged size asked for terabytes (an abort) or more than
-/// `isize::MAX` (a panic). Layout (`struct perf_file_header`): magic at 0,
-/// `attrs` at 24, `data` at 40, `event_types` at 56 (each `{u64 offset,
-/// u64 size}`), the 256 feature bits at 72; one section per set bit follows
-/// the data section.
-fn check_sections(bytes: &[u8], origin: &str) -> Result<(), ParseError> {
-    let le = bytes.starts_with(MAGIC_LE);
-    let len = bytes.len() as u64;
-    let word = |at: u64| -> Result<u64, ParseError> {
-        usize::try_from(at)
-            .ok()
-            .and_then(|at| bytes.get(at..at.checked_add(8)?))
-            .and_then(|b| <[u8; 8]>::try_from(b).ok())
-            .map(|b| {
-                if le {
-                    u64::from_le_bytes(b)
-                } else {
-                    u64::from_be_bytes(b)
-                }
-            })
-            .ok_or_else(|| {
-                ParseError::invalid(
-                    origin,
-                    format!("corrupt perf.data: cut short at offset {at} ({len} bytes)"),
-                )
-            })
-    };
-    let section = |name: &str, at: u64| -> Result<u64, ParseError> {
-        let (offset, size) = (word(at)?, word(at + 8)?);
-        match offset.checked_add(size) {
-            Some(end) if end <= len => Ok(end),
-            _ => Err(ParseError::invalid(
-                origin,
-                format!(
-                    "corrupt perf.data: the {name} section (described at offset {at}) \
-                     claims {size} bytes at offset {offset}, past the end of the file ({len} bytes)"
-                ),
-            )),
-        }
-    };
-    // The decoder divides by it; perf writes 64 (PERF_ATTR_SIZE_VER0) or more.
-    let attr_size = word(16)?;
-    if attr_size < 64 {
-        return Err(ParseError::invalid(
-            origin,
-            format!("corrupt perf.data: attr_size {attr_size} at offset 16 (at least 64 expected)"),
-        ));
-    }
-    section("attrs", 24)?;
-    let data_end = section("data", 40)?;
-    section("event types", 56)?;
-    let mut features = 0u64;
-    for i in 0..4 {
-        features += u64::from(word(72 + 8 * i)?.count_ones());
-    }
-    let first_word = word(72)?;
-    for k in 0..features {
-        let end = section(&format!("feature #{k}"), data_end + 16 * k)?;
-        // HEADER_EVENT_DESC (bit 12): its counts are trusted for
-        // allocations by the decoder, so walk it here first.
-        if first_word & (1 << 12) != 0 && k == u64::from((first_word & 0xfff).count_ones()) {
-            let offset = word(data_end + 16 * k)?;
-            check_event_desc(bytes, offset, end, le, origin)?;
-        }
-    }
-    Ok(())
-}
-
-/// Walk the `HEADER_EVENT_DESC` feature section (`u32 nr, u32 attr_size`,
-/// then per event: the attr, `u32 nr_ids`, a `u32`-length string, `nr_ids`
-/// u64 ids) and check that every count fits in the section's `offset..end`.
-fn check_event_desc(
-    bytes: &[u8],
-    offset: u64,
-    end: u64,
-    le: bool,
-    origin: &str,
-) -> Result<(), ParseError> {
-    let bad = |at: u64| {
-        ParseError::invalid(
-            origin,
-            format!(
-                "corrupt perf.data: the event description section (offset {offset}) \
-                 runs past its end at offset {at}"
-            ),
-        )
-    };
-    let u32_at = |at: u64| -> Result<u64, ParseError> {
-        if at.checked_add(4).is_none_or(|e| e > end) {
-            return Err(bad(at));
-        }
-        let at = usize::try_from(at).map_err(|_| bad(at))?;
-        let b = bytes
-            .get(at..at + 4)
-            .and_then(|b| <[u8; 4]>::try_from(b).ok())
-            .ok_or_else(|| bad(at as u64))?;
-        Ok(u64::from(if le {
-            u32::from_le_bytes(b)
-        } else {
-            u32::from_be_bytes(b)
-        }))
-    };
-    let nr = u32_at(offset)?;
-    let attr_size = u32_at(offset + 4)?;
-    let mut at = offset + 8;
-    for _ in 0..nr {
-        at += attr_size;
-        let nr_ids = u32_at(at)?;
-        let len = u32_at(at + 4)?;
-        at += 8 + len + 8 * nr_ids;
-        if at > end {
-            return Err(bad(at));
-        }
-    }
-    Ok(())
-}
-
 fn read(input: &mut dyn BufRead, origin: &str, opts: &ParseOptions) -> Result<Profile, ParseError> {
     let mut bytes = Vec::new();
     input
@@ -518,6 +400,7 @@ fn read(input: &mut dyn BufRead, origin: &str, opts: &ParseOptions) -> Result<Pr
             PerfFileRecord::EventRecord { attr_index, record } => (attr_index, record),
             PerfFileRecord::UserRecord(_) => continue,
         };
+        check_sample(&raw, origin, record_no)?;
         let parsed = raw.parse().map_err(|e| {
             bad(
                 &format!(

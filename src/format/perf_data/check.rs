@@ -1,0 +1,201 @@
+//! Checks of a perf.data file's counts and sizes before the decoder
+//! (linux-perf-data / linux-perf-event-reader) trusts them: a damaged count
+//! there is an allocation of terabytes, an abort, or an arithmetic overflow.
+
+use super::MAGIC_LE;
+use crate::format::ParseError;
+use linux_perf_data::linux_perf_event_reader::{
+    Endianness, RawEventRecord, ReadFormat, RecordType, SampleFormat,
+};
+
+/// Check the file header's sections (attrs, data, event types, and the
+/// feature sections listed after the data) against the file's length before
+/// the decoder reads them: linux-perf-data allocates whatever size a section
+/// claims, so one damaged size asked for terabytes (an abort) or more than
+/// `isize::MAX` (a panic). Layout (`struct perf_file_header`): magic at 0,
+/// `attrs` at 24, `data` at 40, `event_types` at 56 (each `{u64 offset,
+/// u64 size}`), the 256 feature bits at 72; one section per set bit follows
+/// the data section.
+pub(super) fn check_sections(bytes: &[u8], origin: &str) -> Result<(), ParseError> {
+    let le = bytes.starts_with(MAGIC_LE);
+    let len = bytes.len() as u64;
+    let word = |at: u64| -> Result<u64, ParseError> {
+        usize::try_from(at)
+            .ok()
+            .and_then(|at| bytes.get(at..at.checked_add(8)?))
+            .and_then(|b| <[u8; 8]>::try_from(b).ok())
+            .map(|b| {
+                if le {
+                    u64::from_le_bytes(b)
+                } else {
+                    u64::from_be_bytes(b)
+                }
+            })
+            .ok_or_else(|| {
+                ParseError::invalid(
+                    origin,
+                    format!("corrupt perf.data: cut short at offset {at} ({len} bytes)"),
+                )
+            })
+    };
+    let section = |name: &str, at: u64| -> Result<u64, ParseError> {
+        let (offset, size) = (word(at)?, word(at + 8)?);
+        match offset.checked_add(size) {
+            Some(end) if end <= len => Ok(end),
+            _ => Err(ParseError::invalid(
+                origin,
+                format!(
+                    "corrupt perf.data: the {name} section (described at offset {at}) \
+                     claims {size} bytes at offset {offset}, past the end of the file ({len} bytes)"
+                ),
+            )),
+        }
+    };
+    // The decoder divides by it; perf writes 64 (PERF_ATTR_SIZE_VER0) or more.
+    let attr_size = word(16)?;
+    if attr_size < 64 {
+        return Err(ParseError::invalid(
+            origin,
+            format!("corrupt perf.data: attr_size {attr_size} at offset 16 (at least 64 expected)"),
+        ));
+    }
+    section("attrs", 24)?;
+    let data_end = section("data", 40)?;
+    section("event types", 56)?;
+    let mut features = 0u64;
+    for i in 0..4 {
+        features += u64::from(word(72 + 8 * i)?.count_ones());
+    }
+    let first_word = word(72)?;
+    for k in 0..features {
+        let end = section(&format!("feature #{k}"), data_end + 16 * k)?;
+        // HEADER_EVENT_DESC (bit 12): its counts are trusted for
+        // allocations by the decoder, so walk it here first.
+        if first_word & (1 << 12) != 0 && k == u64::from((first_word & 0xfff).count_ones()) {
+            let offset = word(data_end + 16 * k)?;
+            check_event_desc(bytes, offset, end, le, origin)?;
+        }
+    }
+    Ok(())
+}
+
+/// Walk the `HEADER_EVENT_DESC` feature section (`u32 nr, u32 attr_size`,
+/// then per event: the attr, `u32 nr_ids`, a `u32`-length string, `nr_ids`
+/// u64 ids) and check that every count fits in the section's `offset..end`.
+fn check_event_desc(
+    bytes: &[u8],
+    offset: u64,
+    end: u64,
+    le: bool,
+    origin: &str,
+) -> Result<(), ParseError> {
+    let bad = |at: u64| {
+        ParseError::invalid(
+            origin,
+            format!(
+                "corrupt perf.data: the event description section (offset {offset}) \
+                 runs past its end at offset {at}"
+            ),
+        )
+    };
+    let u32_at = |at: u64| -> Result<u64, ParseError> {
+        if at.checked_add(4).is_none_or(|e| e > end) {
+            return Err(bad(at));
+        }
+        let at = usize::try_from(at).map_err(|_| bad(at))?;
+        let b = bytes
+            .get(at..at + 4)
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .ok_or_else(|| bad(at as u64))?;
+        Ok(u64::from(if le {
+            u32::from_le_bytes(b)
+        } else {
+            u32::from_be_bytes(b)
+        }))
+    };
+    let nr = u32_at(offset)?;
+    let attr_size = u32_at(offset + 4)?;
+    let mut at = offset + 8;
+    for _ in 0..nr {
+        at += attr_size;
+        let nr_ids = u32_at(at)?;
+        let len = u32_at(at + 4)?;
+        at += 8 + len + 8 * nr_ids;
+        if at > end {
+            return Err(bad(at));
+        }
+    }
+    Ok(())
+}
+
+/// Check a sample record's callchain length against the record before the
+/// decoder reads it: linux-perf-event-reader 0.10 computes
+/// `callchain_length as usize * 8` unchecked (sample.rs), which overflows on a
+/// damaged length. This walks the fields in the decoder's own order up to the
+/// callchain. Records it would reject anyway are left to it.
+pub(super) fn check_sample(
+    raw: &RawEventRecord,
+    origin: &str,
+    record: u64,
+) -> Result<(), ParseError> {
+    let info = &raw.parse_info;
+    let format = info.sample_format;
+    if raw.record_type != RecordType::SAMPLE || !format.contains(SampleFormat::CALLCHAIN) {
+        return Ok(());
+    }
+    let data = raw.data.as_slice();
+    let le = info.endian == Endianness::LittleEndian;
+    let word = |at: usize| -> Option<u64> {
+        let b = <[u8; 8]>::try_from(data.get(at..at.checked_add(8)?)?).ok()?;
+        Some(if le {
+            u64::from_le_bytes(b)
+        } else {
+            u64::from_be_bytes(b)
+        })
+    };
+    let mut at = 0usize;
+    for (flag, size) in [
+        (SampleFormat::IDENTIFIER, 8),
+        (SampleFormat::IP, 8),
+        (SampleFormat::TID, 8),
+        (SampleFormat::TIME, 8),
+        (SampleFormat::ADDR, 8),
+        (SampleFormat::ID, 8),
+        (SampleFormat::STREAM_ID, 8),
+        (SampleFormat::CPU, 8),
+        (SampleFormat::PERIOD, 8),
+    ] {
+        if format.contains(flag) {
+            at += size;
+        }
+    }
+    if format.contains(SampleFormat::READ) {
+        let read = info.read_format;
+        let times = 8
+            * (usize::from(read.contains(ReadFormat::TOTAL_TIME_ENABLED))
+                + usize::from(read.contains(ReadFormat::TOTAL_TIME_RUNNING)));
+        if read.contains(ReadFormat::GROUP) {
+            at += 8 + times + if read.contains(ReadFormat::ID) { 8 } else { 0 };
+        } else {
+            let Some(nr) = word(at) else { return Ok(()) };
+            let each = if read.contains(ReadFormat::ID) { 16 } else { 8 };
+            let values = usize::try_from(nr).ok().and_then(|n| n.checked_mul(each));
+            match values.and_then(|v| (at + 8 + times).checked_add(v)) {
+                Some(end) => at = end,
+                None => return Ok(()), // the decoder's reads run out first
+            }
+        }
+    }
+    let Some(len) = word(at) else { return Ok(()) };
+    let room = data.len().saturating_sub(at + 8) / 8;
+    if len > room as u64 {
+        return Err(ParseError::invalid(
+            origin,
+            format!(
+                "record {record} (sample): corrupt perf.data: a callchain of {len} entries \
+                 in a record with room for {room}"
+            ),
+        ));
+    }
+    Ok(())
+}
