@@ -71,6 +71,7 @@ use rustc_hash::FxHashMap;
 use std::io::BufRead;
 
 pub(crate) mod blocks;
+mod chain;
 mod line;
 mod tally;
 #[cfg(test)]

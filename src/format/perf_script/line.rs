@@ -13,7 +13,7 @@ use crate::profile::Mode;
 pub struct Header<'a> {
     pub comm: &'a [u8],
     /// The timestamp as printed (`249.307147`, colon removed); see
-    /// [`time_before`] and [`parse_time`].
+    /// [`Stamp`] and [`parse_time`].
     pub time: Option<&'a [u8]>,
     pub period: Option<u64>,
     /// Empty when the output has no event field.
@@ -68,12 +68,73 @@ fn trim(mut s: &[u8]) -> &[u8] {
     s
 }
 
-/// Is timestamp `a` earlier than `b`? Both are `digits.digits` (perf pads
-/// with spaces, never zeros): a shorter integer part is smaller, then the
-/// digits compare as text. Cheaper than parsing every sample's time.
-pub fn time_before(a: &[u8], b: &[u8]) -> bool {
-    let int = |t: &[u8]| t.iter().position(|&c| c == b'.').unwrap_or(t.len());
-    (int(a), a) < (int(b), b)
+/// A timestamp as printed (`digits.digits`) with the length of its integer
+/// part, for comparing without parsing.
+#[derive(Debug, Clone, Copy)]
+pub struct Stamp<'a> {
+    pub text: &'a [u8],
+    int: usize,
+}
+
+impl<'a> Stamp<'a> {
+    pub fn new(text: &'a [u8]) -> Self {
+        // From the end: the fraction is short.
+        let int = text.iter().rposition(|&c| c == b'.').unwrap_or(text.len());
+        Stamp { text, int }
+    }
+
+    /// Is `self` earlier? perf pads with spaces, never zeros: a shorter
+    /// integer part is smaller, then the digits compare as text.
+    pub fn before(&self, other: &Stamp<'_>) -> bool {
+        if self.int != other.int {
+            return self.int < other.int;
+        }
+        if self.text.len() == other.text.len() {
+            return text_before(self.text, other.text);
+        }
+        self.text < other.text
+    }
+}
+
+fn word(c: &[u8]) -> [u8; 8] {
+    c.try_into().unwrap_or([0; 8])
+}
+
+/// `a < b` in byte order, for strings of equal length.
+fn text_before(a: &[u8], b: &[u8]) -> bool {
+    let (mut ca, mut cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    for (x, y) in (&mut ca).zip(&mut cb) {
+        let (x, y) = (u64::from_be_bytes(word(x)), u64::from_be_bytes(word(y)));
+        if x != y {
+            return x < y;
+        }
+    }
+    for (x, y) in ca.remainder().iter().zip(cb.remainder()) {
+        if x != y {
+            return x < y;
+        }
+    }
+    false
+}
+
+/// Byte-string equality inline, eight bytes at a time: the strings compared
+/// on every line (frame text, event names) are short, and a call into the C
+/// library's `memcmp` for each cost more than the comparison.
+#[inline]
+pub fn same(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let (mut ca, mut cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    for (x, y) in (&mut ca).zip(&mut cb) {
+        if word(x) != word(y) {
+            return false;
+        }
+    }
+    ca.remainder()
+        .iter()
+        .zip(cb.remainder())
+        .all(|(x, y)| x == y)
 }
 
 /// Parse `digits.digits` as seconds.
@@ -114,11 +175,12 @@ pub fn parse_u64(t: &[u8]) -> Option<u64> {
 
 /// Classify and split a line that is neither blank nor a `\t` frame line.
 pub fn classify(line: &[u8]) -> LineKind<'_> {
-    if trim(line).first() == Some(&b'#') {
-        return LineKind::NonSample;
-    }
+    // A `#` comment that happens to parse as a header has a comm that
+    // starts with `#` (the pid cannot), so the check waits for the parse.
     match header(line) {
-        Some(h) => LineKind::Sample(h),
+        Some(h) if h.comm.first() != Some(&b'#') => LineKind::Sample(h),
+        Some(_) => LineKind::NonSample,
+        None if trim(line).first() == Some(&b'#') => LineKind::NonSample,
         None if memchr::memmem::find(line, b"PERF_RECORD_").is_some() => LineKind::NonSample,
         None => LineKind::Malformed,
     }
@@ -138,66 +200,80 @@ pub fn header(line: &[u8]) -> Option<Header<'_>> {
 
 /// The common shape, read from the first colon when it ends the
 /// timestamp: `COMM PID[/TID] [CPU] TIME: [PERIOD] EVENT: …`. `None` means
-/// "not this shape" and sends the caller to [`header_tokens`].
+/// "not this shape" and sends the caller to [`header_tokens`]. Every line of
+/// a profile goes through here, so each field is validated in the same pass
+/// that finds its end.
 fn header_at_time(line: &[u8]) -> Option<Header<'_>> {
     let c = memchr::memchr(b':', line)?;
     if line.get(c + 1).is_some_and(|&b| b != b' ') {
         return None;
     }
+    // Backwards over TIME (`digits.digits`): exactly one dot, digits both sides.
     let mut s = c;
-    while s > 0 && (line[s - 1].is_ascii_digit() || line[s - 1] == b'.') {
+    let mut dot = usize::MAX;
+    while s > 0 {
+        match line[s - 1] {
+            b'0'..=b'9' => {}
+            b'.' if dot == usize::MAX => dot = s - 1,
+            _ => break,
+        }
         s -= 1;
     }
-    if s == 0 || line[s - 1] != b' ' || !is_time(&line[s..c]) {
+    if s == 0 || line[s - 1] != b' ' || dot == usize::MAX || dot == s || dot + 1 == c {
         return None;
     }
     let time = Some(&line[s..c]);
-    // Backwards: spaces, optional [CPU], spaces, PID.
-    let mut e = s;
+    // Backwards: spaces, optional [CPU], spaces, PID[/TID].
+    let mut e = s - 1;
     while e > 0 && line[e - 1] == b' ' {
         e -= 1;
     }
     if e > 0 && line[e - 1] == b']' {
-        let open = line[..e].iter().rposition(|&b| b == b'[')?;
-        if !is_cpu(&line[open..e]) {
+        let mut o = e - 1;
+        while o > 0 && line[o - 1].is_ascii_digit() {
+            o -= 1;
+        }
+        if o == 0 || o == e - 1 || line[o - 1] != b'[' {
             return None;
         }
-        e = open;
+        e = o - 1;
         while e > 0 && line[e - 1] == b' ' {
             e -= 1;
         }
     }
-    let mut p = e;
-    while p > 0 && (line[p - 1].is_ascii_digit() || line[p - 1] == b'/' || line[p - 1] == b'-') {
-        p -= 1;
-    }
-    if (p > 0 && line[p - 1] != b' ') || !is_pid(&line[p..e]) {
-        return None;
-    }
+    let p = pid_start(line, e)?;
     // Forwards: spaces, optional PERIOD, spaces, EVENT:.
+    let n = line.len();
     let mut i = c + 1;
-    while i < line.len() && line[i] == b' ' {
+    while i < n && line[i] == b' ' {
         i += 1;
     }
     let mut period = None;
-    let d = i + line[i..].iter().take_while(|b| b.is_ascii_digit()).count();
-    if d > i && line.get(d) == Some(&b' ') {
-        period = Some(parse_u64(&line[i..d])?);
+    let mut d = i;
+    let mut v = Some(0u64);
+    while d < n && line[d].is_ascii_digit() {
+        v = v.and_then(|v| v.checked_mul(10)?.checked_add(u64::from(line[d] - b'0')));
+        d += 1;
+    }
+    if d > i && d < n && line[d] == b' ' {
+        period = Some(v?);
         i = d;
-        while i < line.len() && line[i] == b' ' {
+        while i < n && line[i] == b' ' {
             i += 1;
         }
     }
-    let mut from = i;
+    // The event ends at the first `:` followed by a space or the line's end;
+    // it holds no space.
+    let mut k = i;
     let colon = loop {
-        let k = from + memchr::memchr(b':', &line[from..])?;
-        if line.get(k + 1).is_none_or(|&b| b == b' ') {
-            break k;
+        match line.get(k)? {
+            b' ' => return None,
+            b':' if line.get(k + 1).is_none_or(|&b| b == b' ') => break k,
+            _ => k += 1,
         }
-        from = k + 1;
     };
     let event = &line[i..colon];
-    if event.is_empty() || event.contains(&b' ') || event.starts_with(b"PERF_RECORD_") {
+    if event.is_empty() || event.starts_with(b"PERF_RECORD_") {
         return None;
     }
     Some(Header {
@@ -207,6 +283,30 @@ fn header_at_time(line: &[u8]) -> Option<Header<'_>> {
         event,
         rest: trim(&line[colon + 1..]),
     })
+}
+
+/// Where the PID[/TID] field ending at `e` starts (`1234`, `-1`,
+/// `1234/1240`, `-1/-1`), preceded by a space or the line's start.
+fn pid_start(line: &[u8], e: usize) -> Option<usize> {
+    // Each part: digits, optionally after one `-`.
+    let part = |mut j: usize| -> Option<usize> {
+        let end = j;
+        while j > 0 && line[j - 1].is_ascii_digit() {
+            j -= 1;
+        }
+        if j == end {
+            return None;
+        }
+        if j > 0 && line[j - 1] == b'-' {
+            j -= 1;
+        }
+        Some(j)
+    };
+    let mut p = part(e)?;
+    if p > 0 && line[p - 1] == b'/' {
+        p = part(p - 1)?;
+    }
+    (p == 0 || line[p - 1] == b' ').then_some(p)
 }
 
 /// Any header shape: tokens left to right (see [`header`]).

@@ -145,6 +145,11 @@ struct Counter<'d, 'c> {
     ctx: &'c Ctx<'c>,
     out: BlockOut,
     ids: FxHashMap<Frame<'d>, u32>,
+    /// Frame text as printed (ip, symbol with offset, dso) → symbol id: most
+    /// samples repeat an address seen before, and one lookup of the raw text
+    /// replaces splitting it and interning the parts. The keys are copies:
+    /// compact and cache-warm, where the text in the block is far behind.
+    tails: FxHashMap<Box<[u8]>, u32>,
     frames: Vec<Frame<'d>>,
     /// counts[event][sym id]
     counts: Vec<Vec<u64>>,
@@ -157,7 +162,7 @@ struct Counter<'d, 'c> {
     /// Mode of each symbol id.
     modes: Vec<Mode>,
     /// Earliest and latest timestamp per event, as printed.
-    times: Vec<Option<(&'d [u8], &'d [u8])>>,
+    times: Vec<Option<(line::Stamp<'d>, line::Stamp<'d>)>>,
     last_ev: usize,
     cur: Option<Cur>,
     /// With `ParseOptions::stacks`: per event, callchain (root first) → weight.
@@ -182,6 +187,7 @@ pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
         ctx,
         out: BlockOut::default(),
         ids: FxHashMap::default(),
+        tails: FxHashMap::default(),
         frames: Vec::new(),
         counts: Vec::new(),
         stamp: Vec::new(),
@@ -209,7 +215,7 @@ pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
     while pos < body.len() {
         if body[pos] == b'\t' && fast_misses < 8 && c.chain_done() {
             // The rest of this chain is not counted: hop to its blank line.
-            match skip_chain(&body[pos..]) {
+            match super::chain::skip_chain(&body[pos..]) {
                 Some((len, lines)) => {
                     pos += len;
                     n += lines;
@@ -258,41 +264,6 @@ pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
     c.finish()
 }
 
-/// The frame lines at the start of `rest` up to the blank line closing the
-/// sample, when every one of them starts like a frame (a tab, then spaces or
-/// a hexadecimal address): `(bytes, lines)`. `None` sends the caller to the
-/// line-by-line path, which parses each line and finds the exact faulty one.
-fn skip_chain(rest: &[u8]) -> Option<(usize, u64)> {
-    const WINDOW: usize = 1 << 16;
-    let window = &rest[..rest.len().min(WINDOW)];
-    // `end` is the blank line's line break.
-    let end = memchr::memmem::find(window, b"\n\n")? + 1;
-    let (lines, line_starts, frame_starts) = chain_shape(&rest[..=end]);
-    (rest[0] == b'\t' && line_starts + 1 == lines && frame_starts == lines).then_some((end, lines))
-}
-
-/// Over `b`: line breaks (but the last byte), line breaks followed by a tab,
-/// tabs followed by a space or a hex digit. Branch-free so that the compiler
-/// vectorises it.
-fn chain_shape(b: &[u8]) -> (u64, u64, u64) {
-    let (mut lines, mut line_starts, mut frame_starts) = (0u64, 0u64, 0u64);
-    let (now, next) = (&b[..b.len() - 1], &b[1..]);
-    for (cn, cx) in now.chunks(128).zip(next.chunks(128)) {
-        let (mut l, mut s, mut f) = (0u8, 0u8, 0u8);
-        for (&p, &q) in cn.iter().zip(cx) {
-            let nl = p == b'\n';
-            l += u8::from(nl);
-            s += u8::from(nl & (q == b'\t'));
-            let addr = q == b' ' || q.is_ascii_digit() || (q | 0x20).wrapping_sub(b'a') < 6;
-            f += u8::from((p == b'\t') & addr);
-        }
-        lines += u64::from(l);
-        line_starts += u64::from(s);
-        frame_starts += u64::from(f);
-    }
-    (lines, line_starts, frame_starts)
-}
-
 impl<'d> Counter<'d, '_> {
     /// The current sample needs no more frames parsed (self cost counted,
     /// filtered out, or another event).
@@ -324,8 +295,8 @@ impl<'d> Counter<'d, '_> {
         self.out.syms = syms;
         for (ev, span) in self.out.events.iter_mut().zip(&self.times) {
             if let Some((lo, hi)) = span {
-                ev.tmin = line::parse_time(lo).unwrap_or(f64::INFINITY);
-                ev.tmax = line::parse_time(hi).unwrap_or(f64::NEG_INFINITY);
+                ev.tmin = line::parse_time(lo.text).unwrap_or(f64::INFINITY);
+                ev.tmax = line::parse_time(hi.text).unwrap_or(f64::NEG_INFINITY);
             }
         }
         for (ev, stacks) in self.out.events.iter_mut().zip(self.stacks) {
@@ -346,7 +317,7 @@ impl<'d> Counter<'d, '_> {
 
     fn event_index(&mut self, name: &[u8]) -> usize {
         if let Some(e) = self.out.events.get(self.last_ev) {
-            if e.name == name {
+            if line::same(&e.name, name) {
                 return self.last_ev;
             }
         }
@@ -424,14 +395,16 @@ impl<'d> Counter<'d, '_> {
         };
         e.total += weight;
         if let Some(t) = h.time {
+            let t = line::Stamp::new(t);
             let span = &mut self.times[ev];
             match span {
                 None => *span = Some((t, t)),
+                // perf script prints in time order: test the end first.
                 Some((lo, hi)) => {
-                    if line::time_before(t, lo) {
-                        *lo = t;
-                    } else if line::time_before(hi, t) {
+                    if hi.before(&t) {
                         *hi = t;
+                    } else if t.before(lo) {
+                        *lo = t;
                     }
                 }
             }
@@ -452,8 +425,8 @@ impl<'d> Counter<'d, '_> {
             kept: false,
             chain: false,
         });
-        if let Some(f) = line::frame(h.rest) {
-            self.count_frame(f);
+        if let Some(id) = self.frame_id(h.rest) {
+            self.count_frame(id);
         }
         Ok(())
     }
@@ -472,15 +445,17 @@ impl<'d> Counter<'d, '_> {
                 Err(EXPECT_FRAME)
             };
         }
-        match line::frame(line) {
-            Some(f) => {
-                self.count_frame(f);
+        match self.frame_id(line) {
+            Some(id) => {
+                self.count_frame(id);
                 Ok(())
             }
             None => {
                 // Under --lenient the sample keeps its place in the total
                 // but loses its attribution.
-                cur.frames += 1;
+                if let Some(cur) = &mut self.cur {
+                    cur.frames += 1;
+                }
                 Err(EXPECT_FRAME)
             }
         }
@@ -498,8 +473,17 @@ impl<'d> Counter<'d, '_> {
         id
     }
 
-    fn count_frame(&mut self, f: Frame<'d>) {
-        let id = self.intern(f);
+    /// The symbol id of a frame's text, `None` when it is not a frame.
+    fn frame_id(&mut self, text: &'d [u8]) -> Option<u32> {
+        if let Some(&id) = self.tails.get(text) {
+            return Some(id);
+        }
+        let id = self.intern(line::frame(text)?);
+        self.tails.insert(text.into(), id);
+        Some(id)
+    }
+
+    fn count_frame(&mut self, id: u32) {
         let Some(cur) = &mut self.cur else { return };
         let leaf = cur.frames == 0;
         cur.frames += 1;
@@ -511,7 +495,7 @@ impl<'d> Counter<'d, '_> {
                 if let Some(re) = &opts.dso {
                     let state = &mut self.dso_ok[id as usize];
                     if *state == 0 {
-                        let dso = f.dso.unwrap_or_default();
+                        let dso = self.frames[id as usize].dso.unwrap_or_default();
                         *state = if re.is_match(&crate::format::decode(dso)) {
                             1
                         } else {
