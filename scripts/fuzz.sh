@@ -137,5 +137,6 @@ for t in "${targets[@]}"; do
     [[ $JOBS -gt 1 ]] && par=(-jobs="$JOBS" -workers="$JOBS")
     cargo fuzz run --sanitizer none "$t" "corpus/$t" -- \
         -max_total_time="$SECONDS_EACH" "${par[@]}" \
-        -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" -print_final_stats=1
+        -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" -print_final_stats=1 ||
+        echo "== $t: stopped early (a crash: see fuzz/artifacts/$t/)"
 done

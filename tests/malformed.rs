@@ -516,3 +516,37 @@ fn perf_data_callchain_length_that_overflows() {
         "{msg}"
     );
 }
+
+/// Regression (parse_perf_data fuzz target): a record whose type is damaged
+/// into PERF_RECORD_AUXTRACE claims gigabytes of trace data after it, which
+/// the decoder (linux-perf-data) allocated before reading: an abort. The
+/// record framing is walked first and the claim refused.
+#[test]
+fn perf_data_auxtrace_that_claims_too_much() {
+    use diffprofile::format::{self, ParseOptions};
+    use diffprofile::profile::Format;
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    flate2::read::GzDecoder::new(
+        std::fs::File::open("testdata/raw/sockets-run1.perf.data.gz").expect("testdata"),
+    )
+    .read_to_end(&mut bytes)
+    .expect("gunzip");
+    let data = u64::from_le_bytes(bytes[40..48].try_into().unwrap()) as usize;
+    // The first record becomes an auxtrace record claiming 2^40 bytes.
+    bytes[data..data + 4].copy_from_slice(&71u32.to_le_bytes());
+    bytes[data + 8..data + 16].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    let err = format::parse(
+        Format::PerfData,
+        &mut &bytes[..],
+        "aux.data",
+        &ParseOptions::default(),
+    )
+    .expect_err("a damaged record");
+    let msg = err.to_string();
+    assert!(
+        msg.starts_with("aux.data: record 1 (auxtrace) at offset ")
+            && msg.contains("claims 1099511627776 bytes of trace data, past the end"),
+        "{msg}"
+    );
+}

@@ -61,6 +61,7 @@ pub(super) fn check_sections(bytes: &[u8], origin: &str) -> Result<(), ParseErro
     }
     section("attrs", 24)?;
     let data_end = section("data", 40)?;
+    check_records(bytes, word(40)?, data_end, le, origin)?;
     section("event types", 56)?;
     let mut features = 0u64;
     for i in 0..4 {
@@ -196,6 +197,61 @@ pub(super) fn check_sample(
                  in a record with room for {room}"
             ),
         ));
+    }
+    Ok(())
+}
+
+/// `PERF_RECORD_AUXTRACE`: `size` bytes of trace data follow the record
+/// (its first field), which the decoder allocates before reading.
+const AUXTRACE: u32 = 71;
+
+/// Walk the record headers of `start..end` (the data section, or a pipe's
+/// stream) and check every auxtrace record's trace data against the end,
+/// before the decoder allocates what it claims. Other framing faults are
+/// left to the decoder, which reports them.
+pub(super) fn check_records(
+    bytes: &[u8],
+    start: u64,
+    end: u64,
+    le: bool,
+    origin: &str,
+) -> Result<(), ParseError> {
+    let end = end.min(bytes.len() as u64);
+    let read = |at: u64, n: usize| -> u64 {
+        let b = &bytes[at as usize..at as usize + n];
+        let mut v = 0u64;
+        for i in 0..n {
+            let byte = if le { b[n - 1 - i] } else { b[i] };
+            v = v << 8 | u64::from(byte);
+        }
+        v
+    };
+    let (mut at, mut record) = (start, 0u64);
+    while at + 8 <= end {
+        record += 1;
+        let kind = read(at, 4) as u32;
+        let size = read(at + 6, 2);
+        if size < 8 {
+            break;
+        }
+        let mut next = at + size;
+        if kind == AUXTRACE && at + 16 <= end {
+            let trace = read(at + 8, 8);
+            next = match next.checked_add(trace) {
+                Some(e) if e <= end => e,
+                _ => {
+                    return Err(ParseError::invalid(
+                        origin,
+                        format!(
+                            "record {record} (auxtrace) at offset {at}: corrupt perf.data: \
+                             claims {trace} bytes of trace data, past the end of the data \
+                             ({end} bytes)"
+                        ),
+                    ))
+                }
+            };
+        }
+        at = next;
     }
     Ok(())
 }

@@ -33,7 +33,7 @@ mod kernel;
 use super::{ParseError, ParseOptions, Sniff, WeightBy};
 use crate::profile::{Format, Mode, Profile, SymbolKey, Weight};
 use crate::symmap::SymbolMap;
-use check::{check_sample, check_sections};
+use check::{check_records, check_sample, check_sections};
 use kernel::{check_map, kernel_symbols};
 use linux_perf_data::linux_perf_event_reader::{CpuMode, EventRecord, SamplingPolicy};
 use linux_perf_data::{DsoKey, PerfFileReader, PerfFileRecord};
@@ -289,6 +289,13 @@ fn read(input: &mut dyn BufRead, origin: &str, opts: &ParseOptions) -> Result<Pr
         mut perf_file,
         mut record_iter,
     } = if is_pipe_mode(&bytes) {
+        check_records(
+            &bytes,
+            16,
+            bytes.len() as u64,
+            bytes.starts_with(MAGIC_LE),
+            origin,
+        )?;
         PerfFileReader::parse_pipe(Cursor::new(&bytes[..]))
     } else {
         check_sections(&bytes, origin)?;
