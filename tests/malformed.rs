@@ -550,3 +550,45 @@ fn perf_data_auxtrace_that_claims_too_much() {
         "{msg}"
     );
 }
+
+/// Regression (parse_perf_data fuzz target): an mmap2 record flagged as
+/// carrying a build id, with a build id length over 20, hit an `assert!` in
+/// the record decoder (linux-perf-event-reader): a panic. Now an error.
+#[test]
+fn perf_data_mmap2_build_id_too_long() {
+    use diffprofile::format::{self, ParseOptions};
+    use diffprofile::profile::Format;
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    flate2::read::GzDecoder::new(
+        std::fs::File::open("testdata/raw/sockets-run1.perf.data.gz").expect("testdata"),
+    )
+    .read_to_end(&mut bytes)
+    .expect("gunzip");
+    let word = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+    let (data, size) = (word(&bytes, 40) as usize, word(&bytes, 48) as usize);
+    // The first PERF_RECORD_MMAP2 (type 10): set PERF_RECORD_MISC_MMAP_BUILD_ID
+    // and a build id length of 200 (the byte after pid, tid, address, length
+    // and page offset).
+    let mut at = data;
+    while u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) != 10 {
+        at += u16::from_le_bytes(bytes[at + 6..at + 8].try_into().unwrap()) as usize;
+        assert!(at < data + size, "an mmap2 record");
+    }
+    let misc = u16::from_le_bytes(bytes[at + 4..at + 6].try_into().unwrap()) | 1 << 14;
+    bytes[at + 4..at + 6].copy_from_slice(&misc.to_le_bytes());
+    bytes[at + 8 + 32] = 200;
+    let err = format::parse(
+        Format::PerfData,
+        &mut &bytes[..],
+        "mmap2.data",
+        &ParseOptions::default(),
+    )
+    .expect_err("a damaged record");
+    let msg = err.to_string();
+    assert!(
+        msg.starts_with("mmap2.data: record ")
+            && msg.ends_with("(mmap2): corrupt perf.data: a build id of 200 bytes (at most 20)"),
+        "{msg}"
+    );
+}

@@ -129,16 +129,41 @@ fn check_event_desc(
     Ok(())
 }
 
-/// Check a sample record's callchain length against the record before the
-/// decoder reads it: linux-perf-event-reader 0.10 computes
-/// `callchain_length as usize * 8` unchecked (sample.rs), which overflows on a
-/// damaged length. This walks the fields in the decoder's own order up to the
-/// callchain. Records it would reject anyway are left to it.
-pub(super) fn check_sample(
+/// `PERF_RECORD_MISC_MMAP_BUILD_ID`: an mmap2 record carries a build id.
+const MISC_MMAP_BUILD_ID: u16 = 1 << 14;
+
+/// Check a record for the faults that make linux-perf-event-reader 0.10
+/// panic instead of returning an error: an mmap2 build id longer than 20
+/// bytes (an `assert!` in event_record.rs), and a sample's callchain length
+/// whose `× 8` overflows (sample.rs). Records it would reject anyway are left
+/// to it.
+pub(super) fn check_record(
     raw: &RawEventRecord,
     origin: &str,
     record: u64,
 ) -> Result<(), ParseError> {
+    if raw.record_type == RecordType::MMAP2 && raw.misc & MISC_MMAP_BUILD_ID != 0 {
+        // pid, tid (u32 each), address, length, page offset (u64 each), then
+        // the build id's length.
+        if let Some(&len) = raw.data.as_slice().get(32) {
+            if len > 20 {
+                return Err(ParseError::invalid(
+                    origin,
+                    format!(
+                        "record {record} (mmap2): corrupt perf.data: a build id of {len} bytes \
+                         (at most 20)"
+                    ),
+                ));
+            }
+        }
+        return Ok(());
+    }
+    check_sample(raw, origin, record)
+}
+
+/// The callchain length of a sample, checked against the record: this walks
+/// the fields in the decoder's own order up to the callchain.
+fn check_sample(raw: &RawEventRecord, origin: &str, record: u64) -> Result<(), ParseError> {
     let info = &raw.parse_info;
     let format = info.sample_format;
     if raw.record_type != RecordType::SAMPLE || !format.contains(SampleFormat::CALLCHAIN) {

@@ -33,7 +33,7 @@ mod kernel;
 use super::{ParseError, ParseOptions, Sniff, WeightBy};
 use crate::profile::{Format, Mode, Profile, SymbolKey, Weight};
 use crate::symmap::SymbolMap;
-use check::{check_records, check_sample, check_sections};
+use check::{check_record, check_records, check_sections};
 use kernel::{check_map, kernel_symbols};
 use linux_perf_data::linux_perf_event_reader::{CpuMode, EventRecord, SamplingPolicy};
 use linux_perf_data::{DsoKey, PerfFileReader, PerfFileRecord};
@@ -407,7 +407,7 @@ fn read(input: &mut dyn BufRead, origin: &str, opts: &ParseOptions) -> Result<Pr
             PerfFileRecord::EventRecord { attr_index, record } => (attr_index, record),
             PerfFileRecord::UserRecord(_) => continue,
         };
-        check_sample(&raw, origin, record_no)?;
+        check_record(&raw, origin, record_no)?;
         let parsed = raw.parse().map_err(|e| {
             bad(
                 &format!(
