@@ -3,6 +3,7 @@
 //!
 //! `DIFFPROFILE_BENCH_INPUT=FILE [DIFFPROFILE_BENCH_MODE=self|inclusive]
 //! [DIFFPROFILE_BENCH_JOBS=N] [DIFFPROFILE_BENCH_FORMAT=perf-script|folded]
+//! [DIFFPROFILE_BENCH_STREAM=1]
 //! cargo bench --bench perf_script` parses FILE once and prints one line:
 //! `mode bytes seconds MB/s symbols total`. With `DIFFPROFILE_BENCH_DUMP=1`
 //! it then prints every symbol as `count<TAB>mode<TAB>dso<TAB>name` (for
@@ -43,12 +44,18 @@ fn main() {
         }
     };
     let bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let mut input = BufReader::with_capacity(1 << 16, file);
+    // As the command line reads a plain file: mapped. With
+    // DIFFPROFILE_BENCH_STREAM=1, through a reader, as it reads stdin and
+    // decompressed input.
+    let stream = std::env::var_os("DIFFPROFILE_BENCH_STREAM").is_some();
     let start = Instant::now();
-    let parsed = if format == "folded" {
-        folded::parse(&mut input, &path, &opts)
-    } else {
-        perf_script::parse(&mut input, &path, &opts)
+    let parsed = match (format == "folded", stream) {
+        (false, false) => perf_script::parse_file(&file, &path, &opts),
+        (true, false) => folded::parse_file(&file, &path, &opts),
+        (false, true) => {
+            perf_script::parse(&mut BufReader::with_capacity(1 << 16, file), &path, &opts)
+        }
+        (true, true) => folded::parse(&mut BufReader::with_capacity(1 << 16, file), &path, &opts),
     };
     let secs = start.elapsed().as_secs_f64();
     match parsed {

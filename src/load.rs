@@ -213,7 +213,12 @@ fn load_location(
     if opened.tar {
         return load_tar(opened.reader, &opened.name, maps, opts);
     }
-    match parse_reader(opened.reader, &opened.name, maps, opts)? {
+    // A plain regular file in a format read in blocks is mapped, not copied.
+    let plain = match (loc, opened.compression) {
+        (Location::File(path), input::Compression::None) => Some(path.as_path()),
+        _ => None,
+    };
+    match parse_reader(opened.reader, &opened.name, plain, maps, opts)? {
         Outcome::Skipped(why) if !from_dir => Err(anyhow!(why)),
         outcome => Ok(vec![outcome]),
     }
@@ -353,10 +358,12 @@ fn detect<'a>(
     Ok(Ok((format, reader)))
 }
 
-/// Detect (unless forced) and parse one decompressed stream.
+/// Detect (unless forced) and parse one decompressed stream; `plain` is
+/// the path of the stream when it is an uncompressed file.
 fn parse_reader<'a>(
     reader: Box<dyn BufRead + 'a>,
     origin: &str,
+    plain: Option<&Path>,
     maps: &Maps,
     opts: &LoadOptions,
 ) -> Result<Outcome> {
@@ -365,7 +372,19 @@ fn parse_reader<'a>(
         Err(why) => return Ok(Outcome::Skipped(why)),
     };
     let parse = options_for(format, opts, maps)?;
-    let profile = format::parse(format, &mut *reader, origin, &parse)?;
+    let file = match plain {
+        Some(path) if format::maps_files(format) => std::fs::File::open(path)
+            .ok()
+            .filter(|f| f.metadata().is_ok_and(|m| m.is_file())),
+        _ => None,
+    };
+    let profile = match file {
+        Some(file) => {
+            drop(reader);
+            format::parse_file(format, &file, origin, &parse)?
+        }
+        None => format::parse(format, &mut *reader, origin, &parse)?,
+    };
     Ok(Outcome::Run(Box::new(profile)))
 }
 
@@ -380,7 +399,7 @@ pub fn load_stream<'a>(
 ) -> Result<std::result::Result<Profile, String>> {
     let (_, reader) = input::decompress(raw).with_context(|| format!("{origin}: cannot read"))?;
     Ok(
-        match parse_reader(reader, origin, &Maps::default(), opts)? {
+        match parse_reader(reader, origin, None, &Maps::default(), opts)? {
             Outcome::Run(p) => Ok(*p),
             Outcome::Skipped(why) => Err(why),
         },

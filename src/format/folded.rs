@@ -228,8 +228,27 @@ fn count_block<'d>(data: &'d [u8], last: bool, opts: &ParseOptions) -> BlockOut 
     out
 }
 
+/// Parse a plain regular file, mapped into memory instead of read (the same
+/// result as [`parse`] on its bytes, without the copy).
+pub fn parse_file(
+    file: &std::fs::File,
+    origin: &str,
+    opts: &ParseOptions,
+) -> Result<Profile, ParseError> {
+    parse_source(blocks::Source::File(file), origin, opts, blocks::BLOCK_SIZE)
+}
+
 pub(crate) fn parse_with_block_size(
     input: &mut dyn BufRead,
+    origin: &str,
+    opts: &ParseOptions,
+    block_size: usize,
+) -> Result<Profile, ParseError> {
+    parse_source(blocks::Source::Stream(input), origin, opts, block_size)
+}
+
+fn parse_source(
+    source: blocks::Source<'_>,
     origin: &str,
     opts: &ParseOptions,
     block_size: usize,
@@ -241,7 +260,7 @@ pub(crate) fn parse_with_block_size(
     let mut first_malformed = None;
     let mut error = None;
     blocks::run(
-        input,
+        source,
         origin,
         block_size,
         blocks::after_last_newline,

@@ -216,6 +216,31 @@ pub fn parse(
     }
 }
 
+/// Whether [`parse_file`] maps files of this format instead of reading them.
+pub fn maps_files(format: Format) -> bool {
+    matches!(format, Format::PerfScript | Format::Folded)
+}
+
+/// Parse a plain regular file of a format that [`maps_files`]: mapped into
+/// memory and parsed in place, the same result as [`parse`] on its bytes.
+pub fn parse_file(
+    format: Format,
+    file: &std::fs::File,
+    origin: &str,
+    opts: &ParseOptions,
+) -> Result<Profile, ParseError> {
+    match format {
+        Format::PerfScript => perf_script::parse_file(file, origin, opts),
+        Format::Folded => folded::parse_file(file, origin, opts),
+        _ => parse(
+            format,
+            &mut std::io::BufReader::with_capacity(1 << 16, file),
+            origin,
+            opts,
+        ),
+    }
+}
+
 /// The result of detection on a prefix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Detected {

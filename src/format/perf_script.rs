@@ -73,6 +73,7 @@ use std::io::BufRead;
 pub(crate) mod blocks;
 mod chain;
 mod line;
+mod mapped;
 mod tally;
 #[cfg(test)]
 mod tests;
@@ -135,8 +136,27 @@ fn sample_boundary(buf: &[u8]) -> usize {
     0
 }
 
+/// Parse a plain regular file, mapped into memory instead of read (the same
+/// result as [`parse`] on its bytes, without the copy).
+pub fn parse_file(
+    file: &std::fs::File,
+    origin: &str,
+    opts: &ParseOptions,
+) -> Result<Profile, ParseError> {
+    parse_source(blocks::Source::File(file), origin, opts, blocks::BLOCK_SIZE)
+}
+
 pub(crate) fn parse_with_block_size(
     input: &mut dyn BufRead,
+    origin: &str,
+    opts: &ParseOptions,
+    block_size: usize,
+) -> Result<Profile, ParseError> {
+    parse_source(blocks::Source::Stream(input), origin, opts, block_size)
+}
+
+fn parse_source(
+    source: blocks::Source<'_>,
     origin: &str,
     opts: &ParseOptions,
     block_size: usize,
@@ -147,7 +167,7 @@ pub(crate) fn parse_with_block_size(
     };
     let mut merged = Merged::default();
     blocks::run(
-        input,
+        source,
         origin,
         block_size,
         sample_boundary,

@@ -43,11 +43,41 @@ pub struct Block<'a> {
     pub last: bool,
 }
 
-/// Read `input` block by block, run `work` on every block in parallel and
+/// Where the text comes from.
+pub enum Source<'a> {
+    /// Any reader (stdin, decompressed streams, archive members): read into
+    /// reused buffers, one batch ahead.
+    Stream(&'a mut dyn BufRead),
+    /// A plain regular file: mapped, and cut into the same blocks without
+    /// copying (see [`super::mapped`]).
+    File(&'a std::fs::File),
+}
+
+/// Read `source` block by block, run `work` on every block in parallel and
 /// feed the results in order to `sink`, which returns `false` to stop early
 /// (on an error). `block_size` is a parameter so that tests can force tiny
-/// blocks.
+/// blocks. Both sources give the same blocks.
 pub fn run<T, W, S>(
+    source: Source<'_>,
+    origin: &str,
+    block_size: usize,
+    boundary: Boundary,
+    work: W,
+    sink: S,
+) -> Result<(), ParseError>
+where
+    T: Send,
+    W: Fn(Block<'_>) -> T + Sync,
+    S: FnMut(T) -> bool,
+{
+    let block_size = block_size.max(1);
+    match source {
+        Source::Stream(input) => run_stream(input, origin, block_size, boundary, work, sink),
+        Source::File(file) => super::mapped::run(file, origin, block_size, boundary, work, sink),
+    }
+}
+
+fn run_stream<T, W, S>(
     input: &mut dyn BufRead,
     origin: &str,
     block_size: usize,
@@ -60,7 +90,6 @@ where
     W: Fn(Block<'_>) -> T + Sync,
     S: FnMut(T) -> bool,
 {
-    let block_size = block_size.max(1);
     // One block per thread and batch keeps two batches (the one parsed, the
     // one read) within 2 × threads × BLOCK_SIZE; at least 2 so that a single
     // thread still overlaps reading and parsing.
@@ -226,7 +255,7 @@ mod tests {
         let mut out = Vec::new();
         let mut r = input;
         run(
-            &mut r,
+            Source::Stream(&mut r),
             "t",
             size,
             after_last_newline,
@@ -259,7 +288,14 @@ mod tests {
     fn overlong_record_is_an_error() {
         let big = vec![b'x'; MAX_RECORD + 10];
         let mut r = &big[..];
-        let err = run(&mut r, "t", 1 << 20, after_last_newline, |_| (), |_| true);
+        let err = run(
+            Source::Stream(&mut r),
+            "t",
+            1 << 20,
+            after_last_newline,
+            |_| (),
+            |_| true,
+        );
         assert!(err.is_err());
     }
 }
