@@ -21,6 +21,9 @@ pub struct Header<'a> {
     /// What follows the event (the sample's own ip/sym/dso without
     /// callchains, tracepoint payload, or nothing), trimmed.
     pub rest: &'a [u8],
+    /// The timestamp's colon, when the line has the common shape (see
+    /// [`before_colon`] and [`after_colon`]).
+    pub colon: Option<usize>,
 }
 
 /// What a non-frame line is.
@@ -58,7 +61,7 @@ fn is_cpu(t: &[u8]) -> bool {
     t.len() >= 3 && t[0] == b'[' && t[t.len() - 1] == b']' && is_digits(&t[1..t.len() - 1])
 }
 
-fn trim(mut s: &[u8]) -> &[u8] {
+pub fn trim(mut s: &[u8]) -> &[u8] {
     while let [b' ' | b'\t' | b'\r', rest @ ..] = s {
         s = rest;
     }
@@ -208,6 +211,22 @@ fn header_at_time(line: &[u8]) -> Option<Header<'_>> {
     if line.get(c + 1).is_some_and(|&b| b != b' ') {
         return None;
     }
+    let (p, s) = before_colon(line, c)?;
+    let (period, event, rest) = after_colon(line, c)?;
+    Some(Header {
+        comm: trim(&line[..p]),
+        time: Some(&line[s..c]),
+        period,
+        event,
+        rest,
+        colon: Some(c),
+    })
+}
+
+/// The fields before the first colon `c` of the common shape, `COMM
+/// PID[/TID] [CPU] TIME`, read backwards: (where COMM ends, where TIME
+/// starts).
+pub fn before_colon(line: &[u8], c: usize) -> Option<(usize, usize)> {
     // Backwards over TIME (`digits.digits`): exactly one dot, digits both sides.
     let mut s = c;
     let mut dot = usize::MAX;
@@ -222,7 +241,6 @@ fn header_at_time(line: &[u8]) -> Option<Header<'_>> {
     if s == 0 || line[s - 1] != b' ' || dot == usize::MAX || dot == s || dot + 1 == c {
         return None;
     }
-    let time = Some(&line[s..c]);
     // Backwards: spaces, optional [CPU], spaces, PID[/TID].
     let mut e = s - 1;
     while e > 0 && line[e - 1] == b' ' {
@@ -241,7 +259,13 @@ fn header_at_time(line: &[u8]) -> Option<Header<'_>> {
             e -= 1;
         }
     }
-    let p = pid_start(line, e)?;
+    Some((pid_start(line, e)?, s))
+}
+
+/// What follows the first colon `c` of the common shape (the timestamp's):
+/// `[PERIOD] EVENT: REST` (period, event, rest). A function of the bytes
+/// after `c` alone (with `line` ending at the line's end, `\r` removed).
+pub fn after_colon(line: &[u8], c: usize) -> Option<(Option<u64>, &[u8], &[u8])> {
     // Forwards: spaces, optional PERIOD, spaces, EVENT:.
     let n = line.len();
     let mut i = c + 1;
@@ -276,13 +300,7 @@ fn header_at_time(line: &[u8]) -> Option<Header<'_>> {
     if event.is_empty() || event.starts_with(b"PERF_RECORD_") {
         return None;
     }
-    Some(Header {
-        comm: trim(&line[..p]),
-        time,
-        period,
-        event,
-        rest: trim(&line[colon + 1..]),
-    })
+    Some((period, event, trim(&line[colon + 1..])))
 }
 
 /// Where the PID[/TID] field ending at `e` starts (`1234`, `-1`,
@@ -391,6 +409,7 @@ fn fields_before<'a>(
         period,
         event,
         rest: trim(&line[after.min(line.len())..]),
+        colon: None,
     })
 }
 

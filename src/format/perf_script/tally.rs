@@ -150,6 +150,14 @@ struct Counter<'d, 'c> {
     /// replaces splitting it and interning the parts. The keys are copies:
     /// compact and cache-warm, where the text in the block is far behind.
     tails: FxHashMap<Box<[u8]>, u32>,
+    /// Header text after the timestamp's colon → what it parses to: most
+    /// samples repeat a period, event and address seen before, and one
+    /// lookup replaces the header's forward half, the event lookup and the
+    /// frame's (see [`Counter::cached_header`]).
+    suffixes: hashbrown::HashTable<Suffix>,
+    /// Lookups in `suffixes` and hits (it is dropped when it does not pay).
+    suffix_tries: u64,
+    suffix_hits: u64,
     frames: Vec<Frame<'d>>,
     /// counts[event][sym id]
     counts: Vec<Vec<u64>>,
@@ -181,6 +189,36 @@ impl std::hash::Hash for Frame<'_> {
     }
 }
 
+/// A header's text after the timestamp's colon (`[PERIOD] EVENT: [FRAME]`,
+/// to the end of the line) and what it parses to.
+struct Suffix {
+    text: Box<[u8]>,
+    period: Option<u64>,
+    ev: usize,
+    /// The frame's symbol id (`None` without a frame, or when the event is
+    /// not counted).
+    frame: Option<u32>,
+}
+
+/// Bytes after the colon that key the suffix cache (the period, the event
+/// and the start of the address), or the whole suffix when it is shorter.
+const SUFFIX_KEY: usize = 40;
+
+/// The key of a suffix: its first [`SUFFIX_KEY`] bytes.
+fn suffix_key(text: &[u8]) -> &[u8] {
+    &text[..text.len().min(SUFFIX_KEY)]
+}
+
+/// Entries per block at most.
+const SUFFIX_MAX: usize = 1 << 16;
+
+fn suffix_hash(key: &[u8]) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(key);
+    h.finish()
+}
+
 /// Count one block.
 pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
     let mut c = Counter {
@@ -188,6 +226,9 @@ pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
         out: BlockOut::default(),
         ids: FxHashMap::default(),
         tails: FxHashMap::default(),
+        suffixes: hashbrown::HashTable::new(),
+        suffix_tries: 0,
+        suffix_hits: 0,
         frames: Vec::new(),
         counts: Vec::new(),
         stamp: Vec::new(),
@@ -223,6 +264,13 @@ pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
                     continue;
                 }
                 None => fast_misses += 1,
+            }
+        }
+        if !matches!(body[pos], b'\t' | b'\n' | b'\r') {
+            if let Some(len) = c.cached_header(&body[pos..]) {
+                pos += len + 1;
+                n += 1;
+                continue;
             }
         }
         let end = memchr::memchr(b'\n', &body[pos..]).map_or(body.len(), |i| pos + i);
@@ -375,6 +423,92 @@ impl<'d> Counter<'d, '_> {
             LineKind::Malformed => return Err(EXPECT_HEADER),
         };
         let ev = self.event_index(h.event);
+        let wanted = self.out.events[ev].wanted;
+        if wanted && self.ctx.by_period && h.period.is_none() {
+            self.out.events[ev].samples += 1;
+            return Err(EXPECT_PERIOD);
+        }
+        let frame = if wanted { self.frame_id(h.rest) } else { None };
+        if let Some(c) = h.colon {
+            self.cache_suffix(&line[c + 1..], h.period, ev, frame);
+        }
+        self.start_sample(h.comm, h.time, h.period, ev, frame);
+        Ok(())
+    }
+
+    fn suffix_cache_pays(&self) -> bool {
+        self.suffix_tries < 4096 || 2 * self.suffix_hits >= self.suffix_tries
+    }
+
+    fn cache_suffix(&mut self, text: &[u8], period: Option<u64>, ev: usize, frame: Option<u32>) {
+        if self.suffixes.len() >= SUFFIX_MAX || !self.suffix_cache_pays() {
+            return;
+        }
+        let hash = suffix_hash(suffix_key(text));
+        if self.suffixes.find(hash, |e| *e.text == *text).is_none() {
+            let entry = Suffix {
+                text: text.into(),
+                period,
+                ev,
+                frame,
+            };
+            self.suffixes
+                .insert_unique(hash, entry, |e| suffix_hash(suffix_key(&e.text)));
+        }
+    }
+
+    /// A sample header whose text after the timestamp's colon is cached:
+    /// only the fields before the colon are read (they are different on
+    /// every line). `rest` runs from the line's start to the block's end;
+    /// returns the line's length (without its line break), or `None` for
+    /// the line-by-line path (which then gives the same result).
+    fn cached_header(&mut self, rest: &'d [u8]) -> Option<usize> {
+        if self.suffixes.is_empty() || !self.suffix_cache_pays() {
+            return None;
+        }
+        let c = memchr::memchr2(b':', b'\n', &rest[..rest.len().min(4096)])?;
+        if rest[c] != b':' {
+            return None;
+        }
+        let after = &rest[c + 1..];
+        let matches =
+            |e: &Suffix| after.starts_with(&e.text) && after.get(e.text.len()) == Some(&b'\n');
+        self.suffix_tries += 1;
+        // The key is SUFFIX_KEY bytes (the usual header with a frame); when
+        // that misses, the suffix may be shorter (a header before its
+        // callchain): then it is the whole line's rest.
+        let head = &after[..after.len().min(SUFFIX_KEY)];
+        let mut found = None;
+        if head.len() == SUFFIX_KEY {
+            found = self.suffixes.find(suffix_hash(head), matches);
+        }
+        if found.is_none() {
+            let end = memchr::memchr(b'\n', head)?;
+            found = self.suffixes.find(suffix_hash(&head[..end]), matches);
+        }
+        let e = found?;
+        let (period, ev, frame, len) = (e.period, e.ev, e.frame, c + 1 + e.text.len());
+        let (p, s) = line::before_colon(rest, c)?;
+        let comm = line::trim(&rest[..p]);
+        if comm.first() == Some(&b'#') {
+            return None;
+        }
+        self.suffix_hits += 1;
+        self.end_sample();
+        self.start_sample(comm, Some(&rest[s..c]), period, ev, frame);
+        Some(len)
+    }
+
+    /// A sample header: event `ev`, its frame's symbol (if any). The period
+    /// is there when `--weight period` counts the event.
+    fn start_sample(
+        &mut self,
+        comm: &'d [u8],
+        time: Option<&'d [u8]>,
+        period: Option<u64>,
+        ev: usize,
+        frame: Option<u32>,
+    ) {
         let e = &mut self.out.events[ev];
         e.samples += 1;
         if !e.wanted {
@@ -386,15 +520,15 @@ impl<'d> Counter<'d, '_> {
                 kept: false,
                 chain: false,
             });
-            return Ok(());
+            return;
         }
         let weight = if self.ctx.by_period {
-            h.period.ok_or(EXPECT_PERIOD)?
+            period.unwrap_or(0)
         } else {
             1
         };
         e.total += weight;
-        if let Some(t) = h.time {
+        if let Some(t) = time {
             let t = line::Stamp::new(t);
             let span = &mut self.times[ev];
             match span {
@@ -413,8 +547,8 @@ impl<'d> Counter<'d, '_> {
             None => true,
             Some(re) => *self
                 .comm_ok
-                .entry(h.comm)
-                .or_insert_with(|| re.is_match(&crate::format::decode(h.comm))),
+                .entry(comm)
+                .or_insert_with(|| re.is_match(&crate::format::decode(comm))),
         };
         self.sample_no += 1;
         self.cur = Some(Cur {
@@ -425,10 +559,9 @@ impl<'d> Counter<'d, '_> {
             kept: false,
             chain: false,
         });
-        if let Some(id) = self.frame_id(h.rest) {
+        if let Some(id) = frame {
             self.count_frame(id);
         }
-        Ok(())
     }
 
     fn frame_line(&mut self, line: &'d [u8]) -> Result<(), &'static str> {

@@ -518,3 +518,49 @@ fn stacks_are_root_first_and_their_leaves_are_the_self_counts() {
         .keys()
         .any(|c| c.len() > 5 && c.last().map(String::as_str) == Some("_copy_to_iter")));
 }
+
+/// The per-block caches (frame text, header suffixes) change nothing: real
+/// recordings parsed in one block (where they serve most lines) and in
+/// blocks of one sample each (where they never hit) give equal profiles,
+/// under every option that the cached path touches.
+#[test]
+fn caches_do_not_change_real_profiles() {
+    use std::io::Read;
+    let sched = Regex::new("^sched-").unwrap();
+    for name in ["sockets", "pipes-g", "sockets-F", "threads-g"] {
+        let path = format!("{}/testdata/perf-script/{name}.txt.gz", env!("CARGO_MANIFEST_DIR"));
+        let mut text = Vec::new();
+        flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap())
+            .read_to_end(&mut text)
+            .unwrap();
+        // The first 200 KB (whole lines) keep the test quick in debug builds.
+        let cut = text[..text.len().min(200_000)]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .unwrap();
+        text.truncate(cut + 1);
+        let options = [
+            ParseOptions::default(),
+            ParseOptions {
+                inclusive: true,
+                ..ParseOptions::default()
+            },
+            ParseOptions {
+                weight: WeightBy::Period,
+                kernel_only: true,
+                ..ParseOptions::default()
+            },
+            ParseOptions {
+                comm: Some(sched.clone()),
+                stacks: true,
+                ..ParseOptions::default()
+            },
+        ];
+        for opts in &options {
+            let whole = parse_with_block_size(&mut &text[..], "t", opts, 1 << 24).unwrap();
+            let split = parse_with_block_size(&mut &text[..], "t", opts, 1).unwrap();
+            assert_eq!(whole, split, "{name} {opts:?}");
+            assert!(whole.total > 0.0, "{name}");
+        }
+    }
+}
