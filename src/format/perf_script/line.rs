@@ -92,52 +92,9 @@ impl<'a> Stamp<'a> {
         if self.int != other.int {
             return self.int < other.int;
         }
-        if self.text.len() == other.text.len() {
-            return text_before(self.text, other.text);
-        }
+        // Equal integer parts: the text order is the numeric order.
         self.text < other.text
     }
-}
-
-fn word(c: &[u8]) -> [u8; 8] {
-    c.try_into().unwrap_or([0; 8])
-}
-
-/// `a < b` in byte order, for strings of equal length.
-fn text_before(a: &[u8], b: &[u8]) -> bool {
-    let (mut ca, mut cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    for (x, y) in (&mut ca).zip(&mut cb) {
-        let (x, y) = (u64::from_be_bytes(word(x)), u64::from_be_bytes(word(y)));
-        if x != y {
-            return x < y;
-        }
-    }
-    for (x, y) in ca.remainder().iter().zip(cb.remainder()) {
-        if x != y {
-            return x < y;
-        }
-    }
-    false
-}
-
-/// Byte-string equality inline, eight bytes at a time: the strings compared
-/// on every line (frame text, event names) are short, and a call into the C
-/// library's `memcmp` for each cost more than the comparison.
-#[inline]
-pub fn same(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let (mut ca, mut cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    for (x, y) in (&mut ca).zip(&mut cb) {
-        if word(x) != word(y) {
-            return false;
-        }
-    }
-    ca.remainder()
-        .iter()
-        .zip(cb.remainder())
-        .all(|(x, y)| x == y)
 }
 
 /// Parse `digits.digits` as seconds.

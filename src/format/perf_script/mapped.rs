@@ -1,23 +1,21 @@
 //! The block reader of [`super::blocks`] for a plain regular file: the file
-//! is mapped into memory a window at a time and cut into exactly the blocks
+//! is mapped into memory a block at a time and cut into exactly the blocks
 //! the stream reader would make, as slices of the mapping, so nothing is
 //! copied. Reading a file this way costs page faults instead of a copy per
 //! byte, which on a warm page cache is most of the time `cat` takes.
 //!
-//! Memory: each window maps [`WINDOW_BLOCKS`] blocks plus the look-ahead a
-//! cut may need; only the pages touched count, and the window is unmapped
-//! before the next is mapped, so peak memory does not depend on the file.
+//! Memory: each block has its own mapping, unmapped when it is parsed, and
+//! only a few blocks per thread are in flight, so peak memory does not
+//! depend on the file.
 //! A file truncated by another process while it is mapped makes the
 //! process fail with SIGBUS (as for any program that maps its input).
 
 use super::super::ParseError;
 use super::blocks::{Block, Boundary, MAX_RECORD};
-use rayon::prelude::*;
+use std::collections::BTreeMap;
 use std::fs::File;
-
-/// Blocks per window: enough that every thread has several (the window
-/// ends in a barrier), few enough that a window stays small.
-const WINDOW_BLOCKS: usize = 8;
+use std::panic::AssertUnwindSafe;
+use std::sync::{mpsc, Arc};
 
 /// Mapping offsets are rounded down to this (a multiple of every page size).
 const ALIGN: usize = 1 << 16;
@@ -55,7 +53,74 @@ fn cut(rest: &[u8], rest_is_all: bool, block_size: usize, boundary: Boundary) ->
     }
 }
 
+/// One block: its own mapping (shared with the task that parses it) and
+/// where the block lies in it.
+struct Mapped {
+    map: Arc<memmap2::Mmap>,
+    start: usize,
+    len: usize,
+    last: bool,
+}
+
+/// Map and cut the block that starts at byte `pos` of the file (`len`
+/// bytes long). The mapping grows a block at a time until the cut is
+/// decided, so it holds the block and at most one block more.
+fn map_block(
+    file: &File,
+    len: usize,
+    pos: usize,
+    block_size: usize,
+    boundary: Boundary,
+    origin: &str,
+) -> Result<Mapped, ParseError> {
+    let base = pos - pos % ALIGN;
+    let mut span = block_size;
+    loop {
+        let map_len = (len - base).min(pos - base + span);
+        // SAFETY: a read-only private mapping; a concurrent truncation of
+        // the file is the documented SIGBUS case.
+        let map = unsafe {
+            memmap2::MmapOptions::new()
+                .offset(base as u64)
+                .len(map_len)
+                .map(file)
+        }
+        .map_err(|e| ParseError::io(origin, e))?;
+        let _ = map.advise(memmap2::Advice::Sequential);
+        let all = base + map_len == len;
+        let start = pos - base;
+        let (n, last) = match cut(&map[start..], all, block_size, boundary) {
+            Cut::Block(n) => (n, false),
+            Cut::Last => (map_len - start, true),
+            Cut::NeedMore => {
+                span += block_size;
+                continue;
+            }
+            Cut::TooLong => {
+                return Err(ParseError::invalid(
+                    origin,
+                    format!(
+                        "no line break or record boundary within {} MiB from byte {pos}: \
+                         binary data, or not this format?",
+                        MAX_RECORD >> 20,
+                    ),
+                ))
+            }
+        };
+        return Ok(Mapped {
+            map: Arc::new(map),
+            start,
+            len: n,
+            last,
+        });
+    }
+}
+
 /// See [`super::blocks::run`]; same blocks, same order, same results.
+/// Blocks are mapped one by one on this thread and parsed as tasks on the
+/// rayon pool, at most a few per thread at a time (which bounds memory);
+/// results are handed to `sink` in order as they arrive, so no thread waits
+/// for a whole batch to finish.
 pub fn run<T, W, S>(
     file: &File,
     origin: &str,
@@ -69,69 +134,61 @@ where
     W: Fn(Block<'_>) -> T + Sync,
     S: FnMut(T) -> bool,
 {
-    let io = |e: std::io::Error| ParseError::io(origin, e);
-    let len = usize::try_from(file.metadata().map_err(io)?.len())
-        .map_err(|_| ParseError::invalid(origin, "file too large to map"))?;
-    let window = WINDOW_BLOCKS * block_size + MAX_RECORD + block_size;
-    let mut pos = 0;
-    while pos < len {
-        let base = pos - pos % ALIGN;
-        let map_len = (len - base).min(pos - base + window);
-        // SAFETY: the mapping is read-only and private to this function; a
-        // concurrent truncation of the file is the documented SIGBUS case.
-        let map = unsafe {
-            memmap2::MmapOptions::new()
-                .offset(base as u64)
-                .len(map_len)
-                .map(file)
-        }
-        .map_err(io)?;
-        let _ = map.advise(memmap2::Advice::Sequential);
-        let all = base + map_len == len;
-        let data = &map[pos - base..];
-        let mut blocks: Vec<(usize, usize, bool)> = Vec::with_capacity(WINDOW_BLOCKS);
-        let mut at = 0;
-        while blocks.len() < WINDOW_BLOCKS && at < data.len() {
-            match cut(&data[at..], all, block_size, boundary) {
-                Cut::Block(n) => {
-                    blocks.push((at, n, false));
-                    at += n;
+    let len = usize::try_from(
+        file.metadata()
+            .map_err(|e| ParseError::io(origin, e))?
+            .len(),
+    )
+    .map_err(|_| ParseError::invalid(origin, "file too large to map"))?;
+    let in_flight = 2 * rayon::current_num_threads().max(1) + 2;
+    let (tx, rx) = mpsc::channel::<(usize, std::thread::Result<T>)>();
+    let work = &work;
+    rayon::in_place_scope(|scope| {
+        let (mut pos, mut spawned, mut next) = (0usize, 0usize, 0usize);
+        // Results that arrived before their turn, and the error that ends
+        // the input (reported in its turn, after the blocks before it).
+        let mut early: BTreeMap<usize, T> = BTreeMap::new();
+        let mut failed: Option<(usize, ParseError)> = None;
+        let mut stopped = false;
+        loop {
+            while !stopped && failed.is_none() && pos < len && spawned - next < in_flight {
+                match map_block(file, len, pos, block_size, boundary, origin) {
+                    Ok(m) => {
+                        pos += m.len;
+                        let (tx, i) = (tx.clone(), spawned);
+                        scope.spawn(move |_| {
+                            let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                                work(Block {
+                                    data: &m.map[m.start..m.start + m.len],
+                                    last: m.last,
+                                })
+                            }));
+                            let _ = tx.send((i, result));
+                        });
+                        spawned += 1;
+                    }
+                    Err(e) => failed = Some((spawned, e)),
                 }
-                Cut::Last => {
-                    blocks.push((at, data.len() - at, true));
-                    at = data.len();
-                }
-                Cut::NeedMore => break,
-                Cut::TooLong => {
-                    return Err(ParseError::invalid(
-                        origin,
-                        format!(
-                            "no line break or record boundary within {} MiB from byte {}: \
-                             binary data, or not this format?",
-                            MAX_RECORD >> 20,
-                            pos + at,
-                        ),
-                    ))
+            }
+            if next == spawned {
+                return match failed {
+                    Some((_, e)) if !stopped => Err(e),
+                    _ => Ok(()),
+                };
+            }
+            let (i, result) = rx.recv().map_err(|_| {
+                ParseError::invalid(origin, "a parsing task ended without a result")
+            })?;
+            let result = result.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            early.insert(i, result);
+            while let Some(result) = early.remove(&next) {
+                next += 1;
+                if !stopped && !sink(result) {
+                    stopped = true;
                 }
             }
         }
-        let results: Vec<T> = blocks
-            .par_iter()
-            .map(|&(start, n, last)| {
-                work(Block {
-                    data: &data[start..start + n],
-                    last,
-                })
-            })
-            .collect();
-        for result in results {
-            if !sink(result) {
-                return Ok(());
-            }
-        }
-        pos += at;
-    }
-    Ok(())
+    })
 }
 
 #[cfg(test)]
@@ -173,6 +230,41 @@ mod tests {
             let streamed = collect(Source::Stream(&mut &text[..]), size).unwrap();
             assert_eq!(mapped, streamed, "block size {size}");
         }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Errors are those of the stream reader: the earliest one wins, and a
+    /// record longer than MAX_RECORD is refused.
+    #[test]
+    fn same_errors_as_the_stream_reader() {
+        use super::super::blocks::MAX_RECORD;
+        use crate::format::{perf_script, ParseOptions};
+        use std::fs::File;
+        let dir = std::env::temp_dir().join(format!("dp-mapped-err-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let sample = "perf  6648   249.307147:     500250 cpu-clock:  ffffffff821e5ae3 xas_load+0x53 ([kernel.kallsyms])\n";
+        let mut text = sample.repeat(50_000);
+        text.push_str("garbage\n");
+        text.push_str(&sample.repeat(50_000));
+        text.push_str(&"x".repeat(MAX_RECORD + 10));
+        let path = dir.join("bad.txt");
+        std::fs::write(&path, &text).unwrap();
+        let opts = ParseOptions::default();
+        let mapped = perf_script::parse_file(&File::open(&path).unwrap(), "bad.txt", &opts);
+        let streamed = perf_script::parse(&mut text.as_bytes(), "bad.txt", &opts);
+        let (m, s) = (
+            mapped.unwrap_err().to_string(),
+            streamed.unwrap_err().to_string(),
+        );
+        assert_eq!(m, s);
+        assert!(m.starts_with("bad.txt:50001: expected"), "{m}");
+        let long = dir.join("long.txt");
+        std::fs::write(&long, &text[text.len() - MAX_RECORD - 10..]).unwrap();
+        let e = perf_script::parse_file(&File::open(&long).unwrap(), "long.txt", &opts);
+        assert!(e
+            .unwrap_err()
+            .to_string()
+            .contains("no line break or record boundary"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

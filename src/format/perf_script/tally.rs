@@ -365,7 +365,7 @@ impl<'d> Counter<'d, '_> {
 
     fn event_index(&mut self, name: &[u8]) -> usize {
         if let Some(e) = self.out.events.get(self.last_ev) {
-            if line::same(&e.name, name) {
+            if e.name == name {
                 return self.last_ev;
             }
         }

@@ -528,7 +528,10 @@ fn caches_do_not_change_real_profiles() {
     use std::io::Read;
     let sched = Regex::new("^sched-").unwrap();
     for name in ["sockets", "pipes-g", "sockets-F", "threads-g"] {
-        let path = format!("{}/testdata/perf-script/{name}.txt.gz", env!("CARGO_MANIFEST_DIR"));
+        let path = format!(
+            "{}/testdata/perf-script/{name}.txt.gz",
+            env!("CARGO_MANIFEST_DIR")
+        );
         let mut text = Vec::new();
         flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap())
             .read_to_end(&mut text)
