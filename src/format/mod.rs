@@ -218,7 +218,82 @@ pub fn parse(
 
 /// Whether [`parse_file`] maps files of this format instead of reading them.
 pub fn maps_files(format: Format) -> bool {
-    matches!(format, Format::PerfScript | Format::Folded)
+    matches!(
+        format,
+        Format::PerfScript | Format::Folded | Format::PerfData | Format::ProcProfile
+    )
+}
+
+/// The most a binary format (perf.data, a /proc/profile image) read from a
+/// stream (a pipe, a decompressed file) may take in memory: those are parsed
+/// whole, and a compressed bomb forced through `-f perf-data` must not take
+/// the machine's memory. Plain files are mapped instead, with no limit.
+pub const MAX_IN_MEMORY: usize = 1 << 30;
+
+/// Read a whole stream of a binary format, up to [`MAX_IN_MEMORY`] bytes.
+pub fn read_bounded(
+    input: &mut dyn BufRead,
+    origin: &str,
+    what: &str,
+) -> Result<Vec<u8>, ParseError> {
+    read_at_most(input, origin, what, MAX_IN_MEMORY)
+}
+
+/// Read a whole stream of at most `limit` bytes; memory never exceeds the
+/// limit by more than one read buffer (no doubling past it).
+fn read_at_most(
+    input: &mut dyn BufRead,
+    origin: &str,
+    what: &str,
+    limit: usize,
+) -> Result<Vec<u8>, ParseError> {
+    let too_big = || {
+        ParseError::invalid(
+            origin,
+            format!(
+                "more than {} MiB of {what} from a compressed file or a pipe: it is \
+                 read whole into memory, so decompress it to a file first",
+                limit >> 20
+            ),
+        )
+    };
+    let mut bytes: Vec<u8> = Vec::new();
+    loop {
+        let chunk = input.fill_buf().map_err(|e| ParseError::io(origin, e))?;
+        if chunk.is_empty() {
+            return Ok(bytes);
+        }
+        let n = chunk.len();
+        if bytes.len() + n > limit {
+            return Err(too_big());
+        }
+        if bytes.capacity() - bytes.len() < n {
+            let grown = (2 * bytes.capacity())
+                .clamp(1 << 16, limit)
+                .max(bytes.len() + n);
+            bytes
+                .try_reserve_exact(grown - bytes.len())
+                .map_err(|_| too_big())?;
+        }
+        bytes.extend_from_slice(chunk);
+        input.consume(n);
+    }
+}
+
+/// Map a whole plain file (empty files are not mapped).
+fn map_whole(file: &std::fs::File, origin: &str) -> Result<Option<memmap2::Mmap>, ParseError> {
+    let len = file
+        .metadata()
+        .map_err(|e| ParseError::io(origin, e))?
+        .len();
+    if len == 0 {
+        return Ok(None);
+    }
+    // SAFETY: a read-only private mapping; a concurrent truncation of the
+    // file makes the process fail with SIGBUS (as for any program that maps
+    // its input).
+    let map = unsafe { memmap2::Mmap::map(file) }.map_err(|e| ParseError::io(origin, e))?;
+    Ok(Some(map))
 }
 
 /// Parse a plain regular file of a format that [`maps_files`]: mapped into
@@ -232,6 +307,15 @@ pub fn parse_file(
     match format {
         Format::PerfScript => perf_script::parse_file(file, origin, opts),
         Format::Folded => folded::parse_file(file, origin, opts),
+        Format::PerfData | Format::ProcProfile => {
+            let map = map_whole(file, origin)?;
+            let bytes = map.as_deref().unwrap_or_default();
+            if format == Format::PerfData {
+                perf_data::parse_bytes(bytes, origin, opts)
+            } else {
+                proc_profile::parse_bytes(bytes, origin, opts)
+            }
+        }
         _ => parse(
             format,
             &mut std::io::BufReader::with_capacity(1 << 16, file),
@@ -290,4 +374,26 @@ pub fn head_lines(head: &[u8], eof: bool) -> impl Iterator<Item = &[u8]> {
         .into_iter()
         .flat_map(|b| b.split(|&c| c == b'\n'))
         .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stream past the limit is refused without taking more memory than
+    /// the limit; one within it is read whole.
+    #[test]
+    fn binary_streams_are_bounded() {
+        let data = vec![7u8; 300_000];
+        let mut r = std::io::BufReader::with_capacity(4096, &data[..]);
+        let all = read_at_most(&mut r, "x", "perf.data", 300_000).unwrap();
+        assert_eq!(all, data);
+        let mut r = std::io::BufReader::with_capacity(4096, &data[..]);
+        let e = read_at_most(&mut r, "big.gz", "perf.data", 200_000).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("big.gz: more than 0 MiB of perf.data from a compressed file"),
+            "{e}"
+        );
+    }
 }

@@ -59,15 +59,19 @@ pub fn sniff(head: &[u8], eof: bool) -> Sniff {
     Sniff::Yes
 }
 
+/// Parse an image from a stream: read into memory, up to
+/// [`super::MAX_IN_MEMORY`] bytes.
 pub fn parse(
     input: &mut dyn BufRead,
     origin: &str,
     opts: &ParseOptions,
 ) -> Result<Profile, ParseError> {
-    let mut bytes = Vec::new();
-    input
-        .read_to_end(&mut bytes)
-        .map_err(|e| ParseError::io(origin, e))?;
+    let bytes = super::read_bounded(input, origin, "/proc/profile image")?;
+    parse_bytes(&bytes, origin, opts)
+}
+
+/// Parse a whole image in memory (or mapped).
+pub fn parse_bytes(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, ParseError> {
     let Some(map) = opts.map.as_deref() else {
         return Err(ParseError::invalid(
             origin,
@@ -76,7 +80,7 @@ pub fn parse(
              or put a System.map* or kallsyms* file beside it",
         ));
     };
-    let buf = words(&bytes, origin)?;
+    let buf = words(bytes, origin)?;
     fold(&buf, map, origin)
 }
 

@@ -262,14 +262,22 @@ impl State<'_> {
     }
 }
 
+/// Parse a perf.data stream (a pipe, a decompressed file): read into
+/// memory, up to [`super::MAX_IN_MEMORY`] bytes.
 pub fn parse(
     input: &mut dyn BufRead,
     origin: &str,
     opts: &ParseOptions,
 ) -> Result<Profile, ParseError> {
+    let bytes = super::read_bounded(input, origin, "perf.data")?;
+    parse_bytes(&bytes, origin, opts)
+}
+
+/// Parse a whole perf.data file in memory (or mapped).
+pub fn parse_bytes(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, ParseError> {
     // Defence in depth: the record decoder is a dependency; a panic on a
     // damaged file becomes an error naming the file.
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read(input, origin, opts)))
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read(bytes, origin, opts)))
         .unwrap_or_else(|_| {
             Err(ParseError::invalid(
                 origin,
@@ -278,28 +286,24 @@ pub fn parse(
         })
 }
 
-fn read(input: &mut dyn BufRead, origin: &str, opts: &ParseOptions) -> Result<Profile, ParseError> {
-    let mut bytes = Vec::new();
-    input
-        .read_to_end(&mut bytes)
-        .map_err(|e| ParseError::io(origin, e))?;
+fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, ParseError> {
     let bad =
         |what: &str, e: &dyn std::fmt::Display| ParseError::invalid(origin, format!("{what}: {e}"));
     let PerfFileReader {
         mut perf_file,
         mut record_iter,
-    } = if is_pipe_mode(&bytes) {
+    } = if is_pipe_mode(bytes) {
         check_records(
-            &bytes,
+            bytes,
             16,
             bytes.len() as u64,
             bytes.starts_with(MAGIC_LE),
             origin,
         )?;
-        PerfFileReader::parse_pipe(Cursor::new(&bytes[..]))
+        PerfFileReader::parse_pipe(Cursor::new(bytes))
     } else {
-        check_sections(&bytes, origin)?;
-        PerfFileReader::parse_file(Cursor::new(&bytes[..]))
+        check_sections(bytes, origin)?;
+        PerfFileReader::parse_file(Cursor::new(bytes))
     }
     .map_err(|e| {
         bad(
