@@ -12,7 +12,9 @@
 # is warmed, and every command runs BENCH_RUNS (default 3) times; the table
 # shows the best time and the peak RSS (max over runs) of each.
 # The parser runs through the `perf_script` bench binary (benches/), which
-# calls diffprofile::format::perf_script::parse on the file.
+# calls diffprofile::format::perf_script::parse_file on the file (mapped, as
+# the command line reads a plain file); "self, as a stream" reads it through
+# a reader instead, as stdin, compressed files and archive members are read.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -105,9 +107,13 @@ for input in "${inputs[@]}"; do
         run "mawk leaf count" mawk "$awk_prog" "$big"
         run "diffprofile self" env DIFFPROFILE_BENCH_INPUT="$big" DIFFPROFILE_BENCH_MODE=self "$bin"
         run "diffprofile --inclusive" env DIFFPROFILE_BENCH_INPUT="$big" DIFFPROFILE_BENCH_MODE=inclusive "$bin"
+        run "self, as a stream" env DIFFPROFILE_BENCH_INPUT="$big" DIFFPROFILE_BENCH_MODE=self \
+            DIFFPROFILE_BENCH_STREAM=1 "$bin"
     } | awk -F'\t' -v bytes="$bytes" '
-        BEGIN { printf "%-26s %8s %9s %9s %9s\n", "command", "seconds", "MB/s", "x cat", "RSS MB" }
+        BEGIN { printf "%-26s %8s %9s %9s %9s %9s\n", "command", "seconds", "MB/s", "x cat", "RSS MB", "vs mawk" }
         NR == 1 { cat = $2 }
-        { printf "%-26s %8.3f %9.0f %9.2f %9.1f\n", $1, $2, bytes / $2 / 1e6, $2 / cat, $3 / 1024 }'
+        NR == 2 { mawk = $2 }
+        { v = NR > 2 ? sprintf("%8.1fx", mawk / $2) : "        -"
+          printf "%-26s %8.3f %9.0f %9.2f %9.1f %9s\n", $1, $2, bytes / $2 / 1e6, $2 / cat, $3 / 1024, v }'
     rm -f "$big"
 done

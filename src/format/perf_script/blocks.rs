@@ -27,6 +27,18 @@ pub const BLOCK_SIZE: usize = 4 << 20;
 /// file without line breaks): fail instead of buffering without bound.
 pub const MAX_RECORD: usize = 16 << 20;
 
+/// No record boundary within [`MAX_RECORD`] bytes from byte `at`.
+pub fn too_long(origin: &str, at: u64) -> ParseError {
+    ParseError::invalid(
+        origin,
+        format!(
+            "no line break or record boundary within {} MiB from byte {at}: \
+             binary data, or not this format?",
+            MAX_RECORD >> 20,
+        ),
+    )
+}
+
 /// Where a block may end: the offset just past the last complete record of
 /// `buf` (0 when there is none). `buf` is not at end of input.
 pub type Boundary = fn(buf: &[u8]) -> usize;
@@ -233,15 +245,7 @@ impl Reader<'_, '_> {
                 }));
             }
             if buf.len() >= MAX_RECORD {
-                return Err(ParseError::invalid(
-                    self.origin,
-                    format!(
-                        "no line break or record boundary within {} MiB from byte {}: \
-                         binary data, or not this format?",
-                        MAX_RECORD >> 20,
-                        self.delivered,
-                    ),
-                ));
+                return Err(too_long(self.origin, self.delivered));
             }
         }
     }

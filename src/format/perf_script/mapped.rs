@@ -11,7 +11,7 @@
 //! process fail with SIGBUS (as for any program that maps its input).
 
 use super::super::ParseError;
-use super::blocks::{Block, Boundary, MAX_RECORD};
+use super::blocks::{too_long, Block, Boundary, MAX_RECORD};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::panic::AssertUnwindSafe;
@@ -96,16 +96,7 @@ fn map_block(
                 span += block_size;
                 continue;
             }
-            Cut::TooLong => {
-                return Err(ParseError::invalid(
-                    origin,
-                    format!(
-                        "no line break or record boundary within {} MiB from byte {pos}: \
-                         binary data, or not this format?",
-                        MAX_RECORD >> 20,
-                    ),
-                ))
-            }
+            Cut::TooLong => return Err(too_long(origin, pos as u64)),
         };
         return Ok(Mapped {
             map: Arc::new(map),
