@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Throughput of diffprofile's perf script parser against `cat` and a mawk
-# one-liner, on a >= 500 MB perf script text made by repeating a real one.
+# Throughput of diffprofile's perf script and folded parsers against `cat`
+# and a mawk one-liner counting leaf frames, on >= 500 MB inputs made by
+# repeating real ones.
 #
-# usage: scripts/bench-perf-script.sh [PERF_SCRIPT_TEXT...]
+# usage: scripts/bench-perf-script.sh [PERF_SCRIPT_TEXT_OR_FILE.folded...]
 #
 # Without arguments it records two real profiles first (root and perf
-# needed): one with callchains (-g) and one without:
+# needed), one with callchains (-g) and one without:
 #   perf record -e cpu-clock -F 1999 [-g] -o … -- perf bench sched messaging -g 10 -l 500
+# and collapses the -g one to folded stacks (scripts/testdata-collapse.awk).
 # Each input is repeated up to BENCH_MB (default 500) MB under BENCH_DIR
 # (default a fresh temporary directory, removed at the end), the page cache
 # is warmed, and every command runs BENCH_RUNS (default 3) times; the table
@@ -38,6 +40,9 @@ if [[ ${#inputs[@]} -eq 0 ]]; then
         perf script -i "$BENCH_DIR/$kind.data" >"$BENCH_DIR/$kind.txt" 2>/dev/null
         inputs+=("$BENCH_DIR/$kind.txt")
     done
+    # folded stacks of the -g recording (the collapse used for testdata/)
+    awk -f scripts/testdata-collapse.awk "$BENCH_DIR/g.txt" | sort >"$BENCH_DIR/g.folded"
+    inputs+=("$BENCH_DIR/g.folded")
 fi
 
 echo "building the bench binary (release)…" >&2
@@ -87,7 +92,14 @@ for input in "${inputs[@]}"; do
     big="$BENCH_DIR/$(basename "$input").x$reps"
     for ((i = 0; i < reps; i++)); do cat "$input"; done >"$big"
     bytes=$(stat -c %s "$big")
-    if grep -q -m1 $'^\t' "$big"; then
+    format=perf-script
+    if [[ $input == *.folded ]]; then
+        kind="folded stacks"
+        format=folded
+        # the leaf (last frame) of each stack, weighted by its count
+        awk_prog='{ n = split($1, f, ";"); c[f[n]] += $2 }
+                  END { n = 0; for (k in c) n++; print n }'
+    elif grep -q -m1 $'^\t' "$big"; then
         kind="with callchains"
         # the first frame line after each header: symbol (offset stripped) + dso
         awk_prog='/^\t/ { if (h) { s = $2; sub(/\+0x[0-9a-f]+$/, "", s); c[s " " $NF]++; h = 0 } next }
@@ -105,10 +117,10 @@ for input in "${inputs[@]}"; do
     {
         run "cat > /dev/null" cat "$big"
         run "mawk leaf count" mawk "$awk_prog" "$big"
-        run "diffprofile self" env DIFFPROFILE_BENCH_INPUT="$big" DIFFPROFILE_BENCH_MODE=self "$bin"
-        run "diffprofile --inclusive" env DIFFPROFILE_BENCH_INPUT="$big" DIFFPROFILE_BENCH_MODE=inclusive "$bin"
-        run "self, as a stream" env DIFFPROFILE_BENCH_INPUT="$big" DIFFPROFILE_BENCH_MODE=self \
-            DIFFPROFILE_BENCH_STREAM=1 "$bin"
+        export DIFFPROFILE_BENCH_INPUT="$big" DIFFPROFILE_BENCH_FORMAT=$format
+        run "diffprofile self" env DIFFPROFILE_BENCH_MODE=self "$bin"
+        run "diffprofile --inclusive" env DIFFPROFILE_BENCH_MODE=inclusive "$bin"
+        run "self, as a stream" env DIFFPROFILE_BENCH_MODE=self DIFFPROFILE_BENCH_STREAM=1 "$bin"
     } | awk -F'\t' -v bytes="$bytes" '
         BEGIN { printf "%-26s %8s %9s %9s %9s %9s\n", "command", "seconds", "MB/s", "x cat", "RSS MB", "vs mawk" }
         NR == 1 { cat = $2 }
