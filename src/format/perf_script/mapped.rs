@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::panic::AssertUnwindSafe;
 use std::sync::{mpsc, Arc};
+use std::time::Duration;
 
 /// Mapping offsets are rounded down to this (a multiple of every page size).
 const ALIGN: usize = 1 << 16;
@@ -167,7 +168,7 @@ where
                     _ => Ok(()),
                 };
             }
-            let (i, result) = rx.recv().map_err(|_| {
+            let (i, result) = next_result(&rx).ok_or_else(|| {
                 ParseError::invalid(origin, "a parsing task ended without a result")
             })?;
             let result = result.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -180,6 +181,29 @@ where
             }
         }
     })
+}
+
+/// The next result from the block tasks. On a thread of the rayon pool
+/// (files are parsed in parallel, so this is one), waiting must not block
+/// the thread: it runs pending rayon work meanwhile, or the pool could end
+/// with every thread waiting for tasks that none is free to run.
+fn next_result<T>(rx: &mpsc::Receiver<T>) -> Option<T> {
+    loop {
+        match rx.try_recv() {
+            Ok(r) => return Some(r),
+            Err(mpsc::TryRecvError::Disconnected) => return None,
+            Err(mpsc::TryRecvError::Empty) => {}
+        }
+        match rayon::yield_now() {
+            None => return rx.recv().ok(),
+            Some(rayon::Yield::Executed) => {}
+            Some(rayon::Yield::Idle) => match rx.recv_timeout(Duration::from_micros(200)) {
+                Ok(r) => return Some(r),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => return None,
+            },
+        }
+    }
 }
 
 #[cfg(test)]
