@@ -8,11 +8,15 @@
 //! merged call tree of the baseline and that side, each node with its old
 //! and new inclusive share (samples whose stack passes through this path)
 //! and self share (samples whose stack ends here). Children are in name
-//! order, so everything built from the tree is deterministic. Consecutive
+//! order, so everything built from the tree is deterministic. Frames are
+//! named as the table's rows are: clone suffixes folded (unless
+//! `--keep-suffixes`) and `--alias` applied, so that a function renamed or
+//! re-cloned between the kernels stays one frame. Consecutive
 //! `[unknown]` frames of a stack (unwinding without frame pointers) count as
 //! one frame.
 
 use crate::aggregate::Side;
+use crate::identity::Identity;
 
 /// The name parsers give a frame they cannot resolve.
 pub const UNKNOWN: &str = "[unknown]";
@@ -79,16 +83,18 @@ impl Node {
         &mut self.children[i]
     }
 
-    fn add(&mut self, stack: &[String], share: f64, new: bool) {
+    fn add<F: AsRef<str>>(&mut self, stack: impl IntoIterator<Item = F>, share: f64, new: bool) {
         let mut node = self;
-        let mut prev: Option<&str> = None;
+        let mut prev_unknown = false;
         for frame in stack {
+            let frame = frame.as_ref();
             // Unwinding through code without frame pointers yields runs of
             // `[unknown]`; one frame says as much and keeps the graph shallow.
-            if frame == UNKNOWN && prev == Some(UNKNOWN) {
+            let unknown = frame == UNKNOWN;
+            if unknown && prev_unknown {
                 continue;
             }
-            prev = Some(frame);
+            prev_unknown = unknown;
             node = node.child(frame);
             if new {
                 node.new_incl += share;
@@ -152,7 +158,7 @@ impl Flames {
 }
 
 /// Pool one side's stacks into the tree. Returns the number of runs used.
-fn pool(root: &mut Node, side: &Side, new: bool) -> usize {
+fn pool(root: &mut Node, side: &Side, new: bool, identity: &Identity) -> usize {
     let runs: Vec<_> = side.runs.iter().filter(|r| !r.stacks.is_empty()).collect();
     let total: f64 = runs
         .iter()
@@ -174,7 +180,8 @@ fn pool(root: &mut Node, side: &Side, new: bool) -> usize {
             if stack.is_empty() || !w.is_finite() {
                 continue;
             }
-            root.add(stack, w / total, new);
+            let frames = stack.iter().map(|f| identity.frame_name(f));
+            root.add(frames, w / total, new);
             all += w / total;
         }
     }
@@ -187,7 +194,7 @@ fn pool(root: &mut Node, side: &Side, new: bool) -> usize {
 }
 
 /// The flame graphs of `sides` (the first is the baseline).
-pub fn build(sides: &[Side]) -> Flames {
+pub fn build(sides: &[Side], identity: &Identity) -> Flames {
     let mut out = Flames::default();
     for s in sides {
         for r in &s.runs {
@@ -203,8 +210,8 @@ pub fn build(sides: &[Side]) -> Flames {
     };
     for (j, side) in sides.iter().enumerate().skip(1) {
         let mut root = Node::new("all");
-        let old_runs = pool(&mut root, base, false);
-        let new_runs = pool(&mut root, side, true);
+        let old_runs = pool(&mut root, base, false, identity);
+        let new_runs = pool(&mut root, side, true, identity);
         if old_runs > 0 && new_runs > 0 {
             out.graphs.push(Flame {
                 side: j,
@@ -254,7 +261,7 @@ mod tests {
                 100.0,
             )],
         );
-        let f = build(&[old, new]);
+        let f = build(&[old, new], &Identity::default());
         assert_eq!(f.graphs.len(), 1);
         let root = &f.graphs[0].root;
         let close = |x: f64, y: f64| (x - y).abs() < 1e-12;
@@ -273,12 +280,34 @@ mod tests {
     }
 
     #[test]
+    fn frames_are_named_as_rows() {
+        // A clone suffix that changed and a renamed function are one frame
+        // each, as they are one row each in the table.
+        let old = side("old", vec![run(&[("main;work.isra.0;d_lookup", 10.0)], 10.0)]);
+        let new = side("new", vec![run(&[("main;work.isra.1;__d_lookup", 10.0)], 10.0)]);
+        let identity = Identity {
+            fold: true,
+            aliases: crate::identity::AliasMap::parse("d_lookup = __d_lookup\n", "a").unwrap(),
+            ..Identity::default()
+        };
+        let f = build(&[old.clone(), new.clone()], &identity);
+        let root = &f.graphs[0].root;
+        assert_eq!(root.depth(), 4);
+        let leaf = &root.children[0].children[0].children[0];
+        assert_eq!(leaf.name, "__d_lookup");
+        assert!(leaf.old_self == 1.0 && leaf.new_self == 1.0);
+        // --keep-suffixes and no aliases: two branches.
+        let f = build(&[old, new], &Identity::default());
+        assert_eq!(f.graphs[0].root.children[0].children.len(), 2);
+    }
+
+    #[test]
     fn no_stacks_says_which_inputs() {
         let old = side("old", vec![run(&[("a", 1.0)], 1.0)]);
         let mut plain = Profile::new("plain.txt", Format::Readprofile);
         plain.total = 1.0;
         let new = side("new", vec![plain]);
-        let f = build(&[old, new]);
+        let f = build(&[old, new], &Identity::default());
         assert!(f.graphs.is_empty());
         let why = f.missing_reason().unwrap_or_default();
         assert!(why.contains("without: plain.txt"), "{why}");

@@ -202,6 +202,20 @@ pub enum Placement {
 }
 
 impl Identity {
+    /// A call-graph frame's name: suffixes folded (when on) and aliases
+    /// applied, as for a row; grouping and filters apply to rows only.
+    pub fn frame_name<'a>(&self, name: &'a str) -> Cow<'a, str> {
+        let folded = if self.fold {
+            fold_suffixes(name)
+        } else {
+            Cow::Borrowed(name)
+        };
+        match self.aliases.apply(&folded) {
+            Cow::Borrowed(_) => folded,
+            Cow::Owned(named) => Cow::Owned(named),
+        }
+    }
+
     pub fn place(&self, key: &SymbolKey) -> Placement {
         let folded = if self.fold {
             fold_suffixes(&key.name)
