@@ -283,8 +283,14 @@ mod tests {
     fn frames_are_named_as_rows() {
         // A clone suffix that changed and a renamed function are one frame
         // each, as they are one row each in the table.
-        let old = side("old", vec![run(&[("main;work.isra.0;d_lookup", 10.0)], 10.0)]);
-        let new = side("new", vec![run(&[("main;work.isra.1;__d_lookup", 10.0)], 10.0)]);
+        let old = side(
+            "old",
+            vec![run(&[("main;work.isra.0;d_lookup", 10.0)], 10.0)],
+        );
+        let new = side(
+            "new",
+            vec![run(&[("main;work.isra.1;__d_lookup", 10.0)], 10.0)],
+        );
         let identity = Identity {
             fold: true,
             aliases: crate::identity::AliasMap::parse("d_lookup = __d_lookup\n", "a").unwrap(),

@@ -70,7 +70,10 @@ pub fn load_side(paths: &[String], opts: &LoadOptions) -> Result<Loaded> {
         }
         let beside: BTreeMap<PathBuf, Arc<Beside>> = beside
             .into_iter()
-            .map(|(dir, files)| (dir, Arc::new(Beside::new(files))))
+            .map(|(dir, files)| {
+                let files = files.into_iter().map(MapFile::Path).collect();
+                (dir, Arc::new(Beside::new(files)))
+            })
             .collect();
         for loc in expanded {
             let near = match &loc {
@@ -130,15 +133,43 @@ pub fn is_map_name(path: &str) -> bool {
     base.starts_with("System.map") || base.starts_with("kallsyms")
 }
 
+/// One map file beside profiles: a path, or the bytes of an archive member
+/// (possibly compressed) with its name.
+#[derive(Debug)]
+pub enum MapFile {
+    Path(PathBuf),
+    Bytes(String, Vec<u8>),
+}
+
+impl MapFile {
+    fn name(&self) -> String {
+        match self {
+            MapFile::Path(p) => p.display().to_string(),
+            MapFile::Bytes(name, _) => name.clone(),
+        }
+    }
+
+    fn read(&self) -> Result<SymbolMap> {
+        match self {
+            MapFile::Path(p) => SymbolMap::read_path(&p.to_string_lossy()),
+            MapFile::Bytes(name, bytes) => {
+                let (_, reader) = input::decompress(Box::new(&bytes[..]))
+                    .with_context(|| format!("{name}: cannot read"))?;
+                SymbolMap::parse(reader, name)
+            }
+        }
+    }
+}
+
 /// The map files found in one directory, read once when first needed.
 #[derive(Debug)]
-struct Beside {
-    files: Vec<PathBuf>,
+pub struct Beside {
+    files: Vec<MapFile>,
     map: OnceLock<std::result::Result<Arc<SymbolMap>, String>>,
 }
 
 impl Beside {
-    fn new(files: Vec<PathBuf>) -> Beside {
+    pub fn new(files: Vec<MapFile>) -> Beside {
         Beside {
             files,
             map: OnceLock::new(),
@@ -146,13 +177,11 @@ impl Beside {
     }
     fn get(&self) -> Result<Arc<SymbolMap>> {
         let got = self.map.get_or_init(|| match self.files.as_slice() {
-            [one] => SymbolMap::read_path(&one.to_string_lossy())
-                .map(Arc::new)
-                .map_err(|e| format!("{e:#}")),
+            [one] => one.read().map(Arc::new).map_err(|e| format!("{e:#}")),
             many => Err(format!(
                 "several symbol maps in one directory ({}): name one with --map",
                 many.iter()
-                    .map(|p| p.display().to_string())
+                    .map(MapFile::name)
                     .collect::<Vec<_>>()
                     .join(", ")
             )),
@@ -397,13 +426,26 @@ pub fn load_stream<'a>(
     origin: &str,
     opts: &LoadOptions,
 ) -> Result<std::result::Result<Profile, String>> {
+    load_stream_beside(raw, origin, opts, None)
+}
+
+/// [`load_stream`], with the symbol maps found beside the stream (used,
+/// as for a directory, when neither `--map` nor `--kallsyms` is given).
+pub fn load_stream_beside<'a>(
+    raw: Box<dyn BufRead + 'a>,
+    origin: &str,
+    opts: &LoadOptions,
+    beside: Option<Arc<Beside>>,
+) -> Result<std::result::Result<Profile, String>> {
     let (_, reader) = input::decompress(raw).with_context(|| format!("{origin}: cannot read"))?;
-    Ok(
-        match parse_reader(reader, origin, None, &Maps::default(), opts)? {
-            Outcome::Run(p) => Ok(*p),
-            Outcome::Skipped(why) => Err(why),
-        },
-    )
+    let maps = Maps {
+        explicit: None,
+        beside,
+    };
+    Ok(match parse_reader(reader, origin, None, &maps, opts)? {
+        Outcome::Run(p) => Ok(*p),
+        Outcome::Skipped(why) => Err(why),
+    })
 }
 
 #[cfg(test)]

@@ -495,3 +495,76 @@ fn multi_way_text_groups_columns_when_they_fit() {
     let md = run(&[&args[..], &["--top", "3", "-o", "markdown"]].concat());
     assert!(String::from_utf8_lossy(&md.stdout).contains("| Δ new1 (pp) |  | Δ new2 (pp) |"));
 }
+
+/// Raw /proc/profile images with the System.map beside them in the results
+/// tree (as `diffprofile DIR` uses one): batch reads the map of each
+/// member's directory, from a directory and from an archive, and gives the
+/// numbers of the single comparison.
+#[test]
+fn raw_images_use_the_map_beside_them() {
+    let d = scratch("maps");
+    let raw = Path::new(ROOT).join("testdata/raw");
+    let mut files = Vec::new();
+    for (k, w) in [("base", "pipes"), ("next", "sockets")] {
+        files.push((
+            format!("{k}/raw/run1.img.gz"),
+            raw.join(format!("{w}-run1.proc-profile.gz")),
+        ));
+        files.push((format!("{k}/raw/System.map.gz"), raw.join("System.map.gz")));
+    }
+    build(&d.join("tree"), &files);
+    tarball(&d.join("t.tar.gz"), &read_all(&files), "gz");
+    let single = json(&run(&[
+        s(&d.join("tree/base/raw")),
+        s(&d.join("tree/next/raw")),
+        "-o",
+        "json",
+    ]));
+    for root in ["tree", "t.tar.gz"] {
+        let o = run(&[
+            "batch",
+            s(&d.join(root)),
+            "--baseline",
+            "base",
+            "-o",
+            "json",
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{root}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v = json(&o);
+        let report = &v["benchmarks"][0]["report"];
+        assert_eq!(v["benchmarks"][0]["name"], "raw", "{root}");
+        assert_eq!(
+            report["comparisons"][0]["total"],
+            single["comparisons"][0]["total"]
+        );
+        assert_eq!(
+            report["rows"].as_array().map(Vec::len),
+            single["rows"].as_array().map(Vec::len)
+        );
+        assert!(
+            !String::from_utf8_lossy(&o.stderr).contains("do not match"),
+            "{root}"
+        );
+    }
+    // Without the maps the images cannot be read, and batch says why.
+    let bare = d.join("bare");
+    build(
+        &bare,
+        &files
+            .iter()
+            .filter(|(r, _)| r.ends_with("img.gz"))
+            .cloned()
+            .collect::<Vec<_>>(),
+    );
+    let o = run(&["batch", s(&bare), "--baseline", "base", "-o", "json"]);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("needs the symbol map"),
+        "{o:?}"
+    );
+    let _ = fs::remove_dir_all(&d);
+}

@@ -27,6 +27,7 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Non-matching paths listed by name in a warning; the rest are counted.
 const LIST_MAX: usize = 20;
@@ -131,14 +132,14 @@ pub fn run(
 pub fn build(config: &BatchConfig, bar: &ProgressBar) -> Result<Batch> {
     let mut warnings = Vec::new();
     bar.set_message("reading");
-    let members = list(config, &mut warnings)?;
+    let (members, maps) = list(config, &mut warnings)?;
     bar.set_length(members.len() as u64);
     bar.set_message("parsing");
     let opts = &config.config.load;
     let loaded: Vec<Result<std::result::Result<Profile, String>>> = members
         .par_iter()
         .map(|m| {
-            let r = read_member(m, opts);
+            let r = read_member(m, opts, maps.get(dir_of(&m.path)).cloned());
             bar.inc(1);
             r
         })
@@ -257,17 +258,38 @@ pub fn build(config: &BatchConfig, bar: &ProgressBar) -> Result<Batch> {
     })
 }
 
-/// Every member of the tree that matches the layout, sorted by path; the
-/// others are named in a warning.
-fn list(config: &BatchConfig, warnings: &mut Vec<String>) -> Result<Vec<Member>> {
+/// The directory part of a relative member path (`""` at the top).
+fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// Symbol maps (`System.map*`, `kallsyms*`) of the tree by directory: the
+/// maps of the raw profiles (`/proc/profile` images, perf.data) beside them.
+type MapsByDir = BTreeMap<String, Arc<load::Beside>>;
+
+/// Every member of the tree that matches the layout, sorted by path, and
+/// the symbol maps by directory; the other paths are named in a warning.
+fn list(config: &BatchConfig, warnings: &mut Vec<String>) -> Result<(Vec<Member>, MapsByDir)> {
     let root = Path::new(&config.root);
     let meta = std::fs::metadata(root).with_context(|| format!("{}: cannot open", config.root))?;
     let mut unmatched = Vec::new();
     let mut members = Vec::new();
+    let mut maps: BTreeMap<String, Vec<load::MapFile>> = BTreeMap::new();
     let mut take = |path: String, data: Data, unmatched: &mut Vec<String>| match config
         .layout
         .matches(&path)
     {
+        _ if load::is_map_name(&path) => {
+            let file = match data {
+                Data::File(full) => load::MapFile::Path(full),
+                Data::Bytes(bytes) => {
+                    load::MapFile::Bytes(format!("{}:{path}", config.root), bytes)
+                }
+            };
+            maps.entry(dir_of(&path).to_string())
+                .or_default()
+                .push(file);
+        }
         Some((k, b)) => members.push(Member {
             kernel: k.to_string(),
             bench: b.to_string(),
@@ -310,7 +332,7 @@ fn list(config: &BatchConfig, warnings: &mut Vec<String>) -> Result<Vec<Member>>
                 unmatched.push(format!("{path} (not a regular file)"));
                 continue;
             }
-            if config.layout.matches(&path).is_none() {
+            if config.layout.matches(&path).is_none() && !load::is_map_name(&path) {
                 unmatched.push(path);
                 continue;
             }
@@ -348,7 +370,11 @@ fn list(config: &BatchConfig, warnings: &mut Vec<String>) -> Result<Vec<Member>>
             config.layout.text()
         );
     }
-    Ok(members)
+    let maps = maps
+        .into_iter()
+        .map(|(dir, files)| (dir, Arc::new(load::Beside::new(files))))
+        .collect();
+    Ok((members, maps))
 }
 
 fn hidden(path: &str) -> bool {
@@ -383,19 +409,22 @@ fn walk(dir: &Path, prefix: &str, out: &mut Vec<(String, PathBuf)>) -> Result<()
     Ok(())
 }
 
-/// Parse one member; its origin (in runs and messages) is its relative path.
+/// Parse one member, with the symbol maps of its directory; its origin (in
+/// runs and messages) is its relative path.
 fn read_member(
     m: &Member,
     opts: &load::LoadOptions,
+    maps: Option<Arc<load::Beside>>,
 ) -> Result<std::result::Result<Profile, String>> {
     match &m.data {
-        Data::Bytes(b) => load::load_stream(Box::new(&b[..]), &m.path, opts),
+        Data::Bytes(b) => load::load_stream_beside(Box::new(&b[..]), &m.path, opts, maps),
         Data::File(p) => {
             let f = std::fs::File::open(p).with_context(|| format!("{}: cannot open", m.path))?;
-            load::load_stream(
+            load::load_stream_beside(
                 Box::new(BufReader::with_capacity(BUF_SIZE.min(1 << 16), f)),
                 &m.path,
                 opts,
+                maps,
             )
         }
     }
