@@ -3,7 +3,8 @@
 //! flags); each half goes through decompression, format detection and its
 //! parser (`diffprofile::load::load_stream`), the profiles become the OLD and
 //! NEW sides, and the report is rendered by every renderer (text, classic,
-//! json, csv, markdown). Nothing may panic.
+//! json, csv, markdown, html, flamegraph; callchains are kept when the flags
+//! ask for stacks, so the flame graph is drawn from them). Nothing may panic.
 
 #![no_main]
 
@@ -104,6 +105,8 @@ fuzz_target!(|data: &[u8]| {
         OutputFormat::Json,
         OutputFormat::Csv,
         OutputFormat::Markdown,
+        OutputFormat::Html,
+        OutputFormat::Flamegraph,
     ] {
         let mut out = Vec::new();
         render::render(format, &report, &config.render, &mut out).expect("render into a Vec");
