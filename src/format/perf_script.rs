@@ -74,6 +74,7 @@ pub(crate) mod blocks;
 mod chain;
 mod line;
 mod mapped;
+mod pipeline;
 mod tally;
 #[cfg(test)]
 mod tests;

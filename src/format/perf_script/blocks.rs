@@ -7,15 +7,16 @@
 //! so that every block can be parsed on its own. Output: the caller's
 //! per-block results, handed to a sink strictly in input order.
 //!
-//! Blocks are processed in batches on the rayon pool (sized by the caller,
-//! `--jobs`) while the calling thread reads the next batch, so at most two
-//! batches are in memory: peak memory does not depend on the input size.
+//! Blocks are parsed as tasks on the rayon pool (sized by the caller,
+//! `--jobs`) while the calling thread reads the next ones, a few blocks per
+//! thread at most (see [`super::pipeline`]): peak memory does not depend on
+//! the input size.
 //! Block boundaries depend only on the input and [`BLOCK_SIZE`], never on the
 //! thread count, so results merged in block order are identical for any
 //! `--jobs`.
 
 use super::super::ParseError;
-use rayon::prelude::*;
+use super::pipeline::{self, Bytes, Producer};
 use std::io::{BufRead, Read};
 
 /// Nominal block size. Large enough that per-block overhead (hash maps,
@@ -95,17 +96,13 @@ fn run_stream<T, W, S>(
     block_size: usize,
     boundary: Boundary,
     work: W,
-    mut sink: S,
+    sink: S,
 ) -> Result<(), ParseError>
 where
     T: Send,
     W: Fn(Block<'_>) -> T + Sync,
     S: FnMut(T) -> bool,
 {
-    // One block per thread and batch keeps two batches (the one parsed, the
-    // one read) within 2 × threads × BLOCK_SIZE; at least 2 so that a single
-    // thread still overlaps reading and parsing.
-    let per_batch = rayon::current_num_threads().clamp(2, 8);
     let mut reader = Reader {
         input,
         origin,
@@ -116,35 +113,19 @@ where
         boundary,
         delivered: 0,
     };
-    let mut current = reader.batch(per_batch)?;
-    while !current.is_empty() {
-        let mut results: Vec<T> = Vec::new();
-        let work = &work;
-        let batch = &current;
-        let next = rayon::in_place_scope(|scope| {
-            scope.spawn(|_| {
-                results = batch
-                    .par_iter()
-                    .map(|b| {
-                        work(Block {
-                            data: &b.data,
-                            last: b.last,
-                        })
-                    })
-                    .collect();
-            });
-            // The input need not be Send: read it on this thread meanwhile.
-            reader.batch(per_batch)
-        });
-        for result in results {
-            if !sink(result) {
-                return Ok(());
-            }
-        }
-        reader.recycle(std::mem::take(&mut current));
-        current = next?;
+    pipeline::run(&mut reader, origin, work, sink)
+}
+
+impl Producer for Reader<'_, '_> {
+    fn next(&mut self) -> Result<Option<(Bytes, bool)>, ParseError> {
+        Ok(self.block()?.map(|b| (Bytes::Owned(b.data), b.last)))
     }
-    Ok(())
+
+    fn recycle(&mut self, buf: Vec<u8>) {
+        if self.spare.len() < 4 {
+            self.spare.push(buf);
+        }
+    }
 }
 
 struct OwnedBlock {
@@ -167,25 +148,6 @@ struct Reader<'r, 'o> {
 }
 
 impl Reader<'_, '_> {
-    fn recycle(&mut self, blocks: Vec<OwnedBlock>) {
-        for b in blocks {
-            if self.spare.len() < 8 {
-                self.spare.push(b.data);
-            }
-        }
-    }
-
-    fn batch(&mut self, n: usize) -> Result<Vec<OwnedBlock>, ParseError> {
-        let mut out = Vec::with_capacity(n);
-        while out.len() < n {
-            match self.block()? {
-                Some(b) => out.push(b),
-                None => break,
-            }
-        }
-        Ok(out)
-    }
-
     /// Fill `buf` with up to `want` more bytes; false at end of input.
     fn fill(&mut self, buf: &mut Vec<u8>, want: usize) -> Result<bool, ParseError> {
         buf.reserve(want);

@@ -12,11 +12,9 @@
 
 use super::super::ParseError;
 use super::blocks::{too_long, Block, Boundary, MAX_RECORD};
-use std::collections::BTreeMap;
+use super::pipeline::{self, Bytes, Producer};
 use std::fs::File;
-use std::panic::AssertUnwindSafe;
-use std::sync::{mpsc, Arc};
-use std::time::Duration;
+use std::sync::Arc;
 
 /// Mapping offsets are rounded down to this (a multiple of every page size).
 const ALIGN: usize = 1 << 16;
@@ -54,72 +52,65 @@ fn cut(rest: &[u8], rest_is_all: bool, block_size: usize, boundary: Boundary) ->
     }
 }
 
-/// One block: its own mapping (shared with the task that parses it) and
-/// where the block lies in it.
-struct Mapped {
-    map: Arc<memmap2::Mmap>,
-    start: usize,
-    len: usize,
-    last: bool,
-}
-
-/// Map and cut the block that starts at byte `pos` of the file (`len`
-/// bytes long). The mapping grows a block at a time until the cut is
-/// decided, so it holds the block and at most one block more.
-fn map_block(
-    file: &File,
+/// The blocks of a plain file, each with its own mapping (shared with the
+/// task that parses it), cut as the stream reader cuts them. The mapping
+/// grows a block at a time until the cut is decided, so it holds the block
+/// and at most one block more.
+struct Blocks<'a> {
+    file: &'a File,
+    origin: &'a str,
     len: usize,
     pos: usize,
     block_size: usize,
     boundary: Boundary,
-    origin: &str,
-) -> Result<Mapped, ParseError> {
-    let base = pos - pos % ALIGN;
-    let mut span = block_size;
-    loop {
-        let map_len = (len - base).min(pos - base + span);
-        // SAFETY: a read-only private mapping; a concurrent truncation of
-        // the file is the documented SIGBUS case.
-        let map = unsafe {
-            memmap2::MmapOptions::new()
-                .offset(base as u64)
-                .len(map_len)
-                .map(file)
+}
+
+impl Producer for Blocks<'_> {
+    fn next(&mut self) -> Result<Option<(Bytes, bool)>, ParseError> {
+        if self.pos >= self.len {
+            return Ok(None);
         }
-        .map_err(|e| ParseError::io(origin, e))?;
-        let _ = map.advise(memmap2::Advice::Sequential);
-        let all = base + map_len == len;
-        let start = pos - base;
-        let (n, last) = match cut(&map[start..], all, block_size, boundary) {
-            Cut::Block(n) => (n, false),
-            Cut::Last => (map_len - start, true),
-            Cut::NeedMore => {
-                span += block_size;
-                continue;
+        let (pos, len) = (self.pos, self.len);
+        let base = pos - pos % ALIGN;
+        let mut span = self.block_size;
+        loop {
+            let map_len = (len - base).min(pos - base + span);
+            // SAFETY: a read-only private mapping; a concurrent truncation
+            // of the file is the documented SIGBUS case.
+            let map = unsafe {
+                memmap2::MmapOptions::new()
+                    .offset(base as u64)
+                    .len(map_len)
+                    .map(self.file)
             }
-            Cut::TooLong => return Err(too_long(origin, pos as u64)),
-        };
-        return Ok(Mapped {
-            map: Arc::new(map),
-            start,
-            len: n,
-            last,
-        });
+            .map_err(|e| ParseError::io(self.origin, e))?;
+            let _ = map.advise(memmap2::Advice::Sequential);
+            let all = base + map_len == len;
+            let start = pos - base;
+            let (n, last) = match cut(&map[start..], all, self.block_size, self.boundary) {
+                Cut::Block(n) => (n, false),
+                Cut::Last => (map_len - start, true),
+                Cut::NeedMore => {
+                    span += self.block_size;
+                    continue;
+                }
+                Cut::TooLong => return Err(too_long(self.origin, pos as u64)),
+            };
+            self.pos += n;
+            let map = Arc::new(map);
+            return Ok(Some((Bytes::Mapped { map, start, len: n }, last)));
+        }
     }
 }
 
 /// See [`super::blocks::run`]; same blocks, same order, same results.
-/// Blocks are mapped one by one on this thread and parsed as tasks on the
-/// rayon pool, at most a few per thread at a time (which bounds memory);
-/// results are handed to `sink` in order as they arrive, so no thread waits
-/// for a whole batch to finish.
 pub fn run<T, W, S>(
     file: &File,
     origin: &str,
     block_size: usize,
     boundary: Boundary,
     work: W,
-    mut sink: S,
+    sink: S,
 ) -> Result<(), ParseError>
 where
     T: Send,
@@ -132,78 +123,15 @@ where
             .len(),
     )
     .map_err(|_| ParseError::invalid(origin, "file too large to map"))?;
-    let in_flight = 2 * rayon::current_num_threads().max(1) + 2;
-    let (tx, rx) = mpsc::channel::<(usize, std::thread::Result<T>)>();
-    let work = &work;
-    rayon::in_place_scope(|scope| {
-        let (mut pos, mut spawned, mut next) = (0usize, 0usize, 0usize);
-        // Results that arrived before their turn, and the error that ends
-        // the input (reported in its turn, after the blocks before it).
-        let mut early: BTreeMap<usize, T> = BTreeMap::new();
-        let mut failed: Option<(usize, ParseError)> = None;
-        let mut stopped = false;
-        loop {
-            while !stopped && failed.is_none() && pos < len && spawned - next < in_flight {
-                match map_block(file, len, pos, block_size, boundary, origin) {
-                    Ok(m) => {
-                        pos += m.len;
-                        let (tx, i) = (tx.clone(), spawned);
-                        scope.spawn(move |_| {
-                            let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                                work(Block {
-                                    data: &m.map[m.start..m.start + m.len],
-                                    last: m.last,
-                                })
-                            }));
-                            let _ = tx.send((i, result));
-                        });
-                        spawned += 1;
-                    }
-                    Err(e) => failed = Some((spawned, e)),
-                }
-            }
-            if next == spawned {
-                return match failed {
-                    Some((_, e)) if !stopped => Err(e),
-                    _ => Ok(()),
-                };
-            }
-            let (i, result) = next_result(&rx).ok_or_else(|| {
-                ParseError::invalid(origin, "a parsing task ended without a result")
-            })?;
-            let result = result.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            early.insert(i, result);
-            while let Some(result) = early.remove(&next) {
-                next += 1;
-                if !stopped && !sink(result) {
-                    stopped = true;
-                }
-            }
-        }
-    })
-}
-
-/// The next result from the block tasks. On a thread of the rayon pool
-/// (files are parsed in parallel, so this is one), waiting must not block
-/// the thread: it runs pending rayon work meanwhile, or the pool could end
-/// with every thread waiting for tasks that none is free to run.
-fn next_result<T>(rx: &mpsc::Receiver<T>) -> Option<T> {
-    loop {
-        match rx.try_recv() {
-            Ok(r) => return Some(r),
-            Err(mpsc::TryRecvError::Disconnected) => return None,
-            Err(mpsc::TryRecvError::Empty) => {}
-        }
-        match rayon::yield_now() {
-            None => return rx.recv().ok(),
-            Some(rayon::Yield::Executed) => {}
-            Some(rayon::Yield::Idle) => match rx.recv_timeout(Duration::from_micros(200)) {
-                Ok(r) => return Some(r),
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => return None,
-            },
-        }
-    }
+    let mut blocks = Blocks {
+        file,
+        origin,
+        len,
+        pos: 0,
+        block_size,
+        boundary,
+    };
+    pipeline::run(&mut blocks, origin, work, sink)
 }
 
 #[cfg(test)]
