@@ -59,7 +59,7 @@ pub struct Block<'a> {
 /// Where the text comes from.
 pub enum Source<'a> {
     /// Any reader (stdin, decompressed streams, archive members): read into
-    /// reused buffers, one batch ahead.
+    /// reused buffers, a few blocks ahead.
     Stream(&'a mut dyn BufRead),
     /// A plain regular file: mapped, and cut into the same blocks without
     /// copying (see [`super::mapped`]).
@@ -85,35 +85,24 @@ where
 {
     let block_size = block_size.max(1);
     match source {
-        Source::Stream(input) => run_stream(input, origin, block_size, boundary, work, sink),
-        Source::File(file) => super::mapped::run(file, origin, block_size, boundary, work, sink),
+        Source::Stream(input) => {
+            let mut reader = Reader {
+                input,
+                origin,
+                carry: Vec::new(),
+                spare: Vec::new(),
+                eof: false,
+                block_size,
+                boundary,
+                delivered: 0,
+            };
+            pipeline::run(&mut reader, origin, work, sink)
+        }
+        Source::File(file) => {
+            let mut blocks = super::mapped::Blocks::new(file, origin, block_size, boundary)?;
+            pipeline::run(&mut blocks, origin, work, sink)
+        }
     }
-}
-
-fn run_stream<T, W, S>(
-    input: &mut dyn BufRead,
-    origin: &str,
-    block_size: usize,
-    boundary: Boundary,
-    work: W,
-    sink: S,
-) -> Result<(), ParseError>
-where
-    T: Send,
-    W: Fn(Block<'_>) -> T + Sync,
-    S: FnMut(T) -> bool,
-{
-    let mut reader = Reader {
-        input,
-        origin,
-        carry: Vec::new(),
-        spare: Vec::new(),
-        eof: false,
-        block_size,
-        boundary,
-        delivered: 0,
-    };
-    pipeline::run(&mut reader, origin, work, sink)
 }
 
 impl Producer for Reader<'_, '_> {

@@ -11,8 +11,8 @@
 //! process fail with SIGBUS (as for any program that maps its input).
 
 use super::super::ParseError;
-use super::blocks::{too_long, Block, Boundary, MAX_RECORD};
-use super::pipeline::{self, Bytes, Producer};
+use super::blocks::{too_long, Boundary, MAX_RECORD};
+use super::pipeline::{Bytes, Producer};
 use std::fs::File;
 use std::sync::Arc;
 
@@ -56,13 +56,37 @@ fn cut(rest: &[u8], rest_is_all: bool, block_size: usize, boundary: Boundary) ->
 /// task that parses it), cut as the stream reader cuts them. The mapping
 /// grows a block at a time until the cut is decided, so it holds the block
 /// and at most one block more.
-struct Blocks<'a> {
+pub struct Blocks<'a> {
     file: &'a File,
     origin: &'a str,
     len: usize,
     pos: usize,
     block_size: usize,
     boundary: Boundary,
+}
+
+impl<'a> Blocks<'a> {
+    pub fn new(
+        file: &'a File,
+        origin: &'a str,
+        block_size: usize,
+        boundary: Boundary,
+    ) -> Result<Self, ParseError> {
+        let len = file
+            .metadata()
+            .map_err(|e| ParseError::io(origin, e))?
+            .len();
+        let len = usize::try_from(len)
+            .map_err(|_| ParseError::invalid(origin, "file too large to map"))?;
+        Ok(Blocks {
+            file,
+            origin,
+            len,
+            pos: 0,
+            block_size,
+            boundary,
+        })
+    }
 }
 
 impl Producer for Blocks<'_> {
@@ -101,37 +125,6 @@ impl Producer for Blocks<'_> {
             return Ok(Some((Bytes::Mapped { map, start, len: n }, last)));
         }
     }
-}
-
-/// See [`super::blocks::run`]; same blocks, same order, same results.
-pub fn run<T, W, S>(
-    file: &File,
-    origin: &str,
-    block_size: usize,
-    boundary: Boundary,
-    work: W,
-    sink: S,
-) -> Result<(), ParseError>
-where
-    T: Send,
-    W: Fn(Block<'_>) -> T + Sync,
-    S: FnMut(T) -> bool,
-{
-    let len = usize::try_from(
-        file.metadata()
-            .map_err(|e| ParseError::io(origin, e))?
-            .len(),
-    )
-    .map_err(|_| ParseError::invalid(origin, "file too large to map"))?;
-    let mut blocks = Blocks {
-        file,
-        origin,
-        len,
-        pos: 0,
-        block_size,
-        boundary,
-    };
-    pipeline::run(&mut blocks, origin, work, sink)
 }
 
 #[cfg(test)]
