@@ -24,6 +24,15 @@ pub fn stdout_of(args: &[&str]) -> Vec<u8> {
     out.stdout
 }
 
+/// The bytes of a gzipped testdata file (a path from the crate root).
+pub fn gunzip(path: &str) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(file), &mut bytes)
+        .unwrap_or_else(|e| panic!("{path}: {e}"));
+    bytes
+}
+
 /// The JSON report of `args` (`-o json` is added).
 pub fn json_of(args: &[&str]) -> serde_json::Value {
     let mut all = args.to_vec();

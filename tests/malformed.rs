@@ -484,13 +484,7 @@ fn opreport_counts_that_overflow_the_total() {
 fn perf_data_callchain_length_that_overflows() {
     use diffprofile::format::{self, ParseOptions};
     use diffprofile::profile::Format;
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    flate2::read::GzDecoder::new(
-        std::fs::File::open("testdata/raw/sockets-run1-g.perf.data.gz").expect("testdata"),
-    )
-    .read_to_end(&mut bytes)
-    .expect("gunzip");
+    let mut bytes = crate::cli::gunzip("testdata/raw/sockets-run1-g.perf.data.gz");
     let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
     let (data, size) = (word(40) as usize, word(48) as usize);
     // The first callchain: its length is the word before the first
@@ -525,13 +519,7 @@ fn perf_data_callchain_length_that_overflows() {
 fn perf_data_auxtrace_that_claims_too_much() {
     use diffprofile::format::{self, ParseOptions};
     use diffprofile::profile::Format;
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    flate2::read::GzDecoder::new(
-        std::fs::File::open("testdata/raw/sockets-run1.perf.data.gz").expect("testdata"),
-    )
-    .read_to_end(&mut bytes)
-    .expect("gunzip");
+    let mut bytes = crate::cli::gunzip("testdata/raw/sockets-run1.perf.data.gz");
     let data = u64::from_le_bytes(bytes[40..48].try_into().unwrap()) as usize;
     // The first record becomes an auxtrace record claiming 2^40 bytes.
     bytes[data..data + 4].copy_from_slice(&71u32.to_le_bytes());
@@ -558,13 +546,7 @@ fn perf_data_auxtrace_that_claims_too_much() {
 fn perf_data_mmap2_build_id_too_long() {
     use diffprofile::format::{self, ParseOptions};
     use diffprofile::profile::Format;
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    flate2::read::GzDecoder::new(
-        std::fs::File::open("testdata/raw/sockets-run1.perf.data.gz").expect("testdata"),
-    )
-    .read_to_end(&mut bytes)
-    .expect("gunzip");
+    let mut bytes = crate::cli::gunzip("testdata/raw/sockets-run1.perf.data.gz");
     let word = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
     let (data, size) = (word(&bytes, 40) as usize, word(&bytes, 48) as usize);
     // The first PERF_RECORD_MMAP2 (type 10): set PERF_RECORD_MISC_MMAP_BUILD_ID

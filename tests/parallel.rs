@@ -6,17 +6,11 @@
 
 use crate::cli::diffprofile;
 use crate::malformed::run_with_timeout;
-use std::io::Read;
 use std::time::Duration;
 
 #[test]
 fn files_and_blocks_in_parallel_never_hang() {
-    let mut text = Vec::new();
-    flate2::read::GzDecoder::new(
-        std::fs::File::open("testdata/perf-script/sockets.txt.gz").expect("testdata"),
-    )
-    .read_to_end(&mut text)
-    .expect("gunzip");
+    let text = crate::cli::gunzip("testdata/perf-script/sockets.txt.gz");
     // About 9 MB a file: three blocks of the mapped reader.
     let big = text.repeat(15);
     let tmp = tempfile::tempdir().unwrap();
