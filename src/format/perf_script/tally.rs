@@ -6,6 +6,10 @@
 //! is reused), with symbols as encoded byte keys ([`encode_key`]) and line
 //! numbers relative to the block.
 
+mod suffix;
+
+use suffix::Suffix;
+
 use super::line::{self, Frame, LineKind};
 use crate::format::ParseOptions;
 use crate::profile::Mode;
@@ -187,36 +191,6 @@ impl std::hash::Hash for Frame<'_> {
         }
         state.write_u8(u8::from(self.kernel_ip));
     }
-}
-
-/// A header's text after the timestamp's colon (`[PERIOD] EVENT: [FRAME]`,
-/// to the end of the line) and what it parses to.
-struct Suffix {
-    text: Box<[u8]>,
-    period: Option<u64>,
-    ev: usize,
-    /// The frame's symbol id (`None` without a frame, or when the event is
-    /// not counted).
-    frame: Option<u32>,
-}
-
-/// Bytes after the colon that key the suffix cache (the period, the event
-/// and the start of the address), or the whole suffix when it is shorter.
-const SUFFIX_KEY: usize = 40;
-
-/// The key of a suffix: its first [`SUFFIX_KEY`] bytes.
-fn suffix_key(text: &[u8]) -> &[u8] {
-    &text[..text.len().min(SUFFIX_KEY)]
-}
-
-/// Entries per block at most.
-const SUFFIX_MAX: usize = 1 << 16;
-
-fn suffix_hash(key: &[u8]) -> u64 {
-    use std::hash::Hasher;
-    let mut h = rustc_hash::FxHasher::default();
-    h.write(key);
-    h.finish()
 }
 
 /// Count one block.
@@ -434,69 +408,6 @@ impl<'d> Counter<'d, '_> {
         }
         self.start_sample(h.comm, h.time, h.period, ev, frame);
         Ok(())
-    }
-
-    fn suffix_cache_pays(&self) -> bool {
-        self.suffix_tries < 4096 || 2 * self.suffix_hits >= self.suffix_tries
-    }
-
-    fn cache_suffix(&mut self, text: &[u8], period: Option<u64>, ev: usize, frame: Option<u32>) {
-        if self.suffixes.len() >= SUFFIX_MAX || !self.suffix_cache_pays() {
-            return;
-        }
-        let hash = suffix_hash(suffix_key(text));
-        if self.suffixes.find(hash, |e| *e.text == *text).is_none() {
-            let entry = Suffix {
-                text: text.into(),
-                period,
-                ev,
-                frame,
-            };
-            self.suffixes
-                .insert_unique(hash, entry, |e| suffix_hash(suffix_key(&e.text)));
-        }
-    }
-
-    /// A sample header whose text after the timestamp's colon is cached:
-    /// only the fields before the colon are read (they are different on
-    /// every line). `rest` runs from the line's start to the block's end;
-    /// returns the line's length (without its line break), or `None` for
-    /// the line-by-line path (which then gives the same result).
-    fn cached_header(&mut self, rest: &'d [u8]) -> Option<usize> {
-        if self.suffixes.is_empty() || !self.suffix_cache_pays() {
-            return None;
-        }
-        let c = memchr::memchr2(b':', b'\n', &rest[..rest.len().min(4096)])?;
-        if rest[c] != b':' {
-            return None;
-        }
-        let after = &rest[c + 1..];
-        let matches =
-            |e: &Suffix| after.starts_with(&e.text) && after.get(e.text.len()) == Some(&b'\n');
-        self.suffix_tries += 1;
-        // The key is SUFFIX_KEY bytes (the usual header with a frame); when
-        // that misses, the suffix may be shorter (a header before its
-        // callchain): then it is the whole line's rest.
-        let head = &after[..after.len().min(SUFFIX_KEY)];
-        let mut found = None;
-        if head.len() == SUFFIX_KEY {
-            found = self.suffixes.find(suffix_hash(head), matches);
-        }
-        if found.is_none() {
-            let end = memchr::memchr(b'\n', head)?;
-            found = self.suffixes.find(suffix_hash(&head[..end]), matches);
-        }
-        let e = found?;
-        let (period, ev, frame, len) = (e.period, e.ev, e.frame, c + 1 + e.text.len());
-        let (p, s) = line::before_colon(rest, c)?;
-        let comm = line::trim(&rest[..p]);
-        if comm.first() == Some(&b'#') {
-            return None;
-        }
-        self.suffix_hits += 1;
-        self.end_sample();
-        self.start_sample(comm, Some(&rest[s..c]), period, ev, frame);
-        Some(len)
     }
 
     /// A sample header: event `ev`, its frame's symbol (if any). The period
