@@ -213,14 +213,35 @@ fn total(c: &Comparison) -> JTotal {
 }
 
 pub fn render(report: &Report, _opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
-    let doc = to_value(report).map_err(io::Error::other)?;
-    serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::from)?;
-    writeln!(out)
+    // Written as it is serialised: no tree of JSON values in memory.
+    let mut w = io::BufWriter::new(&mut *out);
+    serde_json::to_writer_pretty(&mut w, &doc(report)).map_err(io::Error::from)?;
+    writeln!(w)?;
+    w.flush()
 }
 
 /// The version-1 object of a report as a JSON value (fields in contract
 /// order), for documents that nest reports (`batch`).
 pub fn to_value(report: &Report) -> serde_json::Result<serde_json::Value> {
+    serde_json::to_value(doc(report))
+}
+
+/// The version-1 object of a report, one row type or the other.
+enum Doc<'a> {
+    One(JReport<'a, JRow<'a>>),
+    Multi(JReport<'a, JMultiRow<'a>>),
+}
+
+impl Serialize for Doc<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Doc::One(d) => d.serialize(s),
+            Doc::Multi(d) => d.serialize(s),
+        }
+    }
+}
+
+fn doc(report: &Report) -> Doc<'_> {
     let sides = report
         .sides
         .iter()
@@ -267,7 +288,7 @@ pub fn to_value(report: &Report) -> serde_json::Result<serde_json::Value> {
     let untested = report.comparisons.iter().map(|c| c.untested).sum();
     macro_rules! emit {
         ($rows:expr) => {{
-            let doc = JReport {
+            JReport {
                 version: 1,
                 normalize: report.normalize.name(),
                 unit: report.normalize.unit(),
@@ -282,8 +303,7 @@ pub fn to_value(report: &Report) -> serde_json::Result<serde_json::Value> {
                 comparisons: summaries,
                 notes: &report.notes,
                 warnings: &report.warnings,
-            };
-            serde_json::to_value(&doc)
+            }
         }};
     }
     if report.comparisons.len() <= 1 {
@@ -301,9 +321,9 @@ pub fn to_value(report: &Report) -> serde_json::Result<serde_json::Value> {
                     .collect()
             })
             .unwrap_or_default();
-        emit!(rows)
+        Doc::One(emit!(rows))
     } else {
-        emit!(multi_rows(report))
+        Doc::Multi(emit!(multi_rows(report)))
     }
 }
 
