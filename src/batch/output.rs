@@ -360,23 +360,43 @@ pub fn write_stdout(batch: &Batch, config: &BatchConfig, out: &mut dyn Write) ->
     let fmt = config.config.output;
     match fmt {
         OutputFormat::Json => {
-            let mut benches = Vec::new();
-            for b in batch.benches.iter() {
-                if let Some(r) = &b.report {
-                    benches.push(json!({"name": b.name, "report": json::to_value(r)?}));
-                }
+            // Serialised as it is written: the reports are never held as
+            // JSON values.
+            #[derive(serde::Serialize)]
+            struct Bench<'a> {
+                name: &'a str,
+                report: json::Doc<'a>,
             }
-            let mut doc = index_json(batch, false, fmt);
-            let index = doc["benchmarks"].take();
-            let doc = json!({
-                "version": 1,
-                "baseline": batch.baseline,
-                "benchmarks": benches,
-                "index": {"benchmarks": index, "regressions": doc["regressions"].take()},
-                "warnings": batch.warnings,
-            });
-            serde_json::to_writer_pretty(&mut *out, &doc)?;
-            writeln!(out)?;
+            #[derive(serde::Serialize)]
+            struct Doc<'a> {
+                version: u32,
+                baseline: &'a str,
+                benchmarks: Vec<Bench<'a>>,
+                index: Value,
+                warnings: &'a [String],
+            }
+            let benchmarks = batch
+                .benches
+                .iter()
+                .filter_map(|b| {
+                    b.report.as_ref().map(|r| Bench {
+                        name: &b.name,
+                        report: json::doc(r),
+                    })
+                })
+                .collect();
+            let mut index = index_json(batch, false, fmt);
+            let doc = Doc {
+                version: 1,
+                baseline: &batch.baseline,
+                benchmarks,
+                index: json!({"benchmarks": index["benchmarks"].take(), "regressions": index["regressions"].take()}),
+                warnings: &batch.warnings,
+            };
+            let mut w = std::io::BufWriter::new(&mut *out);
+            serde_json::to_writer_pretty(&mut w, &doc)?;
+            writeln!(w)?;
+            w.flush()?;
         }
         OutputFormat::Csv => {
             // One table: the benchmark column first, then the report's columns.

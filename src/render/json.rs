@@ -220,28 +220,26 @@ pub fn render(report: &Report, _opts: &RenderOptions, out: &mut dyn Write) -> io
     w.flush()
 }
 
-/// The version-1 object of a report as a JSON value (fields in contract
-/// order), for documents that nest reports (`batch`).
-pub fn to_value(report: &Report) -> serde_json::Result<serde_json::Value> {
-    serde_json::to_value(doc(report))
-}
+/// The version-1 object of a report, one row type or the other, ready to
+/// serialise (for documents that nest reports without building them as
+/// values first).
+pub struct Doc<'a>(Rows<'a>);
 
-/// The version-1 object of a report, one row type or the other.
-enum Doc<'a> {
+enum Rows<'a> {
     One(JReport<'a, JRow<'a>>),
     Multi(JReport<'a, JMultiRow<'a>>),
 }
 
 impl Serialize for Doc<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Doc::One(d) => d.serialize(s),
-            Doc::Multi(d) => d.serialize(s),
+        match &self.0 {
+            Rows::One(d) => d.serialize(s),
+            Rows::Multi(d) => d.serialize(s),
         }
     }
 }
 
-fn doc(report: &Report) -> Doc<'_> {
+pub fn doc(report: &Report) -> Doc<'_> {
     let sides = report
         .sides
         .iter()
@@ -321,9 +319,9 @@ fn doc(report: &Report) -> Doc<'_> {
                     .collect()
             })
             .unwrap_or_default();
-        Doc::One(emit!(rows))
+        Doc(Rows::One(emit!(rows)))
     } else {
-        Doc::Multi(emit!(multi_rows(report)))
+        Doc(Rows::Multi(emit!(multi_rows(report))))
     }
 }
 
