@@ -61,6 +61,17 @@ fn is_cpu(t: &[u8]) -> bool {
     t.len() >= 3 && t[0] == b'[' && t[t.len() - 1] == b']' && is_digits(&t[1..t.len() - 1])
 }
 
+/// The first byte of `s` that is not a space, tab or `\r` (perf pads comm
+/// to 16 columns: whole words of spaces are skipped first).
+pub fn first_non_blank(mut s: &[u8]) -> Option<u8> {
+    while let [b' ', b' ', b' ', b' ', b' ', b' ', b' ', b' ', rest @ ..] = s {
+        s = rest;
+    }
+    s.iter()
+        .copied()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\r'))
+}
+
 pub fn trim(mut s: &[u8]) -> &[u8] {
     while let [b' ' | b'\t' | b'\r', rest @ ..] = s {
         s = rest;

@@ -411,7 +411,8 @@ impl<'d> Counter<'d, '_> {
     }
 
     /// A sample header: event `ev`, its frame's symbol (if any). The period
-    /// is there when `--weight period` counts the event.
+    /// is there when `--weight period` counts the event; `comm` may still
+    /// have its padding.
     fn start_sample(
         &mut self,
         comm: &'d [u8],
@@ -456,10 +457,13 @@ impl<'d> Counter<'d, '_> {
         }
         let comm_ok = match &self.ctx.opts.comm {
             None => true,
-            Some(re) => *self
-                .comm_ok
-                .entry(comm)
-                .or_insert_with(|| re.is_match(&crate::format::decode(comm))),
+            Some(re) => {
+                let comm = line::trim(comm);
+                *self
+                    .comm_ok
+                    .entry(comm)
+                    .or_insert_with(|| re.is_match(&crate::format::decode(comm)))
+            }
         };
         self.sample_no += 1;
         self.cur = Some(Cur {

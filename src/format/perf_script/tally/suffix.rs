@@ -23,9 +23,15 @@ pub(super) struct Suffix {
 /// and the start of the address), or the whole suffix when it is shorter.
 const SUFFIX_KEY: usize = 40;
 
-/// The key of a suffix: its first [`SUFFIX_KEY`] bytes.
+/// What is hashed of a suffix: bytes 24 to 40 (where the address is, after
+/// the period and the event) of a suffix of [`SUFFIX_KEY`] bytes or more,
+/// else the whole suffix.
 fn suffix_key(text: &[u8]) -> &[u8] {
-    &text[..text.len().min(SUFFIX_KEY)]
+    if text.len() >= SUFFIX_KEY {
+        &text[SUFFIX_KEY - 16..SUFFIX_KEY]
+    } else {
+        text
+    }
 }
 
 /// Entries per block at most.
@@ -89,7 +95,7 @@ impl<'d> Counter<'d, '_> {
         let head = &after[..after.len().min(SUFFIX_KEY)];
         let mut found = None;
         if head.len() == SUFFIX_KEY {
-            found = self.suffixes.find(suffix_hash(head), matches);
+            found = self.suffixes.find(suffix_hash(suffix_key(head)), matches);
         }
         if found.is_none() {
             let end = memchr::memchr(b'\n', head)?;
@@ -98,8 +104,8 @@ impl<'d> Counter<'d, '_> {
         let e = found?;
         let (period, ev, frame, len) = (e.period, e.ev, e.frame, c + 1 + e.text.len());
         let (p, s) = line::before_colon(rest, c)?;
-        let comm = line::trim(&rest[..p]);
-        if comm.first() == Some(&b'#') {
+        let comm = &rest[..p];
+        if line::first_non_blank(comm) == Some(b'#') {
             return None;
         }
         self.suffix_hits += 1;
