@@ -24,6 +24,12 @@ use std::io::{BufRead, Read};
 /// memory budget.
 pub const BLOCK_SIZE: usize = 4 << 20;
 
+/// Block size for mapped files: larger, since no buffer is held for them
+/// (their pages are only mapped, and unmapped once parsed), and fewer blocks
+/// mean fewer per-block cache warm-ups (10% faster on flat perf script).
+/// The result does not depend on the block size.
+pub const MAPPED_BLOCK_SIZE: usize = 2 * BLOCK_SIZE;
+
 /// A record longer than this is not text we understand (binary data, or a
 /// file without line breaks): fail instead of buffering without bound.
 pub const MAX_RECORD: usize = 16 << 20;
@@ -61,8 +67,8 @@ pub enum Source<'a> {
     /// Any reader (stdin, decompressed streams, archive members): read into
     /// reused buffers, a few blocks ahead.
     Stream(&'a mut dyn BufRead),
-    /// A plain regular file: mapped, and cut into the same blocks without
-    /// copying (see [`super::mapped`]).
+    /// A plain regular file: mapped, and cut as a stream of it would be (for
+    /// the same block size) without copying (see [`super::mapped`]).
     File(&'a std::fs::File),
 }
 
