@@ -235,7 +235,12 @@ pub fn parse_file(
     origin: &str,
     opts: &ParseOptions,
 ) -> Result<Profile, ParseError> {
-    parse_source(blocks::Source::File(file), origin, opts, blocks::MAPPED_BLOCK_SIZE)
+    parse_source(
+        blocks::Source::File(file),
+        origin,
+        opts,
+        blocks::MAPPED_BLOCK_SIZE,
+    )
 }
 
 pub(crate) fn parse_with_block_size(
