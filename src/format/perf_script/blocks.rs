@@ -209,14 +209,17 @@ impl Reader<'_, '_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn collect(input: &[u8], size: usize) -> Vec<(bool, Vec<u8>)> {
+    /// Every block of `source` as (last, bytes).
+    pub(in crate::format::perf_script) fn blocks_of(
+        source: Source<'_>,
+        size: usize,
+    ) -> Result<Vec<(bool, Vec<u8>)>, ParseError> {
         let mut out = Vec::new();
-        let mut r = input;
         run(
-            Source::Stream(&mut r),
+            source,
             "t",
             size,
             after_last_newline,
@@ -226,8 +229,11 @@ mod tests {
                 true
             },
         )
-        .unwrap();
-        out
+        .map(|()| out)
+    }
+
+    fn collect(mut input: &[u8], size: usize) -> Vec<(bool, Vec<u8>)> {
+        blocks_of(Source::Stream(&mut input), size).unwrap()
     }
 
     #[test]

@@ -129,7 +129,8 @@ impl Producer for Blocks<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::blocks::{self, after_last_newline, Source};
+    use super::super::blocks::tests::blocks_of;
+    use super::super::blocks::Source;
     use std::io::Write;
 
     /// The mapped reader cuts a file into the very blocks of the stream
@@ -145,25 +146,10 @@ mod tests {
         }
         text.extend_from_slice(b"no final newline");
         std::fs::write(&path, &text).unwrap();
-        let collect = |source: Source<'_>, size: usize| {
-            let mut out = Vec::new();
-            blocks::run(
-                source,
-                "t",
-                size,
-                after_last_newline,
-                |b| (b.last, b.data.to_vec()),
-                |x| {
-                    out.push(x);
-                    true
-                },
-            )
-            .map(|()| out)
-        };
         for size in [1, 7, 64, 100, 4096, 70_000, 1 << 20] {
             let file = std::fs::File::open(&path).unwrap();
-            let mapped = collect(Source::File(&file), size).unwrap();
-            let streamed = collect(Source::Stream(&mut &text[..]), size).unwrap();
+            let mapped = blocks_of(Source::File(&file), size).unwrap();
+            let streamed = blocks_of(Source::Stream(&mut &text[..]), size).unwrap();
             assert_eq!(mapped, streamed, "block size {size}");
         }
         std::fs::remove_dir_all(&dir).unwrap();
