@@ -20,7 +20,7 @@ use super::pipeline::{self, Bytes, Producer};
 use std::io::{BufRead, Read};
 
 /// Nominal block size. Large enough that per-block overhead (hash maps,
-/// task spawn) is noise, small enough that two batches stay far below the
+/// task spawn) is noise, small enough that the blocks in flight stay far below the
 /// memory budget.
 pub const BLOCK_SIZE: usize = 4 << 20;
 
