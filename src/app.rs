@@ -5,13 +5,15 @@
 use crate::aggregate::{self, Side};
 use crate::batch;
 use crate::cli::{Cli, ColorArg, Command};
-use crate::config::{BatchConfig, Config};
+use crate::config::{BatchConfig, Config, NoiseModelConfig, NoiseSpec};
 use crate::diff;
 use crate::exit;
 use crate::load;
+use crate::noise_model::{self, NoiseModel, Replicates};
 use crate::render::{self, OutputFormat};
 use anyhow::{Context, Result};
 use std::io::Write;
+use std::sync::Arc;
 
 /// Run a parsed command line: `batch`, or a comparison of profiles.
 pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
@@ -20,6 +22,10 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8>
             let config = BatchConfig::from_args(*args)?;
             let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
             batch::run(&config, progress, out, err)
+        }
+        Some(Command::NoiseModel(args)) => {
+            let config = NoiseModelConfig::from_args(*args)?;
+            run_noise_model(&config, out, err)
         }
         Some(Command::Man { out_dir }) => {
             crate::manpage::write_man(out_dir.as_deref(), out)?;
@@ -79,6 +85,142 @@ pub fn run(config: &Config, out: &mut dyn Write, err: &mut dyn Write) -> Result<
     })
 }
 
+/// `diffprofile noise-model RUNS… -o FILE`: learn and write a noise model.
+pub fn run_noise_model(
+    config: &NoiseModelConfig,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.config.jobs.unwrap_or(0))
+        .build()
+        .context("cannot start worker threads")?;
+    let paths = &config.config.sides[0].paths;
+    let (model, warnings) = pool.install(|| learn_model(paths, &config.config))?;
+    for w in &warnings {
+        writeln!(err, "diffprofile: warning: {w}")?;
+    }
+    let text = model.to_json()?;
+    match &config.out {
+        Some(path) => std::fs::write(path, text)
+            .with_context(|| format!("{path}: cannot write the noise model"))?,
+        None => out.write_all(text.as_bytes())?,
+    }
+    writeln!(
+        err,
+        "diffprofile: noise model of {} symbols from {} runs{}",
+        model.symbols.len(),
+        model.runs.len(),
+        config
+            .out
+            .as_deref()
+            .map(|p| format!(" written to {p}"))
+            .unwrap_or_default()
+    )?;
+    Ok(exit::SUCCESS)
+}
+
+/// Learn a noise model from replicate runs (files, directories, archives)
+/// read, filtered, named and normalised as `config` says; with its warnings.
+pub fn learn_model(paths: &[String], config: &Config) -> Result<(NoiseModel, Vec<String>)> {
+    let loaded = load::load_side(paths, &config.load)?;
+    let side = Side {
+        name: "replicates".to_string(),
+        label: paths.join(" "),
+        runs: loaded.runs,
+    };
+    let source = format!("learned from {}", paths.join(" "));
+    let (model, mut warnings) = learn_from_side(&side, config, source)
+        .with_context(|| format!("noise model from {}", paths.join(" ")))?;
+    warnings.splice(0..0, loaded.warnings);
+    Ok((model, warnings))
+}
+
+/// Learn a noise model from the runs of one side already loaded (for
+/// `batch`, a kernel's runs of one benchmark); `source` names them.
+pub fn learn_from_side(
+    side: &Side,
+    config: &Config,
+    source: String,
+) -> Result<(NoiseModel, Vec<String>)> {
+    let sides = std::slice::from_ref(side);
+    let matrix = aggregate::build(sides, &config.identity);
+    let exposures = aggregate::exposures(
+        sides,
+        &matrix,
+        config.diff.normalize,
+        &config.run_info,
+        config.relative,
+    )?;
+    let mut events: Vec<&str> = side
+        .runs
+        .iter()
+        .filter_map(|r| r.event.as_deref())
+        .collect();
+    events.sort_unstable();
+    events.dedup();
+    let mut warnings = matrix.warnings.clone();
+    if events.len() > 1 {
+        warnings.push(format!(
+            "noise model: runs are of different events: {}",
+            events.join(", ")
+        ));
+    }
+    let model = noise_model::learn(Replicates {
+        counts: &matrix.counts[0],
+        exposures: &exposures[0],
+        idents: matrix
+            .symbols
+            .iter()
+            .map(|s| (s.ident.name.clone(), s.ident.dso.clone()))
+            .collect(),
+        runs: side
+            .runs
+            .iter()
+            .zip(&exposures[0])
+            .map(|(r, &e)| noise_model::ModelRun {
+                source: r.source.clone(),
+                format: r.format.name().to_string(),
+                total: r.total,
+                exposure: e,
+            })
+            .collect(),
+        normalize: config.diff.normalize.name().to_string(),
+        event: events.first().map(|e| e.to_string()),
+        source,
+    })?;
+    Ok((model, warnings))
+}
+
+/// The noise model a configuration names, read or learned; warnings when
+/// it was made under other options than this comparison's.
+fn load_noise_model(
+    config: &Config,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Arc<NoiseModel>>> {
+    let model = match &config.noise {
+        None => return Ok(None),
+        Some(NoiseSpec::File(path)) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("{path}: cannot read the noise model"))?;
+            NoiseModel::from_json(&text, path)?
+        }
+        Some(NoiseSpec::Runs(paths)) => {
+            let (model, w) = learn_model(paths, config)?;
+            warnings.extend(w);
+            model
+        }
+    };
+    let normalize = config.diff.normalize.name();
+    if model.normalize != normalize {
+        warnings.push(format!(
+            "the noise model ({}) was learned with -n {}, this comparison uses -n {normalize}",
+            model.source, model.normalize
+        ));
+    }
+    Ok(Some(Arc::new(model)))
+}
+
 /// Everything but rendering: the report of a configuration.
 pub fn build_report(config: &Config) -> Result<diff::Report> {
     let mut warnings = Vec::new();
@@ -92,7 +234,15 @@ pub fn build_report(config: &Config) -> Result<diff::Report> {
             runs: loaded.runs,
         });
     }
-    let mut report = compare_sides(&sides, config)?;
+    let model = load_noise_model(config, &mut warnings)?;
+    let mut report = match model {
+        Some(model) => {
+            let mut config = config.clone();
+            config.diff.noise_model = Some(model);
+            compare_sides(&sides, &config)?
+        }
+        None => compare_sides(&sides, config)?,
+    };
     warnings.append(&mut report.warnings);
     report.warnings = warnings;
     Ok(report)

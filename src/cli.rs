@@ -36,6 +36,9 @@ pub struct Cli {
 
     #[command(flatten)]
     pub analysis: Analysis,
+
+    #[command(flatten)]
+    pub report: ReportArgs,
 }
 
 /// Subcommands; without one, `diffprofile OLD NEW…` compares profiles.
@@ -52,6 +55,16 @@ without it, one section per benchmark on stdout.",
         after_help = "Examples:\n  diffprofile batch results/ --baseline v6.1\n  diffprofile batch results.tar.zst --baseline v6.1 --layout '{bench}/{kernel}/**' -o json\n  diffprofile batch results.tar.gz --baseline v6.1 --out-dir reports/ -o markdown"
     )]
     Batch(Box<BatchArgs>),
+    /// Learn run-to-run noise from 3 or more replicate runs of one kernel, for later comparisons.
+    #[command(
+        long_about = "Learns each symbol's run-to-run noise from 3 or more replicate runs of one kernel \
+(any input format; filters, identity options and normalisation as for a comparison) and writes it \
+as a versioned JSON noise model. A later comparison given --noise-model FILE judges noise with it, \
+so that one run per side is enough: measure the baseline's noise once, then compare each patch \
+with one run (docs/statistics.md, section 5.3).",
+        after_help = "Examples:\n  diffprofile noise-model base/run1 base/run2 base/run3 -o base.noise.json\n  diffprofile --noise-model base.noise.json base/run1 patched/run1"
+    )]
+    NoiseModel(Box<NoiseModelArgs>),
     /// Write the man pages (diffprofile.1, diffprofile-batch.1) generated from this command line.
     Man {
         /// Directory to write into (the page of diffprofile goes to stdout without it).
@@ -95,23 +108,33 @@ pub struct BatchArgs {
 
     #[command(flatten)]
     pub analysis: Analysis,
+
+    #[command(flatten)]
+    pub report: ReportArgs,
 }
 
-/// The analysis flags, shared by the top-level comparison and `batch`.
+/// `diffprofile noise-model RUNS… -o FILE`.
 #[derive(Args, Debug, Clone)]
-pub struct Analysis {
-    /// Input format (detected per file by default).
-    #[arg(short = 'f', long, value_enum, default_value_t = FormatArg::Auto)]
-    pub format: FormatArg,
+pub struct NoiseModelArgs {
+    /// Replicate runs of one kernel (files, directories of runs, archives): 3 or more.
+    #[arg(value_name = "RUNS", required = true)]
+    pub runs: Vec<String>,
 
+    /// Where to write the model (JSON) [default: stdout].
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub out: Option<String>,
+
+    #[command(flatten)]
+    pub analysis: Analysis,
+}
+
+/// What is tested and reported: shared by a comparison and `batch`.
+#[derive(Args, Debug, Clone)]
+pub struct ReportArgs {
     /// Output format (html: one self-contained page with chart, table and, given callchains, a
     /// differential flame graph; flamegraph: that flame graph alone, as SVG).
     #[arg(short = 'o', long, value_enum, default_value_t = OutputArg::Text)]
     pub output: OutputArg,
-
-    /// What a run's samples are divided by [default: share; ticks with -o classic].
-    #[arg(short = 'n', long, value_enum)]
-    pub normalize: Option<NormalizeArg>,
 
     /// Row order: signed delta (worse first), impact (the delta bound nearest zero), ratio, name.
     #[arg(long, value_enum, default_value_t = SortArg::Delta)]
@@ -137,6 +160,40 @@ pub struct Analysis {
     #[arg(long)]
     pub fail_on_regression: bool,
 
+    /// text/markdown: add each side's CV, the confidence intervals, p, q and run counts.
+    #[arg(long)]
+    pub wide: bool,
+
+    /// Assumed run-to-run CV (e.g. 0.05) when one run per side has too few symbols to measure it.
+    #[arg(long, value_name = "C")]
+    pub noise_cv: Option<f64>,
+
+    /// Judge run-to-run noise with a noise model (written by `diffprofile noise-model`).
+    #[arg(long, value_name = "FILE", conflicts_with = "noise_from")]
+    pub noise_model: Option<String>,
+
+    /// Learn the noise model from these replicate runs of one kernel (3 or more) first.
+    #[arg(long, num_args = 1.., value_name = "RUNS")]
+    pub noise_from: Vec<String>,
+
+    /// Colour text output: regressions red, improvements green, significant rows bold.
+    /// `auto`: only when stdout is a terminal and NO_COLOR is not set.
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
+    pub color: ColorArg,
+}
+
+/// How inputs are read, filtered, named and normalised: shared by a
+/// comparison, `batch` and `noise-model`.
+#[derive(Args, Debug, Clone)]
+pub struct Analysis {
+    /// Input format (detected per file by default).
+    #[arg(short = 'f', long, value_enum, default_value_t = FormatArg::Auto)]
+    pub format: FormatArg,
+
+    /// What a run's samples are divided by [default: share; ticks with -o classic].
+    #[arg(short = 'n', long, value_enum)]
+    pub normalize: Option<NormalizeArg>,
+
     /// Worker threads [default: all cores].
     #[arg(short = 'j', long, value_name = "N")]
     pub jobs: Option<usize>,
@@ -145,17 +202,9 @@ pub struct Analysis {
     #[arg(long, value_name = "NAME")]
     pub event: Option<String>,
 
-    /// text/markdown: add each side's CV, the confidence intervals, p, q and run counts.
-    #[arg(long)]
-    pub wide: bool,
-
     /// CSV `path,duration_s,work` giving each run's duration (for -n rate) and work count (for -n work).
     #[arg(long, value_name = "FILE")]
     pub run_info: Option<String>,
-
-    /// Assumed run-to-run CV (e.g. 0.05) when one run per side cannot estimate it.
-    #[arg(long, value_name = "C")]
-    pub noise_cv: Option<f64>,
 
     /// What a perf script sample is worth.
     #[arg(long, value_enum, default_value_t = WeightArg::Samples)]
@@ -180,11 +229,6 @@ pub struct Analysis {
     /// Skip malformed lines (counted in warnings) instead of failing.
     #[arg(long)]
     pub lenient: bool,
-
-    /// Colour text output: regressions red, improvements green, significant rows bold.
-    /// `auto`: only when stdout is a terminal and NO_COLOR is not set.
-    #[arg(long, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
-    pub color: ColorArg,
 
     /// Keep only symbols (rows) whose name matches this regex.
     #[arg(long, value_name = "RE")]

@@ -6,8 +6,8 @@
 use crate::aggregate::{self, Normalize, RunInfo};
 use crate::batch::Layout;
 use crate::cli::{
-    AdjustArg, Analysis, BatchArgs, Cli, ColorArg, FormatArg, NormalizeArg, OutputArg,
-    PercentageArg, SortArg, WeightArg,
+    AdjustArg, Analysis, BatchArgs, Cli, ColorArg, FormatArg, NoiseModelArgs, NormalizeArg,
+    OutputArg, PercentageArg, ReportArgs, SortArg, WeightArg,
 };
 use crate::diff::{DiffOptions, SortBy};
 use crate::format::{ParseOptions, WeightBy};
@@ -46,6 +46,17 @@ pub struct Config {
     pub relative: bool,
     /// Statements for the report header (filters, weights).
     pub notes: Vec<String>,
+    /// `--noise-model FILE` or `--noise-from RUNS…`, loaded by the app layer.
+    pub noise: Option<NoiseSpec>,
+}
+
+/// Where a comparison's noise model comes from (docs/statistics.md §5.3).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NoiseSpec {
+    /// A model file written by `diffprofile noise-model`.
+    File(String),
+    /// Replicate runs to learn it from first.
+    Runs(Vec<String>),
 }
 
 fn regex(flag: &str, re: &Option<String>) -> Result<Option<Regex>> {
@@ -57,18 +68,18 @@ fn regex(flag: &str, re: &Option<String>) -> Result<Option<Regex>> {
 impl Config {
     pub fn from_cli(cli: Cli) -> Result<Config> {
         let sides = resolve_sides(&cli)?;
-        if !(cli.alpha > 0.0 && cli.alpha < 1.0) {
-            bail!("--alpha must be between 0 and 1, not {}", cli.alpha);
+        if !(cli.report.alpha > 0.0 && cli.report.alpha < 1.0) {
+            bail!("--alpha must be between 0 and 1, not {}", cli.report.alpha);
         }
-        if let Some(c) = cli.noise_cv {
+        if let Some(c) = cli.report.noise_cv {
             if !(c >= 0.0 && c.is_finite()) {
                 bail!("--noise-cv must be a non-negative fraction such as 0.05, not {c}");
             }
         }
-        if !(cli.min_delta >= 0.0 && cli.min_delta.is_finite()) {
+        if !(cli.report.min_delta >= 0.0 && cli.report.min_delta.is_finite()) {
             bail!(
                 "--min-delta must be a non-negative number, not {}",
-                cli.min_delta
+                cli.report.min_delta
             );
         }
         if cli.jobs == Some(0) {
@@ -90,7 +101,7 @@ impl Config {
                 NormalizeArg::Work => Normalize::Work,
                 NormalizeArg::Robust => Normalize::Robust,
             },
-            None if cli.output == OutputArg::Classic => Normalize::Ticks,
+            None if cli.report.output == OutputArg::Classic => Normalize::Ticks,
             None => Normalize::Share,
         };
         let run_info = match &cli.run_info {
@@ -145,7 +156,7 @@ impl Config {
             dso: regex("--dso", &cli.dso)?,
             map: read_map("--map", &cli.map)?,
             kallsyms: read_map("--kallsyms", &cli.kallsyms)?,
-            stacks: matches!(cli.output, OutputArg::Html | OutputArg::Flamegraph),
+            stacks: matches!(cli.report.output, OutputArg::Html | OutputArg::Flamegraph),
         };
         let path_maps = side_maps(&cli, &sides)?;
         let format = match cli.format {
@@ -160,23 +171,34 @@ impl Config {
         };
         let diff = DiffOptions {
             normalize,
-            sort: match cli.sort {
+            sort: match cli.report.sort {
                 SortArg::Delta => SortBy::Delta,
                 SortArg::Impact => SortBy::Impact,
                 SortArg::Ratio => SortBy::Ratio,
                 SortArg::Name => SortBy::Name,
             },
-            top: cli.top,
-            min_delta: cli.min_delta,
-            alpha: cli.alpha,
-            adjust: match cli.adjust {
+            top: cli.report.top,
+            min_delta: cli.report.min_delta,
+            alpha: cli.report.alpha,
+            adjust: match cli.report.adjust {
                 AdjustArg::Bh => Adjust::Bh,
                 AdjustArg::By => Adjust::By,
                 AdjustArg::Holm => Adjust::Holm,
             },
-            noise_cv: cli.noise_cv,
+            noise_cv: cli.report.noise_cv,
+            noise_model: None,
+            model_scope: crate::diff::ModelScope::All,
         };
-        let output = match cli.output {
+        let noise = match (&cli.report.noise_model, cli.report.noise_from.as_slice()) {
+            (Some(path), _) => Some(NoiseSpec::File(path.clone())),
+            (None, []) => None,
+            (None, runs) if runs.len() < 3 && !runs.iter().any(|r| is_container(r)) => bail!(
+                "--noise-from needs at least 3 replicate runs of one kernel, got {}",
+                runs.len()
+            ),
+            (None, runs) => Some(NoiseSpec::Runs(runs.to_vec())),
+        };
+        let output = match cli.report.output {
             OutputArg::Text => OutputFormat::Text,
             OutputArg::Classic => OutputFormat::Classic,
             OutputArg::Json => OutputFormat::Json,
@@ -195,16 +217,17 @@ impl Config {
             diff,
             output,
             render: RenderOptions {
-                wide: cli.wide,
+                wide: cli.report.wide,
                 color: false,
             },
             run_info,
             jobs: cli.jobs,
-            fail_on_regression: cli.fail_on_regression,
-            color: cli.color,
+            fail_on_regression: cli.report.fail_on_regression,
+            color: cli.report.color,
             identity,
             relative,
             notes,
+            noise,
         })
     }
 }
@@ -230,7 +253,7 @@ impl BatchConfig {
                 args.baseline
             );
         }
-        let config = Config::from_analysis(args.analysis)?;
+        let config = Config::from_analysis(args.analysis, args.report)?;
         if config.output == OutputFormat::Flamegraph && args.out_dir.is_none() {
             bail!("batch -o flamegraph writes one SVG per benchmark: give --out-dir DIR");
         }
@@ -247,18 +270,55 @@ impl BatchConfig {
 impl Config {
     /// The analysis flags alone (for `batch`): validated as for a comparison,
     /// with no sides.
-    pub fn from_analysis(analysis: Analysis) -> Result<Config> {
+    pub fn from_analysis(analysis: Analysis, report: ReportArgs) -> Result<Config> {
         let cli = Cli {
             command: None,
             paths: Vec::new(),
             old: vec!["baseline".to_string()],
             new: vec!["kernel".to_string()],
             analysis,
+            report,
         };
         let mut config = Config::from_cli(cli)?;
         config.sides.clear();
         Ok(config)
     }
+}
+
+/// `diffprofile noise-model`: the runs, where the model goes, and how the
+/// runs are read (a [`Config`] whose only side is the replicate runs).
+#[derive(Clone, Debug)]
+pub struct NoiseModelConfig {
+    pub out: Option<String>,
+    pub config: Config,
+}
+
+impl NoiseModelConfig {
+    pub fn from_args(args: NoiseModelArgs) -> Result<NoiseModelConfig> {
+        use clap::{Args, FromArgMatches};
+        let defaults = ReportArgs::augment_args(clap::Command::new("noise-model"))
+            .try_get_matches_from(["noise-model"])
+            .and_then(|m| ReportArgs::from_arg_matches(&m))
+            .context("default report flags")?;
+        let mut config = Config::from_analysis(args.analysis, defaults)?;
+        config.sides = vec![SideSpec {
+            name: "replicates".to_string(),
+            paths: args.runs,
+        }];
+        Ok(NoiseModelConfig {
+            out: args.out.filter(|o| o != "-"),
+            config,
+        })
+    }
+}
+
+/// Whether a path names several runs (a directory or an archive) rather
+/// than one: then the run count is known only once it is read.
+fn is_container(path: &str) -> bool {
+    std::path::Path::new(path).is_dir()
+        || [".tar", ".tar.gz", ".tgz", ".tar.zst", ".tar.xz", ".tar.bz2"]
+            .iter()
+            .any(|ext| path.ends_with(ext))
 }
 
 /// Positional `OLD NEW [NEW2…]` (each one side) or `--old … --new …`.

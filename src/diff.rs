@@ -4,9 +4,11 @@
 //! `--min-delta`. Pure computation: no I/O.
 
 use crate::aggregate::{self, Matrix, Normalize, Side};
+use crate::noise_model::NoiseModel;
 use crate::profile::{Format, Mode};
-use crate::stats::{self, Adjust, NoiseSource};
-use rayon::prelude::*;
+use crate::significance::{self, Counts, Method, Noise};
+use crate::stats::{self, Adjust};
+use std::sync::Arc;
 
 /// `--sort`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,6 +28,20 @@ pub struct DiffOptions {
     pub alpha: f64,
     pub adjust: Adjust,
     pub noise_cv: Option<f64>,
+    /// `--noise-model FILE` / `--noise-from RUNS…`: run-to-run noise learned
+    /// from replicate runs (docs/statistics.md §5.3).
+    pub noise_model: Option<Arc<NoiseModel>>,
+    /// Which comparisons use `noise_model`: all (given by the user), or only
+    /// those with one run per side (`batch` learning it from a kernel's runs).
+    pub model_scope: ModelScope,
+}
+
+/// See [`DiffOptions::model_scope`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ModelScope {
+    #[default]
+    All,
+    OneRunPerSide,
 }
 
 impl Default for DiffOptions {
@@ -38,6 +54,8 @@ impl Default for DiffOptions {
             alpha: 0.05,
             adjust: Adjust::Bh,
             noise_cv: None,
+            noise_model: None,
+            model_scope: ModelScope::All,
         }
     }
 }
@@ -94,6 +112,10 @@ pub struct Row {
     pub new_counts: Vec<f64>,
     /// Input names folded, aliased or grouped into this row.
     pub members: Vec<String>,
+    /// The dispersion φ the row was tested with, and its degrees of freedom
+    /// ν (∞ for a χ² reference); None when nothing was tested.
+    pub dispersion: Option<f64>,
+    pub df: Option<f64>,
 }
 
 impl Row {
@@ -115,21 +137,6 @@ pub struct Total {
     pub old: f64,
     pub new: f64,
     pub delta: f64,
-}
-
-/// How the noise beyond sampling was estimated for a comparison.
-#[derive(Clone, Debug, PartialEq)]
-pub enum NoiseModel {
-    /// Quasi-Poisson over runs (three or more runs in all).
-    Runs { df: f64 },
-    /// One run per side: τ̂ estimated across `symbols` symbols.
-    Estimated { tau: f64, symbols: usize },
-    /// One run per side: τ from `--noise-cv`.
-    Assumed { cv: f64 },
-    /// One run per side and too few symbols to estimate: sampling noise only.
-    SamplingOnly,
-    /// Counts are not sample counts (percentages, periods): nothing tested.
-    NotTested,
 }
 
 /// Rows left out of the view, by reason.
@@ -164,7 +171,8 @@ pub struct Comparison {
     pub rows: Vec<Row>,
     pub elided: Elided,
     pub total: Total,
-    pub noise: NoiseModel,
+    /// How run-to-run noise was judged (docs/statistics.md §5).
+    pub noise: Noise,
     pub tested: usize,
     pub untested: usize,
     pub regressions: usize,
@@ -289,61 +297,46 @@ fn compare_one(
     testable: bool,
     warnings: &mut Vec<String>,
 ) -> Comparison {
-    let scale = opts.normalize.scale();
+    let side_name = &sides[j].name;
+    let (mut rows, total) = build_rows(j, exposures, matrix, opts.normalize.scale());
+    let noise = judge_rows(&mut rows, j, exposures, opts, testable, side_name, warnings);
+    let tested = rows.iter().filter(|r| r.tested()).count();
+    let untested = if testable { rows.len() - tested } else { 0 };
+    let regressions = rows
+        .iter()
+        .filter(|r| r.significant && r.delta > 0.0)
+        .count();
+    let improvements = rows
+        .iter()
+        .filter(|r| r.significant && r.delta < 0.0)
+        .count();
+    if opts.normalize == Normalize::Share {
+        composition_warning(&rows, side_name, warnings);
+    }
+    let renames = possible_renames(&rows);
+    rank(&mut rows, opts.sort);
+    let (rows, elided) = trim(rows, opts.top, opts.min_delta);
+    Comparison {
+        side: j,
+        rows,
+        elided,
+        total,
+        noise,
+        tested,
+        untested,
+        regressions,
+        improvements,
+        renames,
+    }
+}
+
+/// One row per symbol present on either side of comparison j (values in
+/// the output unit, counts per run), and the total row.
+fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, scale: f64) -> (Vec<Row>, Total) {
     let (old_runs, new_runs) = (&matrix.counts[0], &matrix.counts[j]);
     let (old_exp, new_exp) = (&exposures[0], &exposures[j]);
     let m_old: f64 = old_exp.iter().sum();
     let m_new: f64 = new_exp.iter().sum();
-    let pooled = |runs: &Vec<Vec<f64>>, i: usize| runs.iter().map(|r| r[i]).sum::<f64>();
-    let n_runs = old_runs.len() + new_runs.len();
-    let one_run_each = old_runs.len() == 1 && new_runs.len() == 1;
-    let side_name = &sides[j].name;
-
-    // The noise model of this comparison.
-    let noise = if !testable {
-        NoiseModel::NotTested
-    } else if n_runs >= 3 {
-        NoiseModel::Runs {
-            df: (n_runs - 2) as f64,
-        }
-    } else {
-        let pairs: Vec<(f64, f64)> = (0..matrix.symbols.len())
-            .map(|i| (pooled(old_runs, i), pooled(new_runs, i)))
-            .collect();
-        let floor = stats::noise_floor(&pairs, m_old, m_new, opts.noise_cv);
-        if let Some(spread) = floor.z_spread {
-            if spread > 2.0 {
-                warnings.push(format!(
-                    "{side_name}: observed symbol-to-symbol noise is {spread:.1}x sampling noise; one run per side cannot separate regressions from run-to-run variation; use >= 3 runs"
-                ));
-            }
-        }
-        match floor.source {
-            NoiseSource::Estimated => NoiseModel::Estimated {
-                tau: floor.tau2.sqrt(),
-                symbols: floor.symbols_used,
-            },
-            NoiseSource::Assumed => NoiseModel::Assumed {
-                cv: opts.noise_cv.unwrap_or(0.0),
-            },
-            NoiseSource::SamplingOnly => NoiseModel::SamplingOnly,
-        }
-    };
-    if testable && n_runs == 3 {
-        warnings.push(format!(
-            "{side_name}: need >= 2 runs on each side for a usable noise estimate (df = 1); >= 3 runs per side recommended"
-        ));
-    } else if testable && n_runs == 4 {
-        warnings.push(format!(
-            "{side_name}: only 4 runs in all (df = 2): the run-to-run test has little power, large changes can stay unflagged; >= 3 runs per side recommended"
-        ));
-    }
-    let tau2 = match &noise {
-        NoiseModel::Estimated { tau, .. } => tau * tau,
-        NoiseModel::Assumed { cv } => 2.0 * cv * cv,
-        _ => 0.0,
-    };
-
     let mut rows = Vec::with_capacity(matrix.symbols.len());
     let mut total = Total {
         old: 0.0,
@@ -351,8 +344,10 @@ fn compare_one(
         delta: 0.0,
     };
     for (i, sym) in matrix.symbols.iter().enumerate() {
-        let x = pooled(old_runs, i);
-        let y = pooled(new_runs, i);
+        let old_counts: Vec<f64> = old_runs.iter().map(|r| r[i]).collect();
+        let new_counts: Vec<f64> = new_runs.iter().map(|r| r[i]).collect();
+        let x: f64 = old_counts.iter().sum();
+        let y: f64 = new_counts.iter().sum();
         let old = x / m_old * scale;
         let new = y / m_new * scale;
         total.old += old;
@@ -369,9 +364,7 @@ fn compare_one(
         } else {
             Status::Changed
         };
-        let old_counts: Vec<f64> = old_runs.iter().map(|r| r[i]).collect();
-        let new_counts: Vec<f64> = new_runs.iter().map(|r| r[i]).collect();
-        let row = Row {
+        rows.push(Row {
             symbol: sym.ident.name.clone(),
             dso: sym.ident.dso.clone(),
             mode: sym.mode,
@@ -391,72 +384,79 @@ fn compare_one(
             old_counts,
             new_counts,
             members: sym.members.clone(),
-        };
-
-        rows.push(row);
-    }
-    total.delta = total.new - total.old;
-
-    // Rows are tested independently of each other: in parallel (each row's
-    // numbers do not depend on the thread, so the output is the same).
-    if testable {
-        rows.par_iter_mut().for_each(|row| {
-            let x: f64 = row.old_counts.iter().sum();
-            let y: f64 = row.new_counts.iter().sum();
-            test_row(
-                row, x, y, m_old, m_new, old_exp, new_exp, &noise, tau2, opts, scale,
-            );
+            dispersion: None,
+            df: None,
         });
     }
+    total.delta = total.new - total.old;
+    (rows, total)
+}
 
-    // Multiple testing over the tested rows.
-    let tested_idx: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].tested()).collect();
-    let ps: Vec<f64> = tested_idx.iter().filter_map(|&i| rows[i].p).collect();
-    let qs = stats::adjust(&ps, opts.adjust);
-    for (&i, q) in tested_idx.iter().zip(qs) {
-        rows[i].q = Some(q);
-        rows[i].significant = q <= opts.alpha;
-    }
-    let tested = tested_idx.len();
-    let untested = if testable { rows.len() - tested } else { 0 };
-    let regressions = rows
+/// docs/statistics.md §5-§9 over the rows of comparison j: p, q, marks,
+/// intervals (scaled to the output unit), dispersions; warnings about how
+/// noise was judged and about the noise model's fit to these rows.
+fn judge_rows(
+    rows: &mut [Row],
+    j: usize,
+    exposures: &[Vec<f64>],
+    opts: &DiffOptions,
+    testable: bool,
+    side_name: &str,
+    warnings: &mut Vec<String>,
+) -> Noise {
+    let (old_exp, new_exp) = (&exposures[0], &exposures[j]);
+    let one_run_each = old_exp.len() == 1 && new_exp.len() == 1;
+    let use_model = opts.model_scope == ModelScope::All || one_run_each;
+    let model = opts.noise_model.as_ref().filter(|_| use_model).map(|m| {
+        let n = (old_exp.len() + new_exp.len()) as f64;
+        let keys: Vec<(&str, Option<&str>, f64)> = rows
+            .iter()
+            .map(|r| {
+                let k: f64 = r.old_counts.iter().chain(&r.new_counts).sum();
+                (r.symbol.as_str(), r.dso.as_deref(), k / n)
+            })
+            .collect();
+        m.priors_for(&keys, side_name, warnings)
+    });
+    let counts: Vec<Counts> = rows
         .iter()
-        .filter(|r| r.significant && r.delta > 0.0)
-        .count();
-    let improvements = rows
-        .iter()
-        .filter(|r| r.significant && r.delta < 0.0)
-        .count();
-    if testable && one_run_each {
-        if let NoiseModel::SamplingOnly = noise {
-            warnings.push(format!(
-                "{side_name}: one run per side and fewer than 10 symbols with >= 100 samples: only sampling noise is accounted for (give --noise-cv or more runs)"
-            ));
-        } else {
-            warnings.push(format!(
-                "{side_name}: one run per side: run-to-run noise is only estimated across symbols, so a symbol that is noisier than most can be flagged; use >= 3 runs per side"
-            ));
-        }
+        .map(|r| Counts {
+            old: &r.old_counts,
+            new: &r.new_counts,
+        })
+        .collect();
+    let sig_opts = significance::Options {
+        alpha: opts.alpha,
+        adjust: opts.adjust,
+        noise_cv: opts.noise_cv,
+        testable,
+    };
+    let (verdicts, noise) =
+        significance::judge(&counts, old_exp, new_exp, model.as_ref(), &sig_opts);
+    let scale = opts.normalize.scale();
+    let scaled = |(lo, hi): (f64, f64)| (lo * scale, hi * scale);
+    for (row, v) in rows.iter_mut().zip(verdicts) {
+        row.p = v.p;
+        row.q = v.q;
+        row.significant = v.significant;
+        row.ratio_ci = v.ratio_ci;
+        row.delta_ci = v.delta_ci.map(scaled);
+        row.dispersion = v.dispersion;
+        row.df = v.df;
     }
-    if opts.normalize == Normalize::Share {
-        composition_warning(&rows, side_name, warnings);
+    match noise.method {
+        Method::OneRun => warnings.push(format!(
+            "{side_name}: one run per side: run-to-run noise is judged across symbols, conservatively (only large changes can be marked); use >= 3 runs per side or a noise model (--noise-model, --noise-from)"
+        )),
+        Method::OneRunAssumed => warnings.push(format!(
+            "{side_name}: one run per side and fewer than 10 symbols with >= 5 samples: run-to-run noise is the --noise-cv given, not measured"
+        )),
+        Method::SamplingOnly => warnings.push(format!(
+            "{side_name}: one run per side and fewer than 10 symbols with >= 5 samples: only sampling noise is accounted for (give --noise-cv, a noise model or more runs)"
+        )),
+        _ => {}
     }
-
-    let renames = possible_renames(&rows);
-    rank(&mut rows, opts.sort);
-    let (rows, elided) = trim(rows, opts.top, opts.min_delta);
-    Comparison {
-        side: j,
-        rows,
-        elided,
-        total,
-        noise,
-        tested,
-        untested,
-        regressions,
-        improvements,
-        renames,
-    }
+    noise
 }
 
 /// Cost-shift / rename candidates among significant rows: a `gone` row
@@ -546,71 +546,6 @@ fn side_cv(counts: &[f64], exposures: &[f64], scale: f64) -> Option<Cv> {
         .map(|(c, e)| c / e * scale)
         .collect();
     stats::cv_percent(&values).map(Cv::Runs)
-}
-
-/// statistics.md: the sampling layer always, then the run layer (three or
-/// more runs) or the one-run noise floor; p is the larger p, the ratio CI the
-/// hull of the layers' intervals.
-#[allow(clippy::too_many_arguments)]
-fn test_row(
-    row: &mut Row,
-    x: f64,
-    y: f64,
-    m_old: f64,
-    m_new: f64,
-    old_exp: &[f64],
-    new_exp: &[f64],
-    noise: &NoiseModel,
-    tau2: f64,
-    opts: &DiffOptions,
-    scale: f64,
-) {
-    let pi0 = m_new / (m_old + m_new);
-    if stats::min_reachable_p(x + y, pi0) > opts.alpha {
-        return; // too few samples to ever be significant: untested
-    }
-    let exact = stats::exact_test(x, y, m_old, m_new, opts.alpha);
-    let (p, ci, dci) = match noise {
-        NoiseModel::Runs { .. } => {
-            let old: Vec<(f64, f64)> = row
-                .old_counts
-                .iter()
-                .copied()
-                .zip(old_exp.iter().copied())
-                .collect();
-            let new: Vec<(f64, f64)> = row
-                .new_counts
-                .iter()
-                .copied()
-                .zip(new_exp.iter().copied())
-                .collect();
-            match stats::quasi_poisson(&old, &new, opts.alpha) {
-                Some(q) => (
-                    exact.p.max(q.p),
-                    hull(exact.ratio_ci, q.ratio_ci),
-                    (q.delta_ci.0 * scale, q.delta_ci.1 * scale),
-                ),
-                None => return,
-            }
-        }
-        NoiseModel::NotTested => return,
-        _ => {
-            let nt = stats::noise_test(x, y, m_old, m_new, tau2, opts.alpha);
-            let (_, d) = stats::delta_ci_one_run(x, y, m_old, m_new, tau2, opts.alpha);
-            (
-                exact.p.max(nt.p),
-                hull(exact.ratio_ci, nt.ratio_ci),
-                (d.0 * scale, d.1 * scale),
-            )
-        }
-    };
-    row.p = Some(p);
-    row.ratio_ci = Some(ci);
-    row.delta_ci = Some(dci);
-}
-
-fn hull(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
-    (a.0.min(b.0), a.1.max(b.1))
 }
 
 /// statistics.md: in share mode, when the median log-ratio of high-count
@@ -752,6 +687,8 @@ mod tests {
             old_counts: vec![],
             new_counts: vec![],
             members: vec![],
+            dispersion: None,
+            df: None,
         }
     }
 

@@ -5,7 +5,9 @@
 //! symbol's change for significance and renders a signed ranking.
 //!
 //! Pipeline: [`config::Config`] → [`load`] (via [`input`] and [`format`]) →
-//! [`aggregate`] → [`diff`] (using [`stats`]) → [`render`].
+//! [`aggregate`] → [`diff`] (using [`significance`] and [`stats`]) → [`render`].
+//! [`noise_model`] learns run-to-run noise from replicate runs for later
+//! comparisons.
 //! [`flame`] builds the differential call tree for `-o html` and
 //! `-o flamegraph` from the runs' callchains.
 //! [`batch`] runs that pipeline for every benchmark of a results tree.
@@ -23,7 +25,9 @@ pub mod identity;
 pub mod input;
 pub mod load;
 pub mod manpage;
+pub mod noise_model;
 pub mod profile;
 pub mod render;
+pub mod significance;
 pub mod stats;
 pub mod symmap;

@@ -1,29 +1,31 @@
 //! Statistics: the pure functions that decide whether a symbol's change
-//! between the OLD and NEW kernel is real or noise.
+//! between the OLD and NEW kernel is real or noise (docs/statistics.md,
+//! version 2, is the method; every formula here cites its section).
 //!
 //! Input: pooled or per-run counts and exposures (the normaliser of each
-//! run); output: p-values, rate ratios, differences and their intervals.
-//! Everything is closed-form and deterministic, and every formula is cited
-//! from `shared/design/statistics.md`, whose test vectors the unit tests
-//! reproduce. Layers: the exact conditional test on pooled counts (always),
-//! the quasi-Poisson run layer (three or more runs in all), a noise floor
-//! across symbols (one run per side), multiple-testing adjustment, the
-//! `--normalize robust` size factors and small descriptive helpers.
-//! Combining layers (`p = max(...)`, the hull of the ratio intervals) is the
-//! caller's job, so each function here stays one formula.
+//! run); output: p-values, dispersions, rate ratios, differences and their
+//! intervals. Everything is deterministic. Layers: the exact conditional
+//! test on pooled counts (always, [`exact`]); the quasi-likelihood ratio F
+//! test with profile-likelihood intervals ([`ql`]); the dispersion, moderated
+//! across symbols ([`moderate`]) or measured around the common shift with one
+//! run per side ([`onerun`]); multiple-testing adjustment and the intervals'
+//! level ([`adjust`]); the `--normalize robust` size factors and descriptive
+//! helpers. Combining the layers per row is [`crate::significance`]'s job,
+//! so each function here stays one formula.
 
 mod adjust;
 mod describe;
+mod dist;
 mod exact;
-mod noise;
-mod quasi;
+mod moderate;
+mod onerun;
+mod ql;
 mod special;
 
-pub use adjust::{adjust, Adjust};
+pub use adjust::{adjust, interval_level, Adjust};
 pub use describe::{cv_percent, median, size_factors, SIZE_FACTOR_MIN_COUNT};
-pub use exact::{exact_test, min_reachable_p, Exact};
-pub use noise::{
-    delta_ci_one_run, noise_floor, noise_test, NoiseFloor, NoiseSource, NoiseTest, NOISE_MIN_COUNT,
-    NOISE_MIN_SYMBOLS,
-};
-pub use quasi::{quasi_poisson, Quasi};
+pub use dist::{digamma, f1_sf, f1_upper_quantile, f_sf, tetragamma, trigamma, trigamma_inverse};
+pub use exact::{cp_ratio_interval, exact_p, exact_test, min_reachable_p, Exact};
+pub use moderate::{Dispersion, Prior};
+pub use onerun::{deviance_at_ratio, one_run, OneRun, ONE_RUN_DF};
+pub use ql::{critical, delta_at_ratio, delta_interval, lr_stat, pearson_x2, ql_p, ratio_interval};

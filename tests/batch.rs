@@ -568,3 +568,79 @@ fn raw_images_use_the_map_beside_them() {
     );
     let _ = fs::remove_dir_all(&d);
 }
+
+/// docs/statistics.md §5.3 in a batch: a benchmark whose baseline and
+/// another kernel have one run each takes its noise model from the kernel
+/// with 3 or more runs, says so, and gives the numbers of the same
+/// comparison made with `--noise-from` those runs; comparisons with more
+/// runs judge noise over their own runs.
+#[test]
+fn single_run_kernels_borrow_the_noise_model_of_a_replicated_one() {
+    let d = scratch("model");
+    let mut files = vec![
+        ("base/rp/run1.txt".to_string(), src("rp", "pipes", 1)),
+        ("patch/rp/run1.txt".to_string(), src("rp", "threads", 1)),
+    ];
+    for r in 2..=4 {
+        files.push((format!("reps/rp/run{r}.txt"), src("rp", "pipes", r)));
+    }
+    build(&d, &files);
+    let o = run(&["batch", s(&d), "--baseline", "base", "-o", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let v = json(&o);
+    let report = &v["benchmarks"][0]["report"];
+    let by_side = |k: &str| {
+        report["comparisons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["side"] == k)
+            .unwrap()
+            .clone()
+    };
+    let patch = by_side("patch");
+    assert_eq!(patch["noise_method"]["method"], "noise-model", "{patch}");
+    assert_eq!(
+        patch["noise_method"]["model"]["source"],
+        "kernel reps's 3 runs"
+    );
+    assert!(patch["noise"]
+        .as_str()
+        .unwrap()
+        .contains("kernel reps's 3 runs"));
+    assert_eq!(by_side("reps")["noise_method"]["method"], "runs");
+    // The same as learning the model from those runs by hand.
+    let dir = |k: &str, r: u32| d.join(k).join("rp").join(format!("run{r}.txt"));
+    let pair = json(&run(&[
+        s(&dir("base", 1)),
+        s(&dir("patch", 1)),
+        "--noise-from",
+        s(&dir("reps", 2)),
+        s(&dir("reps", 3)),
+        s(&dir("reps", 4)),
+        "-o",
+        "json",
+    ]));
+    let rows = report["rows"].as_array().unwrap();
+    for r in pair["rows"].as_array().unwrap() {
+        let b = rows.iter().find(|x| x["symbol"] == r["symbol"]).unwrap();
+        let vs = b["vs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["side"] == "patch")
+            .unwrap();
+        for key in [
+            "p",
+            "q",
+            "significant",
+            "dispersion",
+            "df",
+            "ratio_ci",
+            "delta_ci",
+        ] {
+            assert_eq!(vs[key], r[key], "{} {key}", r["symbol"]);
+        }
+    }
+    let _ = fs::remove_dir_all(&d);
+}

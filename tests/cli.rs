@@ -468,8 +468,8 @@ fn readme_classic_example_is_current() {
     let readme = std::fs::read_to_string("README.md").unwrap();
     let out = diffprofile()
         .args([
-            "testdata/readprofile/default/pipes/run1.txt",
-            "testdata/readprofile/default/threads/run1.txt",
+            "testdata/readprofile/default/pipes",
+            "testdata/readprofile/default/threads",
             "-o",
             "classic",
             "--top",
@@ -508,7 +508,9 @@ fn header_states_each_runs_exposure() {
     assert!(robust.contains("size factors 0."), "{robust}");
     let v = json_of(&[RP_OLD, RP_NEW, "-n", "robust"]);
     assert!(v["sides"][0]["runs"][0]["exposure"].is_number());
-    assert!(json_of(&[RP_OLD, RP_NEW])["sides"][0]["runs"][0]
-        .get("exposure")
-        .is_none());
+    // In share mode the exposure is the run's total; in ticks mode 1.
+    let run = &json_of(&[RP_OLD, RP_NEW])["sides"][0]["runs"][0];
+    assert_eq!(run["exposure"], run["total"]);
+    let run = &json_of(&[RP_OLD, RP_NEW, "-n", "ticks"])["sides"][0]["runs"][0];
+    assert_eq!(run["exposure"], 1);
 }

@@ -7,6 +7,7 @@ mod damage;
 mod html;
 mod identity;
 mod malformed;
+mod noise;
 mod parallel;
 mod props;
 mod props_more;

@@ -16,7 +16,7 @@ pub use layout::Layout;
 use crate::aggregate::Side;
 use crate::app::compare_sides;
 use crate::config::BatchConfig;
-use crate::diff::Report;
+use crate::diff::{ModelScope, Report};
 use crate::exit;
 use crate::input::{self, Location, BUF_SIZE};
 use crate::load;
@@ -232,9 +232,19 @@ pub fn build(config: &BatchConfig, bar: &ProgressBar) -> Result<Batch> {
             let report = match skipped {
                 Some(_) => None,
                 None => {
-                    let mut r = compare_sides(&sides, &config.config)
-                        .with_context(|| format!("benchmark {name}"))?;
                     let mut w = extra;
+                    let model = bench_noise_model(&sides, &config.config, &mut w)
+                        .with_context(|| format!("benchmark {name}"))?;
+                    let mut r = match model {
+                        Some(m) => {
+                            let mut c = config.config.clone();
+                            c.diff.noise_model = Some(Arc::new(m));
+                            c.diff.model_scope = ModelScope::OneRunPerSide;
+                            compare_sides(&sides, &c)
+                        }
+                        None => compare_sides(&sides, &config.config),
+                    }
+                    .with_context(|| format!("benchmark {name}"))?;
                     w.append(&mut r.warnings);
                     r.warnings = w;
                     Some(r)
@@ -256,6 +266,39 @@ pub fn build(config: &BatchConfig, bar: &ProgressBar) -> Result<Batch> {
         warnings,
         errors,
     })
+}
+
+/// docs/statistics.md §5.3 in a batch: when a benchmark has single-run
+/// kernels compared with a single-run baseline, the kernel with the most
+/// runs (3 or more; the baseline first on ties, then name order) provides
+/// the noise model for those comparisons. None when no comparison needs
+/// one, no kernel has 3 runs, or the user gave a model for every comparison.
+fn bench_noise_model(
+    sides: &[Side],
+    config: &crate::config::Config,
+    warnings: &mut Vec<String>,
+) -> Result<Option<crate::noise_model::NoiseModel>> {
+    if config.noise.is_some() || sides[0].runs.len() != 1 {
+        return Ok(None);
+    }
+    if !sides[1..].iter().any(|s| s.runs.len() == 1) {
+        return Ok(None);
+    }
+    let best =
+        sides
+            .iter()
+            .filter(|s| s.runs.len() >= 3)
+            .fold(None::<&Side>, |best, s| match best {
+                Some(b) if b.runs.len() >= s.runs.len() => Some(b),
+                _ => Some(s),
+            });
+    let Some(src) = best else {
+        return Ok(None);
+    };
+    let source = format!("kernel {}'s {} runs", src.name, src.runs.len());
+    let (model, w) = crate::app::learn_from_side(src, config, source)?;
+    warnings.extend(w);
+    Ok(Some(model))
 }
 
 /// The directory part of a relative member path (`""` at the top).

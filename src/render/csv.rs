@@ -7,7 +7,7 @@ use super::RenderOptions;
 use crate::diff::{Cv, Report};
 use std::io::{self, Write};
 
-const HEADER: [&str; 22] = [
+const HEADER: [&str; 24] = [
     "side",
     "symbol",
     "dso",
@@ -30,6 +30,8 @@ const HEADER: [&str; 22] = [
     "cv_kind",
     "old_counts",
     "new_counts",
+    "dispersion",
+    "df",
 ];
 
 fn num(x: f64) -> String {
@@ -99,6 +101,8 @@ pub fn render(report: &Report, _opts: &RenderOptions, out: &mut dyn Write) -> io
                 kind,
                 &counts(&r.old_counts),
                 &counts(&r.new_counts),
+                &opt(r.dispersion),
+                &opt(r.df),
             ])
             .map_err(csv_io)?;
         }

@@ -4,7 +4,6 @@
 //! row carries the baseline fields plus one `vs` object per compared side.
 
 use super::RenderOptions;
-use crate::aggregate::Normalize;
 use crate::diff::{Comparison, Cv, Report, Row};
 use serde::{Serialize, Serializer};
 use std::io::{self, Write};
@@ -47,10 +46,9 @@ struct JRun<'a> {
     total: Num,
     #[serde(skip_serializing_if = "Option::is_none")]
     total_approximate: Option<&'a str>,
-    /// The run's exposure in rate, work and robust modes (duration, work
-    /// count, size factor); in share mode it is `total`, in ticks mode 1.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    exposure: Option<Num>,
+    /// What the run's counts were divided by: `total` in share mode, 1 in
+    /// ticks mode, the duration, work count or size factor otherwise.
+    exposure: Num,
 }
 
 #[derive(Serialize)]
@@ -78,6 +76,9 @@ struct JFields<'a> {
     cv_kind: &'a str,
     old_counts: Vec<Num>,
     new_counts: Vec<Num>,
+    /// φ the row was tested with; ν its degrees of freedom (`null`: ∞).
+    dispersion: Option<Float>,
+    df: Option<Float>,
 }
 
 #[derive(Serialize)]
@@ -119,10 +120,76 @@ struct JTotal {
     delta: Float,
 }
 
+/// How noise was judged (docs/statistics.md §5), for scripts.
+#[derive(Serialize)]
+struct JNoise<'a> {
+    method: &'a str,
+    residual_df: Float,
+    interval_level: Float,
+    moderation: Option<JModeration>,
+    one_run: Option<JOneRun>,
+    model: Option<JModel<'a>>,
+    noise_cv: Option<Float>,
+}
+
+#[derive(Serialize)]
+struct JModeration {
+    symbols: usize,
+    trend_c: Float,
+    trend_r: Float,
+    /// d0, `null` when infinite; `prior_df_cap` = min(d0, 2d).
+    prior_df: Float,
+    prior_df_cap: Float,
+}
+
+#[derive(Serialize)]
+struct JOneRun {
+    symbols: usize,
+    shift: Float,
+    kappa: Float,
+    reference_df: Float,
+}
+
+#[derive(Serialize)]
+struct JModel<'a> {
+    source: &'a str,
+    runs: usize,
+    residual_df: Float,
+}
+
+fn noise(c: &Comparison) -> JNoise<'_> {
+    let n = &c.noise;
+    JNoise {
+        method: n.method.name(),
+        residual_df: Float(n.residual_df),
+        interval_level: Float(n.interval_level),
+        moderation: n.moderation.map(|p| JModeration {
+            symbols: p.symbols,
+            trend_c: Float(p.trend_c),
+            trend_r: Float(p.trend_r),
+            prior_df: Float(p.d0),
+            prior_df_cap: Float(p.d_cap),
+        }),
+        one_run: n.one_run.map(|o| JOneRun {
+            symbols: o.symbols,
+            shift: Float(o.shift),
+            kappa: Float(o.kappa),
+            reference_df: Float(crate::stats::ONE_RUN_DF),
+        }),
+        model: n.model.as_ref().map(|m| JModel {
+            source: &m.source,
+            runs: m.runs,
+            residual_df: Float(m.residual_df),
+        }),
+        noise_cv: n.noise_cv.map(Float),
+    }
+}
+
 #[derive(Serialize)]
 struct JSummary<'a> {
     side: &'a str,
     noise: String,
+    noise_method: JNoise<'a>,
     tested: usize,
     untested: usize,
     significant_regressions: usize,
@@ -148,6 +215,8 @@ struct JReport<'a, R: Serialize> {
     event: Option<&'a str>,
     alpha: f64,
     adjust: &'a str,
+    /// The first (with two sides, the only) comparison's noise method.
+    noise: Option<JNoise<'a>>,
     sides: Vec<JSide<'a>>,
     rows: Vec<R>,
     total: JTotal,
@@ -189,6 +258,8 @@ fn fields(r: &Row) -> JFields<'_> {
         },
         old_counts: r.old_counts.iter().map(|&c| Num(c)).collect(),
         new_counts: r.new_counts.iter().map(|&c| Num(c)).collect(),
+        dispersion: r.dispersion.map(Float),
+        df: r.df.map(Float),
     }
 }
 
@@ -253,11 +324,7 @@ pub fn doc(report: &Report) -> Doc<'_> {
                     format: r.format.name(),
                     total: Num(r.total),
                     total_approximate: r.approximate.as_deref(),
-                    exposure: matches!(
-                        report.normalize,
-                        Normalize::Rate | Normalize::Work | Normalize::Robust
-                    )
-                    .then_some(Num(r.exposure)),
+                    exposure: Num(r.exposure),
                 })
                 .collect(),
         })
@@ -268,6 +335,7 @@ pub fn doc(report: &Report) -> Doc<'_> {
         .map(|c| JSummary {
             side: &report.sides[c.side].name,
             noise: super::noise_sentence(c),
+            noise_method: noise(c),
             tested: c.tested,
             untested: c.untested,
             significant_regressions: c.regressions,
@@ -293,6 +361,7 @@ pub fn doc(report: &Report) -> Doc<'_> {
                 event: report.event.as_deref(),
                 alpha: report.alpha,
                 adjust: super::adjust_name(report.adjust),
+                noise: first.map(noise),
                 sides,
                 rows: $rows,
                 total: head_total,

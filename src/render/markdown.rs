@@ -64,10 +64,10 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
             report.sides[c.side].runs.len()
         );
         if opts.wide {
-            writeln!(out, "| Δ{du} | Δ% | old{vu} | new{vu} | old CV | new CV | Δ CI | ratio | ratio CI | p | q | n | | symbol |")?;
+            writeln!(out, "| Δ{du} | Δ% | old{vu} | new{vu} | old CV | new CV | Δ CI | ratio | ratio CI | p | q | φ | df | n | | symbol |")?;
             writeln!(
                 out,
-                "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|:--|"
+                "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|:--|"
             )?;
         } else {
             writeln!(out, "| Δ{du} | Δ% | old{vu} | new{vu} | | symbol |")?;
@@ -89,6 +89,8 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
                     super::interval(r.ratio_ci, super::ratio),
                     super::pvalue(r.p),
                     super::pvalue(r.q),
+                    super::dispersion(r.dispersion),
+                    r.df.map_or("-".to_string(), super::fmt_df),
                     format!("n={runs}"),
                 ]);
             }
@@ -103,7 +105,7 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
             nf.value(c.total.new),
         ];
         if opts.wide {
-            total.extend((0..8).map(|_| String::new()));
+            total.extend((0..10).map(|_| String::new()));
         }
         total.extend([String::new(), "**total**".to_string()]);
         writeln!(out, "| {} |", total.join(" | "))?;

@@ -3,7 +3,8 @@
 //! and the number formatting and header/summary sentences they share.
 
 use crate::aggregate::{fmt_count, Normalize};
-use crate::diff::{Comparison, Cv, NoiseModel, Report, Row, RunSummary, Status};
+use crate::diff::{Comparison, Cv, Report, Row, RunSummary, Status};
+use crate::significance::Method;
 use crate::stats::Adjust;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
@@ -227,30 +228,83 @@ pub fn adjust_name(a: Adjust) -> &'static str {
     }
 }
 
-/// How noise was accounted for, in one phrase.
+/// How noise was accounted for, in one phrase (docs/statistics.md §5).
 pub fn noise_sentence(c: &Comparison) -> String {
-    match &c.noise {
-        NoiseModel::Runs { df } => {
-            format!("run-to-run noise estimated over runs (quasi-Poisson, df {df})")
+    let n = &c.noise;
+    let d = n.residual_df;
+    match n.method {
+        Method::Runs => match &n.moderation {
+            Some(p) => format!(
+                "over runs (quasi-likelihood F test, residual df {d}); dispersions moderated across {} symbols, prior df {}{}",
+                p.symbols,
+                fmt_df(p.d_cap),
+                if p.d0 > p.d_cap { " (capped at 2x residual)" } else { "" }
+            ),
+            None => format!(
+                "over runs (quasi-likelihood F test, residual df {d}; too few symbols to moderate)"
+            ),
+        },
+        Method::NoiseModel => {
+            let m = n.model.as_ref();
+            let (source, runs) = m.map_or(("?", 0), |m| (m.source.as_str(), m.runs));
+            let own = if d > 0.0 {
+                format!(", joined by these runs (residual df {d})")
+            } else {
+                String::new()
+            };
+            format!("noise model of {runs} replicate runs ({source}){own}; quasi-likelihood F test")
         }
-        NoiseModel::Estimated { tau, symbols } => format!(
-            "one run per side: noise floor {:.1}% estimated from {symbols} symbols",
-            tau / std::f64::consts::SQRT_2 * 100.0
-        ),
-        NoiseModel::Assumed { cv } => {
+        Method::OneRun => {
+            let (symbols, kappa) = n.one_run.map_or((0, 0.0), |o| (o.symbols, o.kappa));
+            let level = if kappa > 0.0 {
+                format!("dispersion 1 + {} x count", fmt_sig(kappa))
+            } else {
+                "none beyond sampling".to_string()
+            };
             format!(
-                "one run per side: noise floor {:.1}% from --noise-cv",
-                cv * 100.0
+                "one run per side: run-to-run noise measured across {symbols} symbols around their common shift ({level}), F(1,3) reference"
             )
         }
-        NoiseModel::SamplingOnly => "one run per side: sampling noise only".to_string(),
-        NoiseModel::NotTested => "not tested (counts are not samples)".to_string(),
+        Method::OneRunAssumed => format!(
+            "one run per side: run-to-run CV {:.1}% assumed (--noise-cv)",
+            100.0 * n.noise_cv.unwrap_or(0.0)
+        ),
+        Method::SamplingOnly => {
+            "one run per side, too few symbols to measure run-to-run noise: sampling noise only, F(1,3) reference".to_string()
+        }
+        Method::NotTested => "not tested (counts are not samples)".to_string(),
+    }
+}
+
+/// A dispersion φ with two decimals, `-` when not computed.
+pub fn dispersion(phi: Option<f64>) -> String {
+    phi.map_or("-".to_string(), |v| format!("{v:.2}"))
+}
+
+/// A small positive number with 3 significant digits (`0.00123`, `1.2e-7`).
+pub fn fmt_sig(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        format!("{x}")
+    } else if x.abs() >= 1e-4 {
+        let digits = (2 - x.abs().log10().floor() as i32).max(0) as usize;
+        format!("{x:.digits$}")
+    } else {
+        format!("{x:.2e}")
+    }
+}
+
+/// Degrees of freedom for people: `inf`, or one decimal.
+pub fn fmt_df(df: f64) -> String {
+    if df.is_infinite() {
+        "inf".to_string()
+    } else {
+        format!("{df:.1}")
     }
 }
 
 /// The summary sentence: significant regressions/improvements, noise, untested.
 pub fn summary_sentence(report: &Report, c: &Comparison) -> String {
-    if let NoiseModel::NotTested = c.noise {
+    if c.noise.method == Method::NotTested {
         return "summary: significance not tested (counts are not sample counts)".to_string();
     }
     format!(

@@ -256,6 +256,8 @@ fn table(
             cell_r("ratio ci"),
             cell_r("p"),
             cell_r("q"),
+            cell_r("phi"),
+            cell_r("df"),
             cell_r("n"),
         ]);
     }
@@ -282,6 +284,8 @@ fn table(
                 cell_r(super::interval(r.ratio_ci, super::ratio)),
                 cell_r(super::pvalue(r.p)),
                 cell_r(super::pvalue(r.q)),
+                cell_r(super::dispersion(r.dispersion)),
+                cell_r(r.df.map_or("-".to_string(), super::fmt_df)),
                 cell_r(format!("n={runs}")),
             ]);
         }
@@ -317,7 +321,7 @@ fn table(
         cell_r(nf.value(c.total.new)),
     ];
     if opts.wide {
-        total_cells.extend((0..7).map(|_| Cell::new("")));
+        total_cells.extend((0..9).map(|_| Cell::new("")));
         total_cells.push(cell_r(format!("n={runs}")));
     }
     total_cells.extend([Cell::new(" "), Cell::new("total")]);

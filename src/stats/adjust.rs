@@ -59,6 +59,24 @@ pub fn adjust(p: &[f64], method: Adjust) -> Vec<f64> {
     q
 }
 
+/// The marginal level t of the intervals shown (docs/statistics.md §8):
+/// with m tested rows of which r are significant, BH `max(r,1)·α/m`, BY
+/// `max(r,1)·α/(m·c(m))`, Holm `α/(m − max(r,1) + 1)`. For each procedure a
+/// row is significant exactly when its p ≤ t, so intervals at level 1 − t
+/// exclude "no change" exactly for the significant rows (Benjamini &
+/// Yekutieli 2005 for BH). α itself when nothing is tested.
+pub fn interval_level(method: Adjust, alpha: f64, m: usize, r: usize) -> f64 {
+    if m == 0 {
+        return alpha;
+    }
+    let (mf, rf) = (m as f64, r.clamp(1, m) as f64);
+    match method {
+        Adjust::Bh => rf * alpha / mf,
+        Adjust::By => rf * alpha / (mf * (1..=m).map(|i| 1.0 / i as f64).sum::<f64>()),
+        Adjust::Holm => alpha / (mf - rf + 1.0),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,5 +156,29 @@ mod tests {
         }
         // BH of three ties 0.01: m·p/l at l = 3 is 0.01 for all.
         assert_eq!(adjust(&[0.01, 0.01, 0.01], Adjust::Bh), vec![0.01; 3]);
+    }
+
+    /// For each procedure, p ≤ t exactly for the rows with q ≤ α.
+    #[test]
+    fn interval_level_separates_marked_rows() {
+        let sets: [&[f64]; 4] = [
+            &P,
+            &[0.2, 0.5, 0.9],
+            &[1e-9, 1e-8, 0.04, 0.049, 0.051],
+            &[0.01, 0.01, 0.01, 0.2],
+        ];
+        for method in [Adjust::Bh, Adjust::By, Adjust::Holm] {
+            for p in sets {
+                let q = adjust(p, method);
+                let r = rejected(&q);
+                let t = interval_level(method, 0.05, p.len(), r);
+                for (p, q) in p.iter().zip(&q) {
+                    assert_eq!(*p <= t, *q <= 0.05, "{method:?} p {p} q {q} t {t}");
+                }
+            }
+        }
+        assert!((interval_level(Adjust::Bh, 0.05, 10, 6) - 0.03).abs() < 1e-15);
+        assert_eq!(interval_level(Adjust::Holm, 0.05, 10, 0), 0.005);
+        assert_eq!(interval_level(Adjust::Bh, 0.05, 0, 0), 0.05);
     }
 }

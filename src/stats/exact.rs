@@ -50,14 +50,27 @@ pub(crate) fn valid_exposure(e: f64) -> bool {
 /// Negative or non-finite counts count as 0. The run layer's interval and
 /// this one are combined (hull) by the caller, not here.
 pub fn exact_test(x: f64, y: f64, e_old: f64, e_new: f64, alpha: f64) -> Exact {
+    let (cx, cy) = (clean_count(x), clean_count(y));
+    let ratio = if cx + cy == 0.0 || !valid_exposure(e_old) || !valid_exposure(e_new) {
+        1.0
+    } else if cx == 0.0 {
+        f64::INFINITY
+    } else {
+        (cy / e_new) / (cx / e_old)
+    };
+    Exact {
+        p: exact_p(x, y, e_old, e_new),
+        ratio,
+        ratio_ci: cp_ratio_interval(x, y, e_old, e_new, alpha),
+    }
+}
+
+/// The central two-sided p of [`exact_test`] alone (no interval).
+pub fn exact_p(x: f64, y: f64, e_old: f64, e_new: f64) -> f64 {
     let (x, y) = (clean_count(x), clean_count(y));
     let k = x + y;
     if k == 0.0 || !valid_exposure(e_old) || !valid_exposure(e_new) {
-        return Exact {
-            p: 1.0,
-            ratio: 1.0,
-            ratio_ci: (0.0, f64::INFINITY),
-        };
+        return 1.0;
     }
     let total = e_old + e_new;
     let (pi0, one_minus_pi0) = (e_new / total, e_old / total);
@@ -71,8 +84,16 @@ pub fn exact_test(x: f64, y: f64, e_old: f64, e_new: f64, alpha: f64) -> Exact {
     } else {
         beta_reg_pair(x, y + 1.0, one_minus_pi0, pi0).0
     };
-    let p = (2.0 * p_ge.min(p_le)).clamp(0.0, 1.0);
+    (2.0 * p_ge.min(p_le)).clamp(0.0, 1.0)
+}
 
+/// The Clopper-Pearson interval of [`exact_test`] alone, at level 1 − alpha,
+/// as a rate ratio: `(0, ∞)` for 0/0 or invalid exposures.
+pub fn cp_ratio_interval(x: f64, y: f64, e_old: f64, e_new: f64, alpha: f64) -> (f64, f64) {
+    let (x, y) = (clean_count(x), clean_count(y));
+    if x + y == 0.0 || !valid_exposure(e_old) || !valid_exposure(e_new) {
+        return (0.0, f64::INFINITY);
+    }
     let scale = e_old / e_new;
     let to_ratio = |(pi, one_minus_pi): (f64, f64)| {
         if one_minus_pi <= 0.0 {
@@ -91,16 +112,7 @@ pub fn exact_test(x: f64, y: f64, e_old: f64, e_new: f64, alpha: f64) -> Exact {
     } else {
         to_ratio(inv_beta_reg_pair(y + 1.0, x, 1.0 - alpha / 2.0))
     };
-    let ratio = if x == 0.0 {
-        f64::INFINITY
-    } else {
-        (y / e_new) / (x / e_old)
-    };
-    Exact {
-        p,
-        ratio,
-        ratio_ci: (lo, hi),
-    }
+    (lo, hi)
 }
 
 /// Smallest reachable two-sided central p for `k` pooled samples:

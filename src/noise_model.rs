@@ -1,0 +1,323 @@
+//! Noise models (docs/statistics.md §5.3): run-to-run noise learned once
+//! from R ≥ 3 replicate runs of one kernel, kept as versioned JSON, and
+//! turned into a prior dispersion for each row of a later comparison.
+//! Input: one side's count matrix and exposures (learning), or a file;
+//! output: a [`NoiseModel`], and per row a [`Dispersion`] prior.
+
+use crate::significance::{ModelInfo, ModelPriors};
+use crate::stats::{self, Dispersion, Prior};
+use anyhow::{bail, Context, Result};
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+/// The file format's version (`diffprofile_noise_model`).
+pub const VERSION: u32 = 1;
+
+/// One run the model was learned from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelRun {
+    pub source: String,
+    pub format: String,
+    pub total: f64,
+    pub exposure: f64,
+}
+
+/// The moderation prior of §5.2 fitted on the replicate runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelPrior {
+    pub symbols: usize,
+    pub trend_c: f64,
+    pub trend_r: f64,
+    /// d0; `null` when infinite.
+    pub prior_df: Option<f64>,
+    pub prior_df_cap: f64,
+}
+
+/// One symbol's run-to-run noise.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelSymbol {
+    pub symbol: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dso: Option<String>,
+    /// μ: mean count per run.
+    pub mean_count: f64,
+    /// Pearson's X²/(R − 1).
+    pub s2: f64,
+    /// φ after moderation (≥ 1) and its degrees of freedom ν.
+    pub dispersion: f64,
+    pub df: f64,
+    /// `(φ − 1)/μ`: the squared run-to-run CV.
+    pub kappa: f64,
+}
+
+/// A learned noise model, as written to and read from JSON.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NoiseModel {
+    pub diffprofile_noise_model: u32,
+    pub normalize: String,
+    pub event: Option<String>,
+    pub runs: Vec<ModelRun>,
+    /// `d_m = R − 1`.
+    pub residual_df: f64,
+    pub moderation: Option<ModelPrior>,
+    pub symbols: Vec<ModelSymbol>,
+    /// The file it was read from, or the runs it was learned from.
+    #[serde(skip)]
+    pub source: String,
+}
+
+/// What [`learn`] needs about the runs and the rows.
+pub struct Replicates<'a> {
+    /// `counts[run][symbol]`.
+    pub counts: &'a [Vec<f64>],
+    pub exposures: &'a [f64],
+    /// Every symbol's (name, dso), aligned with the counts' columns.
+    pub idents: Vec<(String, Option<String>)>,
+    pub runs: Vec<ModelRun>,
+    pub normalize: String,
+    pub event: Option<String>,
+    pub source: String,
+}
+
+/// Learn a model from R ≥ 3 replicate runs (§5.3).
+pub fn learn(rep: Replicates) -> Result<NoiseModel> {
+    let r = rep.counts.len();
+    if r < 3 {
+        bail!("a noise model needs at least 3 replicate runs of one kernel, got {r}");
+    }
+    let d = (r - 1) as f64;
+    let mut keep = Vec::new();
+    let (mut s2, mut mean) = (Vec::new(), Vec::new());
+    for (i, ident) in rep.idents.iter().enumerate() {
+        let runs: Vec<(f64, f64)> = rep
+            .counts
+            .iter()
+            .zip(rep.exposures)
+            .map(|(c, &e)| (c[i], e))
+            .collect();
+        let total: f64 = runs.iter().map(|x| x.0).sum();
+        if total > 0.0 {
+            keep.push(ident);
+            s2.push(stats::pearson_x2(&runs) / d);
+            mean.push(total / r as f64);
+        }
+    }
+    let prior = Prior::fit(&s2, &mean, d);
+    let disp: Vec<Dispersion> = match &prior {
+        Some(p) => p.posterior(&s2, &mean),
+        None => s2
+            .iter()
+            .map(|&s| Dispersion {
+                phi: s.max(1.0),
+                df: d,
+            })
+            .collect(),
+    };
+    let symbols = keep
+        .into_iter()
+        .zip(s2.iter().zip(&mean).zip(&disp))
+        .map(|((name, dso), ((&s2, &mu), disp))| ModelSymbol {
+            symbol: name.clone(),
+            dso: dso.clone(),
+            mean_count: mu,
+            s2,
+            dispersion: disp.phi,
+            df: disp.df,
+            kappa: (disp.phi - 1.0) / mu,
+        })
+        .collect();
+    Ok(NoiseModel {
+        diffprofile_noise_model: VERSION,
+        normalize: rep.normalize,
+        event: rep.event,
+        runs: rep.runs,
+        residual_df: d,
+        moderation: prior.map(|p| ModelPrior {
+            symbols: p.symbols,
+            trend_c: p.trend_c,
+            trend_r: p.trend_r,
+            prior_df: p.d0.is_finite().then_some(p.d0),
+            prior_df_cap: p.d_cap,
+        }),
+        symbols,
+        source: rep.source,
+    })
+}
+
+impl NoiseModel {
+    /// Read and check a model file's text.
+    pub fn from_json(text: &str, path: &str) -> Result<NoiseModel> {
+        let mut m: NoiseModel = serde_json::from_str(text)
+            .with_context(|| format!("{path}: not a diffprofile noise model"))?;
+        if m.diffprofile_noise_model != VERSION {
+            bail!(
+                "{path}: noise model version {} is not supported (this diffprofile reads version {VERSION})",
+                m.diffprofile_noise_model
+            );
+        }
+        if !(m.residual_df >= 2.0 && m.residual_df.is_finite()) {
+            bail!("{path}: residual_df must be at least 2 (3 or more runs)");
+        }
+        let bad = m.symbols.iter().find(|s| {
+            !(s.mean_count > 0.0
+                && s.mean_count.is_finite()
+                && s.dispersion >= 1.0
+                && s.dispersion.is_finite()
+                && s.df > 0.0
+                && s.df.is_finite()
+                && s.kappa >= 0.0
+                && s.kappa.is_finite())
+        });
+        if let Some(s) = bad {
+            bail!(
+                "{path}: symbol {}: mean_count, dispersion (>= 1), df and kappa must be positive finite numbers",
+                s.symbol
+            );
+        }
+        m.source = path.to_string();
+        Ok(m)
+    }
+
+    /// The model as pretty JSON (one key per line, stable order).
+    pub fn to_json(&self) -> Result<String> {
+        Ok(serde_json::to_string_pretty(self)? + "\n")
+    }
+
+    /// The prior of §5.2 this model was moderated with, if any.
+    fn prior(&self) -> Option<Prior> {
+        self.moderation.as_ref().map(|m| Prior {
+            symbols: m.symbols,
+            d: self.residual_df,
+            trend_c: m.trend_c,
+            trend_r: m.trend_r,
+            d0: m.prior_df.unwrap_or(f64::INFINITY),
+            d_cap: m.prior_df_cap,
+        })
+    }
+
+    /// Each row's prior (§5.3), rows given as (name, dso, mean count per
+    /// run of the comparison); a warning when the model knows few of the
+    /// rows' samples (a model of another workload?).
+    pub fn priors_for(
+        &self,
+        rows: &[(&str, Option<&str>, f64)],
+        side: &str,
+        warnings: &mut Vec<String>,
+    ) -> ModelPriors {
+        let by_name: FxHashMap<(&str, Option<&str>), &ModelSymbol> = self
+            .symbols
+            .iter()
+            .map(|s| ((s.symbol.as_str(), s.dso.as_deref()), s))
+            .collect();
+        let prior = self.prior();
+        let (mut known, mut all) = (0.0, 0.0);
+        let priors = rows
+            .iter()
+            .map(|&(name, dso, mean)| {
+                all += mean;
+                let hit = by_name
+                    .get(&(name, dso))
+                    .or_else(|| by_name.get(&(name, None)));
+                match (hit, &prior) {
+                    (Some(s), _) => {
+                        known += mean;
+                        Dispersion {
+                            phi: 1.0 + s.kappa * mean,
+                            df: s.df,
+                        }
+                    }
+                    (None, Some(p)) => Dispersion {
+                        phi: p.scale(mean).max(1.0),
+                        df: self.residual_df + p.d_cap,
+                    },
+                    (None, None) => Dispersion {
+                        phi: 1.0,
+                        df: self.residual_df,
+                    },
+                }
+            })
+            .collect();
+        if all > 0.0 && known < 0.5 * all {
+            warnings.push(format!(
+                "{side}: the noise model ({}) knows the symbols of only {:.0}% of the samples compared: is it of this workload and kernel?",
+                self.source,
+                100.0 * known / all
+            ));
+        }
+        ModelPriors {
+            info: ModelInfo {
+                source: self.source.clone(),
+                runs: self.runs.len(),
+                residual_df: self.residual_df,
+            },
+            priors,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn replicates(counts: &[Vec<f64>]) -> Replicates<'_> {
+        let n = counts[0].len();
+        Replicates {
+            counts,
+            exposures: &[1e4, 1e4, 1e4],
+            idents: (0..n).map(|i| (format!("s{i}"), None)).collect(),
+            runs: vec![],
+            normalize: "share".into(),
+            event: None,
+            source: "test".into(),
+        }
+    }
+
+    #[test]
+    fn learns_and_round_trips() {
+        let counts: Vec<Vec<f64>> = (0..3)
+            .map(|r| {
+                (0..14)
+                    .map(|i| 20.0 + 10.0 * i as f64 + ((r * 7 + i) % 5) as f64 * 3.0)
+                    .chain([0.0])
+                    .collect()
+            })
+            .collect();
+        let m = learn(replicates(&counts)).expect("3 runs");
+        assert_eq!(m.symbols.len(), 14, "the all-zero symbol is left out");
+        assert_eq!(m.residual_df, 2.0);
+        assert!(m.moderation.is_some());
+        for s in &m.symbols {
+            assert!(s.dispersion >= 1.0 && s.df > 2.0 && s.kappa >= 0.0, "{s:?}");
+        }
+        let text = m.to_json().expect("serialises");
+        let back = NoiseModel::from_json(&text, "m.json").expect("reads back");
+        assert_eq!(back.symbols, m.symbols);
+        assert_eq!(back.source, "m.json");
+        let mut w = Vec::new();
+        let p = back.priors_for(&[("s3", None, 50.0), ("nope", None, 50.0)], "new", &mut w);
+        let s3 = &m.symbols[3];
+        assert_eq!(p.priors[0].phi, 1.0 + s3.kappa * 50.0);
+        assert_eq!(p.priors[0].df, s3.df);
+        assert_eq!(
+            p.priors[1].df,
+            2.0 + m.moderation.as_ref().unwrap().prior_df_cap
+        );
+        assert!(w.is_empty(), "{w:?}");
+        back.priors_for(&[("nope", None, 50.0)], "new", &mut w);
+        assert_eq!(w.len(), 1, "a model that knows nothing is warned about");
+    }
+
+    #[test]
+    fn refuses_too_few_runs_and_bad_files() {
+        let counts = vec![vec![1.0, 2.0]; 2];
+        let mut rep = replicates(&counts);
+        rep.exposures = &[1.0, 1.0];
+        assert!(learn(rep).is_err());
+        assert!(NoiseModel::from_json("{}", "x.json").is_err());
+        let text = r#"{"diffprofile_noise_model": 2, "normalize": "share", "event": null, "runs": [], "residual_df": 2, "moderation": null, "symbols": []}"#;
+        let err = NoiseModel::from_json(text, "x.json")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("version 2"), "{err}");
+    }
+}

@@ -1,0 +1,310 @@
+//! One comparison's verdicts (docs/statistics.md §5-§9): for every row, the
+//! dispersion and its degrees of freedom by the method that applies, the
+//! quasi-likelihood F test, the exact test, the row's p, q and mark, and the
+//! ratio and Δ intervals at the level that agrees with the marks. Pure
+//! computation over counts: rows in, verdicts and a [`Noise`] summary out.
+
+use crate::stats::{self, Adjust, Dispersion, OneRun, Prior, ONE_RUN_DF};
+use rayon::prelude::*;
+
+/// How a comparison judged run-to-run noise (§5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// §5.2: over the runs, moderated across symbols (or not, when too few).
+    Runs,
+    /// §5.3: a noise model learned from replicate runs.
+    NoiseModel,
+    /// §5.4: one run per side, κ measured across symbols.
+    OneRun,
+    /// §5.4: one run per side, too few symbols, `--noise-cv` assumed.
+    OneRunAssumed,
+    /// §5.4: one run per side, too few symbols, sampling noise only.
+    SamplingOnly,
+    /// Counts are not sample counts: nothing tested.
+    NotTested,
+}
+
+impl Method {
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Runs => "runs",
+            Method::NoiseModel => "noise-model",
+            Method::OneRun => "one-run",
+            Method::OneRunAssumed => "one-run-assumed",
+            Method::SamplingOnly => "sampling-only",
+            Method::NotTested => "not-tested",
+        }
+    }
+}
+
+/// Where a noise model came from, for the report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelInfo {
+    /// The model file, or the runs it was learned from.
+    pub source: String,
+    pub runs: usize,
+    /// `d_m = R − 1`.
+    pub residual_df: f64,
+}
+
+/// A noise model's prior for each row of the comparison (§5.3), aligned
+/// with the rows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelPriors {
+    pub info: ModelInfo,
+    pub priors: Vec<Dispersion>,
+}
+
+/// The noise summary of one comparison.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Noise {
+    pub method: Method,
+    /// `d = n − 2`.
+    pub residual_df: f64,
+    /// `1 − t`, the level of every interval shown (§8).
+    pub interval_level: f64,
+    pub moderation: Option<Prior>,
+    pub one_run: Option<OneRun>,
+    pub model: Option<ModelInfo>,
+    pub noise_cv: Option<f64>,
+}
+
+/// What to test and how.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    pub alpha: f64,
+    pub adjust: Adjust,
+    /// `--noise-cv C`: used only by one run per side with too few symbols.
+    pub noise_cv: Option<f64>,
+    /// False when counts are not sample counts (nothing is tested).
+    pub testable: bool,
+}
+
+/// One row's verdict. Intervals are in exposure units; p, q and intervals
+/// are None for untested rows.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Verdict {
+    pub p: Option<f64>,
+    pub q: Option<f64>,
+    pub significant: bool,
+    pub ratio_ci: Option<(f64, f64)>,
+    pub delta_ci: Option<(f64, f64)>,
+    pub dispersion: Option<f64>,
+    pub df: Option<f64>,
+}
+
+/// One row's counts, one per run of each side.
+#[derive(Clone, Copy, Debug)]
+pub struct Counts<'a> {
+    pub old: &'a [f64],
+    pub new: &'a [f64],
+}
+
+/// Per-row sufficient statistics.
+struct Pooled {
+    x: f64,
+    y: f64,
+    mean: f64,
+    s2: f64,
+    lr: f64,
+}
+
+/// Judge every row of one comparison (OLD runs with exposures `old_exp`,
+/// NEW runs with `new_exp`); `model`: a noise model's priors aligned with
+/// `rows`.
+pub fn judge(
+    rows: &[Counts],
+    old_exp: &[f64],
+    new_exp: &[f64],
+    model: Option<&ModelPriors>,
+    opts: &Options,
+) -> (Vec<Verdict>, Noise) {
+    let (m_old, m_new): (f64, f64) = (old_exp.iter().sum(), new_exp.iter().sum());
+    let n = old_exp.len() + new_exp.len();
+    let d = n as f64 - 2.0;
+    let pooled: Vec<Pooled> = rows
+        .par_iter()
+        .map(|r| pool(r, old_exp, new_exp, d, m_old, m_new))
+        .collect();
+    let (disp, mut noise) = dispersions(&pooled, d, m_old, m_new, model, opts);
+    let mut verdicts = vec![Verdict::default(); rows.len()];
+    if noise.method == Method::NotTested {
+        return (verdicts, noise);
+    }
+    let pi0 = m_new / (m_old + m_new);
+    verdicts
+        .par_iter_mut()
+        .zip(pooled.par_iter().zip(disp.par_iter()))
+        .for_each(|(v, (s, disp))| {
+            v.dispersion = Some(disp.phi);
+            v.df = Some(disp.df);
+            if stats::min_reachable_p(s.x + s.y, pi0) > opts.alpha {
+                return; // too few samples to ever be significant
+            }
+            let p_exact = stats::exact_p(s.x, s.y, m_old, m_new);
+            v.p = Some(p_exact.max(stats::ql_p(s.lr, disp.phi, disp.df)));
+        });
+    let tested: Vec<usize> = (0..rows.len())
+        .filter(|&i| verdicts[i].p.is_some())
+        .collect();
+    let ps: Vec<f64> = tested.iter().filter_map(|&i| verdicts[i].p).collect();
+    let qs = stats::adjust(&ps, opts.adjust);
+    let mut marked = 0;
+    for (&i, q) in tested.iter().zip(qs) {
+        verdicts[i].q = Some(q);
+        verdicts[i].significant = q <= opts.alpha;
+        marked += usize::from(q <= opts.alpha);
+    }
+    let t = stats::interval_level(opts.adjust, opts.alpha, tested.len(), marked);
+    noise.interval_level = 1.0 - t;
+    verdicts
+        .par_iter_mut()
+        .zip(pooled.par_iter().zip(disp.par_iter()))
+        .filter(|(v, _)| v.p.is_some())
+        .for_each(|(v, (s, disp))| {
+            let (ratio, delta) = intervals(s, disp, m_old, m_new, t);
+            v.ratio_ci = Some(ratio);
+            v.delta_ci = Some(delta);
+        });
+    (verdicts, noise)
+}
+
+fn pool(r: &Counts, old_exp: &[f64], new_exp: &[f64], d: f64, m_old: f64, m_new: f64) -> Pooled {
+    let x: f64 = r.old.iter().sum();
+    let y: f64 = r.new.iter().sum();
+    let n = (r.old.len() + r.new.len()) as f64;
+    let s2 = if d >= 1.0 {
+        let side = |c: &[f64], e: &[f64]| -> Vec<(f64, f64)> {
+            c.iter().copied().zip(e.iter().copied()).collect()
+        };
+        (stats::pearson_x2(&side(r.old, old_exp)) + stats::pearson_x2(&side(r.new, new_exp))) / d
+    } else {
+        0.0
+    };
+    Pooled {
+        x,
+        y,
+        mean: (x + y) / n,
+        s2,
+        lr: stats::lr_stat(x, y, m_old, m_new),
+    }
+}
+
+/// §5: pick the method and give every row its (φ, ν).
+fn dispersions(
+    pooled: &[Pooled],
+    d: f64,
+    m_old: f64,
+    m_new: f64,
+    model: Option<&ModelPriors>,
+    opts: &Options,
+) -> (Vec<Dispersion>, Noise) {
+    let mut noise = Noise {
+        method: Method::NotTested,
+        residual_df: d.max(0.0),
+        interval_level: 1.0 - opts.alpha,
+        moderation: None,
+        one_run: None,
+        model: None,
+        noise_cv: None,
+    };
+    let fixed = |phi: f64, df: f64| vec![Dispersion { phi, df }; pooled.len()];
+    if !opts.testable {
+        return (fixed(1.0, f64::INFINITY), noise);
+    }
+    let mean: Vec<f64> = pooled.iter().map(|s| s.mean).collect();
+    if let Some(model) = model {
+        noise.method = Method::NoiseModel;
+        noise.model = Some(model.info.clone());
+        let disp = pooled
+            .iter()
+            .zip(&model.priors)
+            .map(|(s, p)| {
+                if d >= 1.0 {
+                    Dispersion {
+                        phi: ((d * s.s2 + p.df * p.phi) / (d + p.df)).max(1.0),
+                        df: d + p.df,
+                    }
+                } else {
+                    Dispersion {
+                        phi: p.phi.max(1.0),
+                        df: p.df,
+                    }
+                }
+            })
+            .collect();
+        return (disp, noise);
+    }
+    if d >= 1.0 {
+        noise.method = Method::Runs;
+        let s2: Vec<f64> = pooled.iter().map(|s| s.s2).collect();
+        return match Prior::fit(&s2, &mean, d) {
+            Some(prior) => {
+                noise.moderation = Some(prior);
+                (prior.posterior(&s2, &mean), noise)
+            }
+            None => {
+                let disp = s2
+                    .iter()
+                    .map(|&s| Dispersion {
+                        phi: s.max(1.0),
+                        df: d,
+                    })
+                    .collect();
+                (disp, noise)
+            }
+        };
+    }
+    let pairs: Vec<(f64, f64)> = pooled.iter().map(|s| (s.x, s.y)).collect();
+    if let Some(fit) = stats::one_run(&pairs, m_old, m_new) {
+        noise.method = Method::OneRun;
+        noise.one_run = Some(fit);
+        let disp = mean
+            .iter()
+            .map(|&m| Dispersion {
+                phi: 1.0 + fit.kappa * m,
+                df: ONE_RUN_DF,
+            })
+            .collect();
+        return (disp, noise);
+    }
+    match opts.noise_cv {
+        Some(c) => {
+            noise.method = Method::OneRunAssumed;
+            noise.noise_cv = Some(c);
+            let disp = mean
+                .iter()
+                .map(|&m| Dispersion {
+                    phi: 1.0 + c * c * m,
+                    df: f64::INFINITY,
+                })
+                .collect();
+            (disp, noise)
+        }
+        None => {
+            noise.method = Method::SamplingOnly;
+            (fixed(1.0, ONE_RUN_DF), noise)
+        }
+    }
+}
+
+/// §9: the ratio and Δ intervals at level 1 − t, each the hull of the run
+/// layer's profile-likelihood interval and the sampling layer's.
+fn intervals(
+    s: &Pooled,
+    disp: &Dispersion,
+    m_old: f64,
+    m_new: f64,
+    t: f64,
+) -> ((f64, f64), (f64, f64)) {
+    let chi = stats::critical(disp.phi, disp.df, t);
+    let (ql_lo, ql_hi) = stats::ratio_interval(s.x, s.y, m_old, m_new, chi);
+    let (cp_lo, cp_hi) = stats::cp_ratio_interval(s.x, s.y, m_old, m_new, t);
+    let (d_lo, d_hi) = stats::delta_interval(s.x, s.y, m_old, m_new, chi);
+    let cp_d_lo = stats::delta_at_ratio(cp_lo, s.x, s.y, m_old, m_new);
+    let cp_d_hi = stats::delta_at_ratio(cp_hi, s.x, s.y, m_old, m_new);
+    (
+        (ql_lo.min(cp_lo), ql_hi.max(cp_hi)),
+        (d_lo.min(cp_d_lo), d_hi.max(cp_d_hi)),
+    )
+}

@@ -1,0 +1,293 @@
+//! Run layer: the quasi-likelihood ratio test and its profile-likelihood
+//! intervals (docs/statistics.md §3, §5.1, §6, §9). Input: pooled counts and
+//! exposures of both sides (and per-run pairs for Pearson's X²), a
+//! dispersion φ and its degrees of freedom ν; output: the likelihood ratio
+//! statistic, the F test's p, and intervals of the rate ratio and of the
+//! difference Δ = ρ_new − ρ_old (in exposure units).
+
+use super::dist::{f1_sf, f1_upper_quantile};
+use super::exact::{clean_count, valid_exposure};
+
+/// `x ln(x / m)` with `0 ln 0 = 0` (m > 0 when x > 0).
+fn xlog(x: f64, ratio: f64) -> f64 {
+    if x == 0.0 {
+        0.0
+    } else {
+        x * ratio.ln()
+    }
+}
+
+/// The deviance difference of the two-rate and the one-rate Poisson models
+/// (§3): `LR = 2 [x ln(x M/(k M_old)) + y ln(y M/(k M_new))]`, k = x + y,
+/// M = M_old + M_new. 0 when k = 0 or an exposure is invalid; never negative.
+pub fn lr_stat(x: f64, y: f64, m_old: f64, m_new: f64) -> f64 {
+    let (x, y) = (clean_count(x), clean_count(y));
+    let k = x + y;
+    if k == 0.0 || !valid_exposure(m_old) || !valid_exposure(m_new) {
+        return 0.0;
+    }
+    let m = m_old + m_new;
+    let lr = 2.0 * (xlog(x, x * m / (k * m_old)) + xlog(y, y * m / (k * m_new)));
+    lr.max(0.0)
+}
+
+/// Pearson's `X² = Σ_r (c_r − N_r ρ̂)² / (N_r ρ̂)` over one side's runs
+/// `(count, exposure)`, `ρ̂ = Σ c / Σ N`; terms with a zero fitted count
+/// count 0 (§5.1). Both sides' sums give the comparison's X².
+pub fn pearson_x2(runs: &[(f64, f64)]) -> f64 {
+    let (c, m) = runs.iter().fold((0.0, 0.0), |(c, m), &(ci, ni)| {
+        (c + clean_count(ci), m + ni)
+    });
+    if !valid_exposure(m) {
+        return 0.0;
+    }
+    let rho = c / m;
+    runs.iter()
+        .map(|&(ci, ni)| {
+            let mu = ni * rho;
+            if mu > 0.0 && mu.is_finite() {
+                (clean_count(ci) - mu).powi(2) / mu
+            } else {
+                0.0
+            }
+        })
+        .sum()
+}
+
+/// The quasi-likelihood F test (§6): `p = P(F(1, ν) ≥ LR/φ)`, ν = ∞ for χ²₁.
+pub fn ql_p(lr: f64, phi: f64, nu: f64) -> f64 {
+    f1_sf(lr / phi, nu)
+}
+
+/// The critical deviance of the intervals at level 1 − t (§9):
+/// `χ = φ · F⁻¹_(1,ν)(1 − t)`.
+pub fn critical(phi: f64, nu: f64, t: f64) -> f64 {
+    phi * f1_upper_quantile(t, nu)
+}
+
+/// `ln(1 + eˣ)` without overflow.
+fn softplus(z: f64) -> f64 {
+    if z > 0.0 {
+        z + (-z).exp().ln_1p()
+    } else {
+        z.exp().ln_1p()
+    }
+}
+
+/// Bisection for the root of an increasing `f` on `[lo, hi]` with
+/// `f(lo) ≤ 0 < f(hi)`, to a width of 1e-13 relative (or 200 halvings).
+fn bisect(mut lo: f64, mut hi: f64, f: impl Fn(f64) -> f64) -> f64 {
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if f(mid) > 0.0 {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+        if hi - lo <= 1e-13 * lo.abs().max(hi.abs()).max(1e-300) {
+            break;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// From `from`, step by `step`, 2·step, 4·step… (signed) until `f > 0`;
+/// returns the bracket (last point with f ≤ 0, first with f > 0), or None
+/// when f never exceeds 0 within 2000 doublings.
+fn bracket(from: f64, step: f64, f: &impl Fn(f64) -> f64) -> Option<(f64, f64)> {
+    let mut inside = from;
+    let mut h = step;
+    for _ in 0..2000 {
+        let next = inside + h;
+        if !next.is_finite() {
+            return None;
+        }
+        if f(next) > 0.0 {
+            return Some((inside, next));
+        }
+        inside = next;
+        h *= 2.0;
+    }
+    None
+}
+
+/// The run layer's interval of the rate ratio θ = ρ_new/ρ_old (§9):
+/// `{θ : G(π(θ)) ≤ χ}` with the binomial deviance `G`, solved in the logit
+/// of π and mapped by `θ = π/(1−π) · M_old/M_new`. `(0, ∞)` when k = 0.
+pub fn ratio_interval(x: f64, y: f64, m_old: f64, m_new: f64, chi: f64) -> (f64, f64) {
+    let (x, y) = (clean_count(x), clean_count(y));
+    let k = x + y;
+    if k == 0.0 || !valid_exposure(m_old) || !valid_exposure(m_new) || chi.is_nan() || chi <= 0.0 {
+        return (0.0, f64::INFINITY);
+    }
+    let scale = m_old / m_new;
+    let to_ratio = |s: f64| s.exp() * scale;
+    // One side at zero: G is 2k ln of one term, so the bound is closed-form;
+    // with c = χ/(2k), θ_U = (e^c − 1)·M_old/M_new (y = 0) and
+    // θ_L = M_old/M_new / (e^c − 1) (x = 0), without forming π near 1.
+    if y == 0.0 {
+        return (0.0, (chi / (2.0 * k)).exp_m1() * scale);
+    }
+    if x == 0.0 {
+        return (scale / (chi / (2.0 * k)).exp_m1(), f64::INFINITY);
+    }
+    // G(s) − χ with π = 1/(1 + e^−s): ln π = −softplus(−s), ln(1−π) = −softplus(s).
+    let (ly, lx) = ((y / k).ln(), (x / k).ln());
+    let g = |s: f64| 2.0 * (y * (ly + softplus(-s)) + x * (lx + softplus(s))) - chi;
+    let s_hat = (y / x).ln();
+    let lo = bracket(s_hat, -1.0, &g).map(|(a, b)| -bisect(-a, -b, |s| g(-s)));
+    let hi = bracket(s_hat, 1.0, &g).map(|(a, b)| bisect(a, b, g));
+    (lo.map_or(0.0, to_ratio), hi.map_or(f64::INFINITY, to_ratio))
+}
+
+/// `ℓ(a, b) = x ln a − M_old a + y ln b − M_new b` with `0 ln 0 = 0`.
+fn loglik(x: f64, y: f64, m_old: f64, m_new: f64, a: f64, b: f64) -> f64 {
+    let term = |c: f64, r: f64| if c == 0.0 { 0.0 } else { c * r.ln() };
+    term(x, a) - m_old * a + term(y, b) - m_new * b
+}
+
+/// The constrained maximum `a(δ)` of §9: the larger root of
+/// `M a² − q a − x δ = 0`, q = k − M δ, written without cancellation.
+fn profile_a(x: f64, k: f64, m: f64, delta: f64) -> f64 {
+    let q = k - m * delta;
+    let disc = (q * q + 4.0 * m * x * delta).max(0.0).sqrt();
+    if q >= 0.0 {
+        (q + disc) / (2.0 * m)
+    } else {
+        2.0 * x * delta / (disc - q)
+    }
+}
+
+/// The run layer's interval of Δ = ρ_new − ρ_old (§9), in exposure units:
+/// `{δ : D_Δ(δ) ≤ χ}` with the profile deviance D_Δ, which is convex with
+/// its minimum 0 at the estimate. `(−∞, ∞)` when k = 0.
+pub fn delta_interval(x: f64, y: f64, m_old: f64, m_new: f64, chi: f64) -> (f64, f64) {
+    let (x, y) = (clean_count(x), clean_count(y));
+    let k = x + y;
+    if k == 0.0 || !valid_exposure(m_old) || !valid_exposure(m_new) || chi.is_nan() || chi <= 0.0 {
+        return (f64::NEG_INFINITY, f64::INFINITY);
+    }
+    let m = m_old + m_new;
+    let (r_old, r_new) = (x / m_old, y / m_new);
+    let top = loglik(x, y, m_old, m_new, r_old, r_new);
+    let dev = |delta: f64| {
+        let a = profile_a(x, k, m, delta);
+        let b = (a + delta).max(0.0);
+        2.0 * (top - loglik(x, y, m_old, m_new, a, b)) - chi
+    };
+    let est = r_new - r_old;
+    // A first step of about one standard error of Δ at this dispersion.
+    let step = (chi * (x.max(1.0) / (m_old * m_old) + y.max(1.0) / (m_new * m_new))).sqrt();
+    let lo = bracket(est, -step, &dev).map(|(a, b)| -bisect(-a, -b, |d| dev(-d)));
+    let hi = bracket(est, step, &dev).map(|(a, b)| bisect(a, b, dev));
+    (lo.unwrap_or(f64::NEG_INFINITY), hi.unwrap_or(f64::INFINITY))
+}
+
+/// The profile estimate of Δ at rate ratio θ (§9): `k (θ − 1)/(M_old + θ M_new)`;
+/// θ = ∞ gives `k/M_new`. Maps the sampling layer's ratio bounds to Δ.
+pub fn delta_at_ratio(theta: f64, x: f64, y: f64, m_old: f64, m_new: f64) -> f64 {
+    let k = clean_count(x) + clean_count(y);
+    if theta.is_infinite() {
+        k / m_new
+    } else {
+        k * (theta - 1.0) / (m_old + theta * m_new)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(got: f64, want: f64, rel: f64) -> bool {
+        (got - want).abs() <= rel * want.abs().max(1e-300)
+    }
+
+    #[test]
+    fn lr_is_the_deviance_difference() {
+        // x = 375, y = 480 of 30000 each: 2[x ln(2x/k) + y ln(2y/k)].
+        let (x, y): (f64, f64) = (375.0, 480.0);
+        let k = x + y;
+        let want = 2.0 * (x * (2.0 * x / k).ln() + y * (2.0 * y / k).ln());
+        assert!(close(lr_stat(x, y, 3e4, 3e4), want, 1e-13));
+        // A new symbol needs no correction: 2 y ln(M/M_new).
+        assert!(close(
+            lr_stat(0.0, 255.0, 2e4, 2e4),
+            2.0 * 255.0 * 2f64.ln(),
+            1e-13
+        ));
+        assert_eq!(lr_stat(0.0, 0.0, 1.0, 1.0), 0.0);
+        assert_eq!(lr_stat(5.0, 5.0, 1.0, 1.0), 0.0);
+        assert_eq!(lr_stat(5.0, 7.0, 0.0, 1.0), 0.0);
+    }
+
+    #[test]
+    fn pearson_matches_hand_computation() {
+        // 120, 130, 125 of 10000, 10100, 9900: ρ̂ = 375/30000.
+        let runs: [(f64, f64); 3] = [(120.0, 10000.0), (130.0, 10100.0), (125.0, 9900.0)];
+        let rho: f64 = 375.0 / 30000.0;
+        let want: f64 = runs
+            .iter()
+            .map(|&(c, n)| (c - n * rho).powi(2) / (n * rho))
+            .sum();
+        assert!(close(pearson_x2(&runs), want, 1e-13));
+        assert_eq!(pearson_x2(&[(0.0, 1.0), (0.0, 1.0)]), 0.0);
+    }
+
+    /// The interval's bounds solve G = χ, and they contain the estimate.
+    #[test]
+    fn ratio_interval_inverts_the_test() {
+        let (x, y, mo, mn) = (375.0, 480.0, 3e4, 3.1e4);
+        let chi = critical(1.7, 4.0, 0.05);
+        let (lo, hi) = ratio_interval(x, y, mo, mn, chi);
+        let est = (y / mn) / (x / mo);
+        assert!(lo < est && est < hi);
+        // At a bound, the profile deviance equals χ (G in π).
+        let g = |theta: f64| {
+            let pi = theta * mn / (mo + theta * mn);
+            let k = x + y;
+            2.0 * (y * (y / (k * pi)).ln() + x * (x / (k * (1.0 - pi))).ln())
+        };
+        assert!(close(g(lo), chi, 1e-9) && close(g(hi), chi, 1e-9));
+        // Zero on one side: closed forms, open at that end.
+        let (lo, hi) = ratio_interval(0.0, 255.0, 2e4, 2e4, 3.84);
+        assert!(hi.is_infinite() && lo > 1.0);
+        let (lo, hi) = ratio_interval(40.0, 0.0, 2e4, 2e4, 3.84);
+        assert!(lo == 0.0 && hi < 1.0);
+    }
+
+    /// D_Δ(0) = LR, and the interval's bounds solve D_Δ = χ.
+    #[test]
+    fn delta_interval_inverts_the_test() {
+        for &(x, y) in &[(375.0, 480.0), (0.0, 255.0), (40.0, 0.0), (3.0, 11.0)] {
+            let (mo, mn) = (3e4, 2.5e4);
+            let lr = lr_stat(x, y, mo, mn);
+            let chi_at_zero = lr * 0.999_999;
+            let (lo, hi) = delta_interval(x, y, mo, mn, chi_at_zero);
+            // Just below LR the interval stops short of 0.
+            assert!(lo > 0.0 || hi < 0.0, "{x} {y}: [{lo}, {hi}]");
+            let (lo, hi) = delta_interval(x, y, mo, mn, lr * 1.000_001);
+            assert!(lo < 0.0 && hi > 0.0, "{x} {y}: [{lo}, {hi}]");
+            let est = y / mn - x / mo;
+            let (lo, hi) = delta_interval(x, y, mo, mn, 3.84);
+            assert!(lo <= est && est <= hi);
+        }
+        let (lo, hi) = delta_interval(0.0, 0.0, 1.0, 1.0, 3.84);
+        assert!(lo.is_infinite() && hi.is_infinite());
+    }
+
+    #[test]
+    fn delta_at_ratio_maps_the_ends() {
+        let (x, y, mo, mn) = (30.0, 50.0, 1e4, 2e4);
+        assert_eq!(delta_at_ratio(1.0, x, y, mo, mn), 0.0);
+        assert!(close(delta_at_ratio(0.0, x, y, mo, mn), -80.0 / 1e4, 1e-15));
+        assert!(close(
+            delta_at_ratio(f64::INFINITY, x, y, mo, mn),
+            80.0 / 2e4,
+            1e-15
+        ));
+        assert!(delta_at_ratio(2.0, x, y, mo, mn) > delta_at_ratio(1.5, x, y, mo, mn));
+    }
+}
