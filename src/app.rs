@@ -60,10 +60,7 @@ pub fn use_color(choice: ColorArg, stdout_is_terminal: bool, no_color: bool) -> 
 /// Run a validated configuration; write the report to `out` and warnings
 /// meant for the terminal to `err`.
 pub fn run(config: &Config, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(config.jobs.unwrap_or(0))
-        .build()
-        .context("cannot start worker threads")?;
+    let pool = thread_pool(config.jobs)?;
     let report = pool.install(|| build_report(config))?;
     if config.output == OutputFormat::Flamegraph {
         if let Some(why) = report.flame.as_ref().and_then(|f| f.missing_reason()) {
@@ -91,10 +88,7 @@ pub fn run_noise_model(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<u8> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(config.config.jobs.unwrap_or(0))
-        .build()
-        .context("cannot start worker threads")?;
+    let pool = thread_pool(config.config.jobs)?;
     let paths = &config.config.sides[0].paths;
     let (model, warnings) = pool.install(|| learn_model(paths, &config.config))?;
     for w in &warnings {
@@ -143,29 +137,9 @@ pub fn learn_from_side(
     config: &Config,
     source: String,
 ) -> Result<(NoiseModel, Vec<String>)> {
-    let sides = std::slice::from_ref(side);
-    let matrix = aggregate::build(sides, &config.identity);
-    let exposures = aggregate::exposures(
-        sides,
-        &matrix,
-        config.diff.normalize,
-        &config.run_info,
-        config.relative,
-    )?;
-    let mut events: Vec<&str> = side
-        .runs
-        .iter()
-        .filter_map(|r| r.event.as_deref())
-        .collect();
-    events.sort_unstable();
-    events.dedup();
+    let (matrix, exposures) = count_matrix(std::slice::from_ref(side), config)?;
     let mut warnings = matrix.warnings.clone();
-    if events.len() > 1 {
-        warnings.push(format!(
-            "noise model: runs are of different events: {}",
-            events.join(", ")
-        ));
-    }
+    let event = diff::common_event(std::slice::from_ref(side), &mut warnings);
     let model = noise_model::learn(Replicates {
         counts: &matrix.counts[0],
         exposures: &exposures[0],
@@ -186,7 +160,7 @@ pub fn learn_from_side(
             })
             .collect(),
         normalize: config.diff.normalize.name().to_string(),
-        event: events.first().map(|e| e.to_string()),
+        event,
         source,
     })?;
     Ok((model, warnings))
@@ -248,8 +222,9 @@ pub fn build_report(config: &Config) -> Result<diff::Report> {
     Ok(report)
 }
 
-/// Aggregate and compare sides already loaded (the first is the baseline).
-pub fn compare_sides(sides: &[Side], config: &Config) -> Result<diff::Report> {
+/// The sides' count matrix (identity options applied) and every run's
+/// exposure under the configured normalisation.
+fn count_matrix(sides: &[Side], config: &Config) -> Result<(aggregate::Matrix, Vec<Vec<f64>>)> {
     let matrix = aggregate::build(sides, &config.identity);
     let exposures = aggregate::exposures(
         sides,
@@ -258,6 +233,20 @@ pub fn compare_sides(sides: &[Side], config: &Config) -> Result<diff::Report> {
         &config.run_info,
         config.relative,
     )?;
+    Ok((matrix, exposures))
+}
+
+/// The worker threads of `--jobs` (all cores by default).
+pub fn thread_pool(jobs: Option<usize>) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.unwrap_or(0))
+        .build()
+        .context("cannot start worker threads")
+}
+
+/// Aggregate and compare sides already loaded (the first is the baseline).
+pub fn compare_sides(sides: &[Side], config: &Config) -> Result<diff::Report> {
+    let (matrix, exposures) = count_matrix(sides, config)?;
     let mut report = diff::compare(sides, &exposures, &matrix, &config.diff);
     report.notes.extend(config.notes.iter().cloned());
     if config.load.parse.stacks {

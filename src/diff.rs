@@ -271,7 +271,8 @@ pub fn compare(
     }
 }
 
-fn common_event(sides: &[Side], warnings: &mut Vec<String>) -> Option<String> {
+/// The event every run is of (the first, with a warning, when they differ).
+pub fn common_event(sides: &[Side], warnings: &mut Vec<String>) -> Option<String> {
     let mut events: Vec<&str> = sides
         .iter()
         .flat_map(|s| &s.runs)

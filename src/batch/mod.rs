@@ -75,10 +75,7 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<u8> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(config.config.jobs.unwrap_or(0))
-        .build()
-        .context("cannot start worker threads")?;
+    let pool = crate::app::thread_pool(config.config.jobs)?;
     let bar = if progress {
         let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} {pos}/{len} [{elapsed}]") {
