@@ -289,7 +289,10 @@ fn dispersions(
 }
 
 /// §9: the ratio and Δ intervals at level 1 − t, each the hull of the run
-/// layer's profile-likelihood interval and the sampling layer's.
+/// layer's profile-likelihood interval and the sampling layer's. The
+/// Clopper-Pearson bounds are solved for only when they reach beyond the
+/// run layer's (ratio or, mapped through Δ(θ), difference): usually they
+/// do not, and one incomplete beta per side says so.
 fn intervals(
     s: &Pooled,
     disp: &Dispersion,
@@ -297,12 +300,38 @@ fn intervals(
     m_new: f64,
     t: f64,
 ) -> ((f64, f64), (f64, f64)) {
+    let (x, y) = (s.x, s.y);
     let chi = stats::critical(disp.phi, disp.df, t);
-    let (ql_lo, ql_hi) = stats::ratio_interval(s.x, s.y, m_old, m_new, chi);
-    let (cp_lo, cp_hi) = stats::cp_ratio_interval(s.x, s.y, m_old, m_new, t);
-    let (d_lo, d_hi) = stats::delta_interval(s.x, s.y, m_old, m_new, chi);
-    let cp_d_lo = stats::delta_at_ratio(cp_lo, s.x, s.y, m_old, m_new);
-    let cp_d_hi = stats::delta_at_ratio(cp_hi, s.x, s.y, m_old, m_new);
+    let (ql_lo, ql_hi) = stats::ratio_interval(x, y, m_old, m_new, chi);
+    let (d_lo, d_hi) = stats::delta_interval(x, y, m_old, m_new, chi);
+    // The ratio whose profile Δ is d: the inverse of Δ(θ) = k(θ − 1)/(M_old + θ M_new).
+    let k = x + y;
+    let ratio_at = |d: f64| {
+        let den = k - d * m_new;
+        if den <= 0.0 {
+            f64::INFINITY
+        } else {
+            ((d * m_old + k) / den).max(0.0)
+        }
+    };
+    // The exact bounds matter where they reach beyond the ratio interval or
+    // beyond the ratios whose profile Δ are the Δ bounds.
+    let (below, above) = (ql_lo.max(ratio_at(d_lo)), ql_hi.min(ratio_at(d_hi)));
+    let (lo_r, hi_r) = stats::cp_reaches_beyond(x, y, m_old, m_new, t, below, above);
+    let solved = (lo_r || hi_r).then(|| stats::cp_ratio_interval(x, y, m_old, m_new, t));
+    // Otherwise `below`/`above` stand in: inside both hulls, they change neither.
+    let cp_lo = match solved {
+        _ if y == 0.0 => 0.0,
+        Some((lo, _)) if lo_r => lo,
+        _ => below,
+    };
+    let cp_hi = match solved {
+        _ if x == 0.0 => f64::INFINITY,
+        Some((_, hi)) if hi_r => hi,
+        _ => above,
+    };
+    let cp_d_lo = stats::delta_at_ratio(cp_lo, x, y, m_old, m_new);
+    let cp_d_hi = stats::delta_at_ratio(cp_hi, x, y, m_old, m_new);
     (
         (ql_lo.min(cp_lo), ql_hi.max(cp_hi)),
         (d_lo.min(cp_d_lo), d_hi.max(cp_d_hi)),

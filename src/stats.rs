@@ -25,7 +25,9 @@ mod special;
 pub use adjust::{adjust, interval_level, Adjust};
 pub use describe::{cv_percent, median, size_factors, SIZE_FACTOR_MIN_COUNT};
 pub use dist::{digamma, f1_sf, f1_upper_quantile, f_sf, tetragamma, trigamma, trigamma_inverse};
-pub use exact::{cp_ratio_interval, exact_p, exact_test, min_reachable_p, Exact};
+pub use exact::{
+    cp_ratio_interval, cp_reaches_beyond, exact_p, exact_test, min_reachable_p, Exact,
+};
 pub use moderate::{Dispersion, Prior};
 pub use onerun::{deviance_at_ratio, one_run, OneRun, ONE_RUN_DF};
 pub use ql::{critical, delta_at_ratio, delta_interval, lr_stat, pearson_x2, ql_p, ratio_interval};

@@ -115,6 +115,46 @@ pub fn cp_ratio_interval(x: f64, y: f64, e_old: f64, e_new: f64, alpha: f64) -> 
     (lo, hi)
 }
 
+/// Whether the Clopper-Pearson interval at level 1 − alpha reaches beyond
+/// the rate ratios `below` (its lower bound is smaller) and `above` (its
+/// upper bound is larger): `P(Y ≥ y | π(below)) > α/2` and
+/// `P(Y ≤ y | π(above)) > α/2`, one incomplete beta each, so a caller that
+/// only needs the hull with a wider interval skips solving for the bounds.
+/// A bound at 0 (y = 0) or ∞ (x = 0) never reaches beyond: false.
+pub fn cp_reaches_beyond(
+    x: f64,
+    y: f64,
+    e_old: f64,
+    e_new: f64,
+    alpha: f64,
+    below: f64,
+    above: f64,
+) -> (bool, bool) {
+    let (x, y) = (clean_count(x), clean_count(y));
+    if x + y == 0.0 || !valid_exposure(e_old) || !valid_exposure(e_new) {
+        return (true, true);
+    }
+    // π(θ) = θ e_new/(e_old + θ e_new) and 1 − π, each computed directly.
+    let pi = |theta: f64| {
+        if theta.is_infinite() {
+            (1.0, 0.0)
+        } else {
+            let d = e_old + theta * e_new;
+            (theta * e_new / d, e_old / d)
+        }
+    };
+    let half = alpha / 2.0;
+    let lower = y > 0.0 && below > 0.0 && {
+        let (p, q) = pi(below);
+        beta_reg_pair(y, x + 1.0, p, q).0 > half
+    };
+    let upper = x > 0.0 && above.is_finite() && {
+        let (p, q) = pi(above.max(0.0));
+        beta_reg_pair(x, y + 1.0, q, p).0 > half
+    };
+    (lower, upper)
+}
+
 /// Smallest reachable two-sided central p for `k` pooled samples:
 /// `2·min(π0^k, (1−π0)^k)`, capped at 1 (the p of the most extreme split,
 /// all k on one side). With `π0 = ½`, k ≥ 6 is needed to reach p < 0.05.
