@@ -319,7 +319,6 @@ mod tests {
         ];
         for (x, y, mo, mn, chi) in cases {
             let k = x + y;
-            let m = mo + mn;
             let ll = |a: f64, b: f64| loglik(x, y, mo, mn, a, b);
             let top = ll(x / mo, y / mn);
             // max over a > max(0, −δ) of ℓ(a, a + δ), by golden-section search
@@ -362,7 +361,6 @@ mod tests {
                     "{x} {y} bound {b}: D = {got}, χ = {chi}"
                 );
             }
-            let _ = m;
             let (lo, hi) = ratio_interval(x, y, mo, mn, chi);
             let g = |theta: f64| {
                 let pi = theta * mn / (mo + theta * mn);
