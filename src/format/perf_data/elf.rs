@@ -1,171 +1,446 @@
-//! User-space symbols for perf.data samples: the ELF symbol table of a
-//! mapped binary, when the file exists on this machine.
+//! The symbol table of one mapped binary, built as perf builds it.
 //!
-//! Input: a path from an `MMAP`/`MMAP2` record and, when perf recorded one,
-//! its build-id. Output: an [`ElfSymbols`] that turns a file offset (what
-//! `ip - map.start + map.pgoff` gives) into a function name, or `None` when
-//! the file is missing, unreadable, not ELF, or has another build-id than
-//! the recorded one (a rebuilt binary would give wrong names). Functions come
-//! from `.symtab`, else `.dynsym`, as perf takes them; a zero-size symbol
-//! ends where the next begins. Names are not demangled (perf report demangles
-//! C++/Rust names; diffprofile keeps the linker name).
+//! Input: two mapped ELF files ([`Image`]): the one with the symbols (the
+//! binary's `.symtab`, a separate debug file's, else `.dynsym`) and the
+//! runtime binary (its program headers place the symbols at file offsets;
+//! its `.plt` gets synthesised `name@plt` entries, see [`super::plt`]); they
+//! are one file when the binary has its own `.symtab`. Output: an
+//! [`ElfSymbols`] that names a file offset (what `ip - map.start +
+//! map.pgoff` gives). perf's rules (tools/perf/util/symbol-elf.c, symbol.c):
+//! functions, GNU ifuncs, objects and labels of text/data sections (not
+//! `SHN_ABS`, not in unallocated sections), moved to file offsets through
+//! the runtime `PT_LOAD` that holds them; a zero-size symbol ends where the
+//! next one starts (the last one at the next page boundary after its start
+//! plus a page); of symbols at one address the best is kept (non-zero size,
+//! then non-weak, then global, then fewer leading underscores, then the
+//! longer name); names are demangled ([`super::demangle`]) unless told not
+//! to. An address inside nested symbols gets the innermost one.
 
-use object::{Object, ObjectSegment, ObjectSymbol, SymbolKind};
-
-/// One binary's functions, by address.
-#[derive(Debug)]
-pub struct ElfSymbols {
-    /// `(file offset, size, virtual address)` of each loadable segment.
-    segments: Vec<(u64, u64, u64)>,
-    /// `(start, end, name)`, sorted by start.
-    funcs: Vec<(u64, u64, String)>,
-}
-
-/// Sort key of a symbol: address, then perf's preference among aliases
-/// (non-zero size, binding global > local > weak, fewer leading
-/// underscores, longer name), then the size itself.
-type Rank = (
-    u64,
-    bool,
-    std::cmp::Reverse<u8>,
-    usize,
-    std::cmp::Reverse<usize>,
-    u64,
-);
+use super::demangle::demangle;
+use object::elf::{FileHeader32, FileHeader64};
+use object::read::elf::{FileHeader, ProgramHeader, SectionHeader, SectionTable, Sym};
+use object::{elf, Endianness, FileKind, Object, ObjectSection};
+use std::path::Path;
 
 /// Why a binary gave no symbols (for a warning).
 pub type Why = String;
 
-impl ElfSymbols {
-    /// Read `path`; `build_id` is the recorded one, if any.
-    pub fn load(path: &str, build_id: Option<&[u8]>) -> Result<ElfSymbols, Why> {
-        let f = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+/// A mapped ELF file.
+pub struct Image {
+    pub path: String,
+    map: memmap2::Mmap,
+}
+
+impl Image {
+    /// Map `path` (a regular file: the caller checks).
+    pub fn open(path: &Path) -> Result<Image, Why> {
+        let shown = path.display().to_string();
+        let f = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
         // SAFETY: the binary is only read; a file truncated while mapped
         // could fault, as for every tool that maps binaries (perf, samply).
-        // Mapping instead of reading matters: only the symbol table pages of
-        // a 100 MB+ library are touched.
-        let data = unsafe { memmap2::Mmap::map(&f) }.map_err(|e| format!("{path}: {e}"))?;
-        let file = object::File::parse(&*data).map_err(|e| format!("{path}: not ELF: {e}"))?;
-        if let (Some(want), Ok(Some(have))) = (build_id, file.build_id()) {
-            // perf pads build-ids to 20 bytes in its header.
-            let want = &want[..want.len().min(have.len())];
-            if want != have {
-                return Err(format!(
-                    "{path}: build-id differs from the recorded one (the file changed since)"
-                ));
-            }
+        // Mapping matters: only the symbol table pages of a 100 MB library
+        // are touched.
+        let map = unsafe { memmap2::Mmap::map(&f) }.map_err(|e| format!("{shown}: {e}"))?;
+        Ok(Image { path: shown, map })
+    }
+
+    pub fn data(&self) -> &[u8] {
+        &self.map
+    }
+
+    /// What choosing among candidate files needs to know of this one.
+    pub fn probe(&self) -> Result<Probe, Why> {
+        let file =
+            object::File::parse(self.data()).map_err(|e| format!("{}: not ELF: {e}", self.path))?;
+        let kind = |name: &str| {
+            file.section_by_name(name)
+                .map(|s| s.kind() != object::SectionKind::UninitializedData)
+        };
+        Ok(Probe {
+            build_id: file.build_id().ok().flatten().map(<[u8]>::to_vec),
+            symtab: kind(".symtab") == Some(true),
+            dynsym: kind(".dynsym") == Some(true),
+            debuglink: file
+                .gnu_debuglink()
+                .ok()
+                .flatten()
+                .map(|(name, _crc)| String::from_utf8_lossy(name).into_owned()),
+        })
+    }
+}
+
+/// A candidate file's build-id, symbol tables and debug link.
+#[derive(Debug)]
+pub struct Probe {
+    pub build_id: Option<Vec<u8>>,
+    /// Has a `.symtab` with contents (a stripped binary has none; a debug
+    /// file's is there, its `.dynsym` is `NOBITS`).
+    pub symtab: bool,
+    /// Has a `.dynsym` with contents: can serve as the runtime binary.
+    pub dynsym: bool,
+    pub debuglink: Option<String>,
+}
+
+/// One symbol while the table is built.
+#[derive(Debug, Clone)]
+pub(super) struct Entry {
+    pub start: u64,
+    pub end: u64,
+    pub name: Box<str>,
+    weak: bool,
+    global: bool,
+    /// A GNU ifunc, or the alias kept for one (for PLT names of ifuncs).
+    pub ifunc: bool,
+}
+
+impl Entry {
+    pub(super) fn synthetic(start: u64, size: u64, name: String) -> Entry {
+        Entry {
+            start,
+            end: start.saturating_add(size),
+            name: name.into(),
+            weak: false,
+            global: true,
+            ifunc: false,
         }
-        let segments = file
-            .segments()
-            .filter_map(|s| {
-                let (off, size) = s.file_range();
-                (size > 0).then_some((off, size, s.address()))
+    }
+
+    fn contains(&self, off: u64) -> bool {
+        (self.start <= off && off < self.end) || (self.start == off && self.end == off)
+    }
+}
+
+/// One binary's symbols, by file offset.
+#[derive(Debug, Default)]
+pub struct ElfSymbols {
+    syms: Vec<Entry>,
+    /// `max_end[i]`: the largest end among `syms[..=i]` (bounds the search
+    /// for an enclosing symbol).
+    max_end: Vec<u64>,
+}
+
+impl ElfSymbols {
+    /// Build the table from `syms` (symbols) and `runtime` (program
+    /// headers, PLT); they may be the same file.
+    pub fn build(syms: &Image, runtime: &Image, demangle: bool) -> Result<ElfSymbols, Why> {
+        let kinds = (
+            FileKind::parse(syms.data()),
+            FileKind::parse(runtime.data()),
+        );
+        let entries = match kinds {
+            (Ok(FileKind::Elf64), Ok(FileKind::Elf64)) => {
+                build_as::<FileHeader64<Endianness>>(syms, runtime, demangle)
+            }
+            (Ok(FileKind::Elf32), Ok(FileKind::Elf32)) => {
+                build_as::<FileHeader32<Endianness>>(syms, runtime, demangle)
+            }
+            _ => Err(format!(
+                "{}: not an ELF file of the same class as {}",
+                syms.path, runtime.path
+            )),
+        }?;
+        if entries.is_empty() {
+            return Err(format!("{}: no function symbols", syms.path));
+        }
+        Ok(ElfSymbols::from_entries(entries))
+    }
+
+    pub(super) fn from_entries(mut syms: Vec<Entry>) -> ElfSymbols {
+        syms.sort_by_key(|e| e.start);
+        let mut max = 0;
+        let max_end = syms
+            .iter()
+            .map(|e| {
+                max = max.max(e.end);
+                max
             })
             .collect();
-        let mut funcs: Vec<(Rank, String)> = Vec::new();
-        let take = |funcs: &mut Vec<(Rank, String)>,
-                    syms: &mut dyn Iterator<Item = object::Symbol<'_, '_>>| {
-            for s in syms {
-                if s.kind() != SymbolKind::Text || s.is_undefined() || s.address() == 0 {
-                    continue;
-                }
-                if let Ok(name) = s.name() {
-                    if !name.is_empty() {
-                        let binding = if s.is_weak() {
-                            0
-                        } else if s.is_global() {
-                            2
-                        } else {
-                            1
-                        };
-                        let underscores = name.bytes().take_while(|&c| c == b'_').count();
-                        let rank = (
-                            s.address(),
-                            s.size() == 0,
-                            std::cmp::Reverse(binding),
-                            underscores,
-                            std::cmp::Reverse(name.len()),
-                            s.size(),
-                        );
-                        funcs.push((rank, name.to_string()));
-                    }
-                }
-            }
-        };
-        take(&mut funcs, &mut file.symbols());
-        if funcs.is_empty() {
-            take(&mut funcs, &mut file.dynamic_symbols());
-        }
-        if funcs.is_empty() {
-            return Err(format!("{path}: no function symbols"));
-        }
-        // Of aliases at one address keep perf's choice (choose_best_symbol):
-        // non-zero size, then non-weak, then global, then fewer leading
-        // underscores, then the longer name; the sort puts it first.
-        funcs.sort_unstable();
-        funcs.dedup_by(|b, a| a.0 .0 == b.0 .0);
-        let mut funcs: Vec<(u64, u64, String)> =
-            funcs.into_iter().map(|(r, n)| (r.0, r.5, n)).collect();
-        let starts: Vec<u64> = funcs.iter().map(|f| f.0).collect();
-        for (i, f) in funcs.iter_mut().enumerate() {
-            f.1 = if f.1 > 0 {
-                f.0.saturating_add(f.1)
-            } else {
-                starts.get(i + 1).copied().unwrap_or(f.0.saturating_add(1))
-            };
-        }
-        Ok(ElfSymbols { segments, funcs })
+        ElfSymbols { syms, max_end }
     }
 
-    /// The name of function `index` (from [`ElfSymbols::lookup_index`]).
+    /// The name of symbol `index` (from [`ElfSymbols::lookup_index`]).
     pub fn name(&self, index: u32) -> Option<&str> {
-        self.funcs.get(index as usize).map(|f| f.2.as_str())
+        self.syms.get(index as usize).map(|e| &*e.name)
     }
 
-    /// The index of the function holding file offset `off`.
+    /// The index of the innermost symbol holding file offset `off`.
     pub fn lookup_index(&self, off: u64) -> Option<u32> {
-        let &(so, _, va) = self
-            .segments
-            .iter()
-            .find(|&&(o, size, _)| off >= o && off - o < size)?;
-        let addr = (off - so).checked_add(va)?;
-        let k = self.funcs.partition_point(|f| f.0 <= addr).checked_sub(1)?;
-        (addr < self.funcs.get(k)?.1).then_some(k as u32)
+        let k = self.syms.partition_point(|e| e.start <= off);
+        for j in (0..k).rev() {
+            let e = &self.syms[j];
+            if e.contains(off) {
+                return Some(j as u32);
+            }
+            if e.start < off && self.max_end[j] <= off {
+                break;
+            }
+        }
+        None
     }
 
-    /// The function holding file offset `off`.
     #[cfg(test)]
     pub fn lookup(&self, off: u64) -> Option<&str> {
-        let &(so, _, va) = self
-            .segments
-            .iter()
-            .find(|&&(o, size, _)| off >= o && off - o < size)?;
-        let addr = (off - so).checked_add(va)?;
-        let k = self.funcs.partition_point(|f| f.0 <= addr);
-        let f = self.funcs.get(k.checked_sub(1)?)?;
-        (addr < f.1).then_some(f.2.as_str())
+        self.lookup_index(off).and_then(|i| self.name(i))
     }
+}
+
+fn bad(path: &str, e: object::read::Error) -> Why {
+    format!("{path}: corrupt ELF: {e}")
+}
+
+/// A runtime `PT_LOAD`: (vaddr, memory size, file offset).
+type Load = (u64, u64, u64);
+
+fn build_as<E: FileHeader<Endian = Endianness>>(
+    syms: &Image,
+    runtime: &Image,
+    demangle_names: bool,
+) -> Result<Vec<Entry>, Why> {
+    let (data, rdata) = (syms.data(), runtime.data());
+    let header = E::parse(data).map_err(|e| bad(&syms.path, e))?;
+    let endian = header.endian().map_err(|e| bad(&syms.path, e))?;
+    let sections = header
+        .sections(endian, data)
+        .map_err(|e| bad(&syms.path, e))?;
+    let rheader = E::parse(rdata).map_err(|e| bad(&runtime.path, e))?;
+    let rsections = rheader
+        .sections(endian, rdata)
+        .map_err(|e| bad(&runtime.path, e))?;
+    let loads: Vec<Load> = rheader
+        .program_headers(endian, rdata)
+        .map_err(|e| bad(&runtime.path, e))?
+        .iter()
+        .filter(|p| p.p_type(endian) == elf::PT_LOAD)
+        .map(|p| {
+            let (mem, file) = (p.p_memsz(endian).into(), p.p_filesz(endian).into());
+            (
+                p.p_vaddr(endian).into(),
+                mem.max(file),
+                p.p_offset(endian).into(),
+            )
+        })
+        .filter(|l| l.1 > 0)
+        .collect();
+    let table = [
+        (&b".symtab"[..], elf::SHT_SYMTAB),
+        (b".dynsym", elf::SHT_DYNSYM),
+    ]
+    .into_iter()
+    .find_map(|(name, kind)| {
+        sections
+            .section_by_name(endian, name)
+            .filter(|(_, s)| s.sh_type(endian) == kind)
+    });
+    let Some((index, section)) = table else {
+        return Err(format!("{}: no symbol table", syms.path));
+    };
+    let table = object::read::elf::SymbolTable::parse(endian, data, &sections, index, section)
+        .map_err(|e| bad(&syms.path, e))?;
+    let strings = table.strings();
+    let mut out = Vec::new();
+    for sym in table.iter() {
+        if sym.st_name(endian) == 0 {
+            continue;
+        }
+        let kind = sym.st_type();
+        let shndx = sym.st_shndx(endian);
+        let visible = !matches!(sym.st_visibility(), elf::STV_HIDDEN | elf::STV_INTERNAL);
+        let is_label = kind == elf::STT_NOTYPE && visible;
+        let wanted = matches!(kind, elf::STT_FUNC | elf::STT_GNU_IFUNC | elf::STT_OBJECT);
+        if !(is_label || wanted) || shndx.is_special() {
+            continue;
+        }
+        let at = object::SectionIndex(usize::from(shndx.0));
+        let Ok(sec) = sections.section(at) else {
+            continue;
+        };
+        if !sec.sh_flags(endian).contains(elf::SHF_ALLOC) {
+            continue;
+        }
+        // A debug file's sections are `NOBITS`: take the runtime one's
+        // header (name, address, offset).
+        let (sec, table_of) = if sec.sh_type(endian) == elf::SHT_NOBITS {
+            match rsections.section(at) {
+                Ok(s) => (s, &rsections),
+                Err(_) => (sec, &sections),
+            }
+        } else {
+            (sec, &sections)
+        };
+        if is_label && !section_holds_code_or_data(table_of, endian, sec) {
+            continue;
+        }
+        let Ok(raw) = sym.name(endian, strings) else {
+            continue;
+        };
+        let raw = String::from_utf8_lossy(raw);
+        let value: u64 = sym.st_value(endian).into();
+        let start = match loads.iter().find(|l| value >= l.0 && value - l.0 < l.1) {
+            Some(&(vaddr, _, off)) => value.wrapping_sub(vaddr).wrapping_add(off),
+            None => value
+                .wrapping_sub(sec.sh_addr(endian).into())
+                .wrapping_add(sec.sh_offset(endian).into()),
+        };
+        let name = match demangle_names.then(|| demangle(&raw)).flatten() {
+            Some(d) => d,
+            None => raw.into_owned(),
+        };
+        let bind = sym.st_bind();
+        out.push(Entry {
+            start,
+            end: start.saturating_add(sym.st_size(endian).into()),
+            name: name.into(),
+            weak: bind == elf::STB_WEAK,
+            global: bind == elf::STB_GLOBAL,
+            ifunc: kind == elf::STT_GNU_IFUNC,
+        });
+    }
+    // Stable: symbols at one address keep their table order, as in perf.
+    out.sort_by_key(|e| e.start);
+    fixup_end(&mut out);
+    let mut out = fixup_duplicates(out);
+    if !out.is_empty() {
+        super::plt::synthesize::<E>(rheader, endian, rdata, &rsections, &mut out, demangle_names)
+            .map_err(|e| bad(&runtime.path, e))?;
+    }
+    Ok(out)
+}
+
+/// perf keeps labels only in sections whose name holds `text` or `data`.
+fn section_holds_code_or_data<'d, E: FileHeader<Endian = Endianness>>(
+    table: &SectionTable<'d, E, &'d [u8]>,
+    endian: Endianness,
+    sec: &E::SectionHeader,
+) -> bool {
+    table
+        .section_name(endian, sec)
+        .is_ok_and(|n| n.windows(4).any(|w| w == b"text") || n.windows(4).any(|w| w == b"data"))
+}
+
+/// perf's `symbols__fixup_end`: a zero-size symbol ends where the next one
+/// starts; the last one one page past its start's page.
+fn fixup_end(syms: &mut [Entry]) {
+    for i in 1..syms.len() {
+        if syms[i - 1].end == syms[i - 1].start {
+            syms[i - 1].end = syms[i].start;
+        }
+    }
+    if let Some(last) = syms.last_mut() {
+        if last.end == last.start {
+            last.end = (last.start / 4096 + 2).saturating_mul(4096);
+        }
+    }
+}
+
+/// perf's `symbols__fixup_duplicate` with `choose_best_symbol`: of symbols
+/// at one address keep the best (ties keep the earlier one).
+fn fixup_duplicates(syms: Vec<Entry>) -> Vec<Entry> {
+    let mut out: Vec<Entry> = Vec::with_capacity(syms.len());
+    for s in syms {
+        match out.last_mut() {
+            Some(cur) if cur.start == s.start => {
+                let ifunc = cur.ifunc || s.ifunc;
+                if !better(cur, &s) {
+                    *cur = s;
+                }
+                cur.ifunc = ifunc;
+            }
+            _ => out.push(s),
+        }
+    }
+    out
+}
+
+/// Whether `a` wins over `b` (perf's `choose_best_symbol`: `a` on ties).
+fn better(a: &Entry, b: &Entry) -> bool {
+    let (la, lb) = (a.end - a.start, b.end - b.start);
+    if (la == 0) != (lb == 0) {
+        return la > 0;
+    }
+    if a.weak != b.weak {
+        return !a.weak;
+    }
+    if a.global != b.global {
+        return a.global;
+    }
+    let under = |n: &str| n.bytes().take_while(|&c| c == b'_').count();
+    let (ua, ub) = (under(&a.name), under(&b.name));
+    if ua != ub {
+        return ua < ub;
+    }
+    a.name.len() >= b.name.len()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn entry(start: u64, size: u64, name: &str, weak: bool, global: bool) -> Entry {
+        Entry {
+            start,
+            end: start + size,
+            name: name.into(),
+            weak,
+            global,
+            ifunc: false,
+        }
+    }
+
     #[test]
-    fn resolves_own_test_binary() {
-        // The running test binary has a symbol table with this function.
+    fn aliases_resolve_as_perf_chooses() {
+        // libc's write and its aliases, all at one address, in table order.
+        let syms = vec![
+            entry(0x100, 0x90, "__write", true, false),
+            entry(0x100, 0x90, "write", true, false),
+            entry(0x100, 0x90, "__libc_write", false, true),
+            entry(0x100, 0x90, "__GI___libc_write", false, false),
+            entry(0x200, 0, "_end_marker", false, true),
+        ];
+        let mut syms = syms;
+        fixup_end(&mut syms);
+        let t = ElfSymbols::from_entries(fixup_duplicates(syms));
+        assert_eq!(t.lookup(0x100), Some("__libc_write"));
+        assert_eq!(t.lookup(0x18f), Some("__libc_write"));
+        assert_eq!(t.lookup(0x190), None);
+        // The last zero-size symbol reaches one page past its start's page.
+        assert_eq!(t.lookup(0x1fff), Some("_end_marker"));
+        assert_eq!(t.lookup(0x2000), None);
+        // Non-zero size beats zero size; fewer underscores, then longer names.
+        assert!(better(
+            &entry(0, 4, "b", true, false),
+            &entry(0, 0, "a", false, true)
+        ));
+        assert!(better(
+            &entry(0, 4, "_x", false, true),
+            &entry(0, 4, "__x", false, true)
+        ));
+        assert!(better(
+            &entry(0, 4, "long", false, true),
+            &entry(0, 4, "lon", false, true)
+        ));
+    }
+
+    #[test]
+    fn innermost_symbol_wins() {
+        let t = ElfSymbols::from_entries(vec![
+            entry(0x1000, 0x100, "_init", false, true),
+            entry(0x1020, 0x10, "write@plt", false, true),
+        ]);
+        assert_eq!(t.lookup(0x1024), Some("write@plt"));
+        assert_eq!(t.lookup(0x1030), Some("_init"));
+        assert_eq!(t.lookup(0x1100), None);
+    }
+
+    #[test]
+    fn own_test_binary() {
+        // The running test binary has a symbol table: every function's
+        // start names that function (or an alias perf would prefer).
         let exe = std::env::current_exe().unwrap();
-        let syms = ElfSymbols::load(exe.to_str().unwrap(), None).unwrap();
-        assert!(!syms.funcs.is_empty());
-        let f = &syms.funcs[syms.funcs.len() / 2];
-        // Map its address back to a file offset through the segments.
-        let &(so, _, va) = syms
-            .segments
-            .iter()
-            .find(|&&(_, size, va)| f.0 >= va && f.0 - va < size)
-            .unwrap();
-        assert_eq!(syms.lookup(f.0 - va + so), Some(f.2.as_str()));
-        assert!(ElfSymbols::load("/nonexistent/binary", None).is_err());
-        assert!(ElfSymbols::load(exe.to_str().unwrap(), Some(&[1; 20])).is_err());
+        let img = Image::open(&exe).unwrap();
+        let t = ElfSymbols::build(&img, &img, false).unwrap();
+        assert!(t.syms.len() > 100);
+        let e = &t.syms[t.syms.len() / 2];
+        assert_eq!(t.lookup(e.start), Some(&*e.name));
+        assert!(Image::open(Path::new("/nonexistent/binary")).is_err());
     }
 }
