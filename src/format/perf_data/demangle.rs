@@ -27,6 +27,9 @@ pub fn demangle(name: &str) -> Option<String> {
 /// `17h<16 hex digits>` hash segment (legacy; a `.suffix` after the `E` is
 /// ignored).
 fn rust(name: &str) -> Option<String> {
+    if let Some(target) = name.strip_suffix("@plt") {
+        return Some(format!("{}@plt", rust(target)?));
+    }
     let mangled = if let Some(rest) = name.strip_prefix("_R") {
         if !rest.starts_with(|c: char| c.is_ascii_uppercase()) {
             return None;
@@ -78,6 +81,10 @@ fn cxx(name: &str) -> Option<String> {
     if !name.starts_with("_Z") {
         return None;
     }
+    // A PLT entry's name is its target's, demangled, plus `@plt`.
+    if let Some(target) = name.strip_suffix("@plt") {
+        return Some(format!("{}@plt", cxx(target)?));
+    }
     // Special names whose inner encoding libiberty prints with parameters.
     for (prefix, what, offsets) in [
         ("_ZTh", "non-virtual thunk to ", 1),
@@ -96,7 +103,9 @@ fn cxx(name: &str) -> Option<String> {
             return Some(format!("{what}{}", cxx_with_params(&inner)?));
         }
     }
-    let sym = cpp_demangle::Symbol::new(name.as_bytes()).ok()?;
+    // Without parameters libiberty ignores whatever follows the encoding
+    // (a `@@GLIBCXX_3.4` version of a debug file's .symtab name).
+    let (sym, _tail) = cpp_demangle::BorrowedSymbol::with_tail(name.as_bytes()).ok()?;
     let opts = cpp_demangle::DemangleOptions::new()
         .no_params()
         .no_return_type();
@@ -304,6 +313,9 @@ mod tests {
             ("_ZThn16_NSdD1Ev", "non-virtual thunk to std::basic_iostream<char, std::char_traits<char> >::~basic_iostream()"),
             ("_ZGTtNKSt11logic_error4whatEv", "transaction clone for std::logic_error::what() const"),
             ("_ZGVZ4mainE1x", "guard variable for main::x"),
+            ("_ZNSo5flushEv@@GLIBCXX_3.4", "std::ostream::flush"),
+            ("_ZNSo5flushEv@plt", "std::ostream::flush@plt"),
+            ("_ZN4core3fmt5write17h0123456789abcdefE@plt", "core::fmt::write@plt"),
         ] {
             assert_eq!(demangle(m).as_deref(), Some(want), "{m}");
         }

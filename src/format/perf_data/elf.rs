@@ -20,6 +20,7 @@ use super::demangle::demangle;
 use object::elf::{FileHeader32, FileHeader64};
 use object::read::elf::{FileHeader, ProgramHeader, SectionHeader, SectionTable, Sym};
 use object::{elf, Endianness, FileKind, Object, ObjectSection};
+use std::borrow::Cow;
 use std::path::Path;
 
 /// Why a binary gave no symbols (for a warning).
@@ -81,12 +82,13 @@ pub struct Probe {
     pub debuglink: Option<String>,
 }
 
-/// One symbol while the table is built.
+/// One symbol: its file-offset range and its raw name in [`Table::names`].
 #[derive(Debug, Clone)]
 pub(super) struct Entry {
     pub start: u64,
     pub end: u64,
-    pub name: Box<str>,
+    name: u32,
+    len: u32,
     weak: bool,
     global: bool,
     /// A GNU ifunc, or the alias kept for one (for PLT names of ifuncs).
@@ -94,26 +96,76 @@ pub(super) struct Entry {
 }
 
 impl Entry {
-    pub(super) fn synthetic(start: u64, size: u64, name: String) -> Entry {
-        Entry {
-            start,
-            end: start.saturating_add(size),
-            name: name.into(),
-            weak: false,
-            global: true,
-            ifunc: false,
+    fn contains(&self, off: u64) -> bool {
+        (self.start <= off && off < self.end) || (self.start == off && self.end == off)
+    }
+}
+
+/// Symbols being collected, with their raw names in one string (a library
+/// has tens of thousands: one allocation, not one per name).
+#[derive(Debug, Default)]
+pub(super) struct Table {
+    pub syms: Vec<Entry>,
+    names: String,
+    /// Demangle names (for the alias choice here, lazily when shown).
+    demangle: bool,
+}
+
+impl Table {
+    pub fn new(demangle: bool) -> Table {
+        Table {
+            demangle,
+            ..Table::default()
         }
     }
 
-    fn contains(&self, off: u64) -> bool {
-        (self.start <= off && off < self.end) || (self.start == off && self.end == off)
+    /// Add a symbol (a name past 4 GiB of names is dropped).
+    fn push(&mut self, start: u64, size: u64, name: &str, weak: bool, global: bool, ifunc: bool) {
+        let (Ok(at), Ok(len)) = (u32::try_from(self.names.len()), u32::try_from(name.len())) else {
+            return;
+        };
+        self.names.push_str(name);
+        self.syms.push(Entry {
+            start,
+            end: start.saturating_add(size),
+            name: at,
+            len,
+            weak,
+            global,
+            ifunc,
+        });
+    }
+
+    /// A synthesised symbol (PLT entry, JIT map line): global, not weak.
+    pub fn push_synthetic(&mut self, start: u64, size: u64, name: &str) {
+        self.push(start, size, name, false, true, false);
+    }
+
+    /// The raw name of `e`.
+    pub fn raw(&self, e: &Entry) -> &str {
+        let at = e.name as usize;
+        self.names.get(at..at + e.len as usize).unwrap_or("")
+    }
+
+    /// The name of `e` as shown: demangled unless told not to.
+    fn shown(&self, e: &Entry) -> Cow<'_, str> {
+        let raw = self.raw(e);
+        match self.demangle.then(|| demangle(raw)).flatten() {
+            Some(d) => Cow::Owned(d),
+            None => Cow::Borrowed(raw),
+        }
+    }
+
+    pub fn sort(&mut self) {
+        // Stable: symbols at one address keep their table order, as in perf.
+        self.syms.sort_by_key(|e| e.start);
     }
 }
 
 /// One binary's symbols, by file offset.
 #[derive(Debug, Default)]
 pub struct ElfSymbols {
-    syms: Vec<Entry>,
+    table: Table,
     /// `max_end[i]`: the largest end among `syms[..=i]` (bounds the search
     /// for an enclosing symbol).
     max_end: Vec<u64>,
@@ -127,7 +179,7 @@ impl ElfSymbols {
             FileKind::parse(syms.data()),
             FileKind::parse(runtime.data()),
         );
-        let entries = match kinds {
+        let table = match kinds {
             (Ok(FileKind::Elf64), Ok(FileKind::Elf64)) => {
                 build_as::<FileHeader64<Endianness>>(syms, runtime, demangle)
             }
@@ -139,35 +191,41 @@ impl ElfSymbols {
                 syms.path, runtime.path
             )),
         }?;
-        if entries.is_empty() {
+        if table.syms.is_empty() {
             return Err(format!("{}: no function symbols", syms.path));
         }
-        Ok(ElfSymbols::from_entries(entries))
+        Ok(ElfSymbols::from_table(table))
     }
 
-    pub(super) fn from_entries(mut syms: Vec<Entry>) -> ElfSymbols {
-        syms.sort_by_key(|e| e.start);
+    pub(super) fn from_table(mut table: Table) -> ElfSymbols {
+        table.sort();
         let mut max = 0;
-        let max_end = syms
+        let max_end = table
+            .syms
             .iter()
             .map(|e| {
                 max = max.max(e.end);
                 max
             })
             .collect();
-        ElfSymbols { syms, max_end }
+        ElfSymbols { table, max_end }
     }
 
-    /// The name of symbol `index` (from [`ElfSymbols::lookup_index`]).
-    pub fn name(&self, index: u32) -> Option<&str> {
-        self.syms.get(index as usize).map(|e| &*e.name)
+    /// The name of symbol `index` (from [`ElfSymbols::lookup_index`]),
+    /// demangled when asked (each call demangles: callers keep the result).
+    pub fn name(&self, index: u32) -> Option<Cow<'_, str>> {
+        self.table
+            .syms
+            .get(index as usize)
+            .map(|e| self.table.shown(e))
     }
 
     /// The index of the innermost symbol holding file offset `off`.
     pub fn lookup_index(&self, off: u64) -> Option<u32> {
-        let k = self.syms.partition_point(|e| e.start <= off);
+        let syms = &self.table.syms;
+        let k = syms.partition_point(|e| e.start <= off);
         for j in (0..k).rev() {
-            let e = &self.syms[j];
+            let e = &syms[j];
             if e.contains(off) {
                 return Some(j as u32);
             }
@@ -179,8 +237,10 @@ impl ElfSymbols {
     }
 
     #[cfg(test)]
-    pub fn lookup(&self, off: u64) -> Option<&str> {
-        self.lookup_index(off).and_then(|i| self.name(i))
+    pub fn lookup(&self, off: u64) -> Option<String> {
+        self.lookup_index(off)
+            .and_then(|i| self.name(i))
+            .map(Cow::into_owned)
     }
 }
 
@@ -195,7 +255,7 @@ fn build_as<E: FileHeader<Endian = Endianness>>(
     syms: &Image,
     runtime: &Image,
     demangle_names: bool,
-) -> Result<Vec<Entry>, Why> {
+) -> Result<Table, Why> {
     let (data, rdata) = (syms.data(), runtime.data());
     let header = E::parse(data).map_err(|e| bad(&syms.path, e))?;
     let endian = header.endian().map_err(|e| bad(&syms.path, e))?;
@@ -237,7 +297,7 @@ fn build_as<E: FileHeader<Endian = Endianness>>(
     let table = object::read::elf::SymbolTable::parse(endian, data, &sections, index, section)
         .map_err(|e| bad(&syms.path, e))?;
     let strings = table.strings();
-    let mut out = Vec::new();
+    let mut out = Table::new(demangle_names);
     for sym in table.iter() {
         if sym.st_name(endian) == 0 {
             continue;
@@ -281,26 +341,21 @@ fn build_as<E: FileHeader<Endian = Endianness>>(
                 .wrapping_sub(sec.sh_addr(endian).into())
                 .wrapping_add(sec.sh_offset(endian).into()),
         };
-        let name = match demangle_names.then(|| demangle(&raw)).flatten() {
-            Some(d) => d,
-            None => raw.into_owned(),
-        };
         let bind = sym.st_bind();
-        out.push(Entry {
+        out.push(
             start,
-            end: start.saturating_add(sym.st_size(endian).into()),
-            name: name.into(),
-            weak: bind == elf::STB_WEAK,
-            global: bind == elf::STB_GLOBAL,
-            ifunc: kind == elf::STT_GNU_IFUNC,
-        });
+            sym.st_size(endian).into(),
+            &raw,
+            bind == elf::STB_WEAK,
+            bind == elf::STB_GLOBAL,
+            kind == elf::STT_GNU_IFUNC,
+        );
     }
-    // Stable: symbols at one address keep their table order, as in perf.
-    out.sort_by_key(|e| e.start);
-    fixup_end(&mut out);
-    let mut out = fixup_duplicates(out);
-    if !out.is_empty() {
-        super::plt::synthesize::<E>(rheader, endian, rdata, &rsections, &mut out, demangle_names)
+    out.sort();
+    fixup_end(&mut out.syms);
+    fixup_duplicates(&mut out);
+    if !out.syms.is_empty() {
+        super::plt::synthesize::<E>(rheader, endian, rdata, &rsections, &mut out)
             .map_err(|e| bad(&runtime.path, e))?;
     }
     Ok(out)
@@ -334,13 +389,14 @@ fn fixup_end(syms: &mut [Entry]) {
 
 /// perf's `symbols__fixup_duplicate` with `choose_best_symbol`: of symbols
 /// at one address keep the best (ties keep the earlier one).
-fn fixup_duplicates(syms: Vec<Entry>) -> Vec<Entry> {
+fn fixup_duplicates(t: &mut Table) {
+    let syms = std::mem::take(&mut t.syms);
     let mut out: Vec<Entry> = Vec::with_capacity(syms.len());
     for s in syms {
         match out.last_mut() {
             Some(cur) if cur.start == s.start => {
                 let ifunc = cur.ifunc || s.ifunc;
-                if !better(cur, &s) {
+                if !better(t, cur, &s) {
                     *cur = s;
                 }
                 cur.ifunc = ifunc;
@@ -348,11 +404,13 @@ fn fixup_duplicates(syms: Vec<Entry>) -> Vec<Entry> {
             _ => out.push(s),
         }
     }
-    out
+    t.syms = out;
 }
 
 /// Whether `a` wins over `b` (perf's `choose_best_symbol`: `a` on ties).
-fn better(a: &Entry, b: &Entry) -> bool {
+/// perf compares the names it shows, so those are demangled here (only
+/// for aliases that tie on everything else).
+fn better(t: &Table, a: &Entry, b: &Entry) -> bool {
     let (la, lb) = (a.end - a.start, b.end - b.start);
     if (la == 0) != (lb == 0) {
         return la > 0;
@@ -363,71 +421,75 @@ fn better(a: &Entry, b: &Entry) -> bool {
     if a.global != b.global {
         return a.global;
     }
+    let (na, nb) = (t.shown(a), t.shown(b));
     let under = |n: &str| n.bytes().take_while(|&c| c == b'_').count();
-    let (ua, ub) = (under(&a.name), under(&b.name));
+    let (ua, ub) = (under(&na), under(&nb));
     if ua != ub {
         return ua < ub;
     }
-    a.name.len() >= b.name.len()
+    na.len() >= nb.len()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn entry(start: u64, size: u64, name: &str, weak: bool, global: bool) -> Entry {
-        Entry {
-            start,
-            end: start + size,
-            name: name.into(),
-            weak,
-            global,
-            ifunc: false,
+    fn table(syms: &[(u64, u64, &str, bool, bool)]) -> Table {
+        let mut t = Table::new(true);
+        for &(start, size, name, weak, global) in syms {
+            t.push(start, size, name, weak, global, false);
         }
+        t
     }
 
     #[test]
     fn aliases_resolve_as_perf_chooses() {
         // libc's write and its aliases, all at one address, in table order.
-        let syms = vec![
-            entry(0x100, 0x90, "__write", true, false),
-            entry(0x100, 0x90, "write", true, false),
-            entry(0x100, 0x90, "__libc_write", false, true),
-            entry(0x100, 0x90, "__GI___libc_write", false, false),
-            entry(0x200, 0, "_end_marker", false, true),
-        ];
-        let mut syms = syms;
-        fixup_end(&mut syms);
-        let t = ElfSymbols::from_entries(fixup_duplicates(syms));
-        assert_eq!(t.lookup(0x100), Some("__libc_write"));
-        assert_eq!(t.lookup(0x18f), Some("__libc_write"));
+        let mut t = table(&[
+            (0x100, 0x90, "__write", true, false),
+            (0x100, 0x90, "write", true, false),
+            (0x100, 0x90, "__libc_write", false, true),
+            (0x100, 0x90, "__GI___libc_write", false, false),
+            (0x200, 0, "_end_marker", false, true),
+        ]);
+        fixup_end(&mut t.syms);
+        fixup_duplicates(&mut t);
+        let t = ElfSymbols::from_table(t);
+        assert_eq!(t.lookup(0x100).as_deref(), Some("__libc_write"));
+        assert_eq!(t.lookup(0x18f).as_deref(), Some("__libc_write"));
         assert_eq!(t.lookup(0x190), None);
         // The last zero-size symbol reaches one page past its start's page.
-        assert_eq!(t.lookup(0x1fff), Some("_end_marker"));
+        assert_eq!(t.lookup(0x1fff).as_deref(), Some("_end_marker"));
         assert_eq!(t.lookup(0x2000), None);
-        // Non-zero size beats zero size; fewer underscores, then longer names.
-        assert!(better(
-            &entry(0, 4, "b", true, false),
-            &entry(0, 0, "a", false, true)
-        ));
-        assert!(better(
-            &entry(0, 4, "_x", false, true),
-            &entry(0, 4, "__x", false, true)
-        ));
-        assert!(better(
-            &entry(0, 4, "long", false, true),
-            &entry(0, 4, "lon", false, true)
-        ));
+        // Non-zero size beats zero size; fewer underscores, then longer
+        // names, compared as shown (demangled).
+        let t = table(&[
+            (0, 4, "b", true, false),
+            (0, 0, "a", false, true),
+            (0, 4, "_x", false, true),
+            (0, 4, "__x", false, true),
+            (0, 4, "long", false, true),
+            (0, 4, "lon", false, true),
+            (0, 4, "_ZN5alpha4betaEv", false, true),
+            (0, 4, "abc", false, true),
+        ]);
+        let s = &t.syms;
+        assert!(better(&t, &s[0], &s[1]));
+        assert!(better(&t, &s[2], &s[3]));
+        assert!(better(&t, &s[4], &s[5]));
+        // `_ZN5alpha4betaEv` is shown as `alpha::beta`: no leading
+        // underscore, and longer than `abc`.
+        assert!(better(&t, &s[6], &s[7]));
     }
 
     #[test]
     fn innermost_symbol_wins() {
-        let t = ElfSymbols::from_entries(vec![
-            entry(0x1000, 0x100, "_init", false, true),
-            entry(0x1020, 0x10, "write@plt", false, true),
-        ]);
-        assert_eq!(t.lookup(0x1024), Some("write@plt"));
-        assert_eq!(t.lookup(0x1030), Some("_init"));
+        let mut t = Table::new(false);
+        t.push_synthetic(0x1000, 0x100, "_init");
+        t.push_synthetic(0x1020, 0x10, "write@plt");
+        let t = ElfSymbols::from_table(t);
+        assert_eq!(t.lookup(0x1024).as_deref(), Some("write@plt"));
+        assert_eq!(t.lookup(0x1030).as_deref(), Some("_init"));
         assert_eq!(t.lookup(0x1100), None);
     }
 
@@ -438,9 +500,10 @@ mod tests {
         let exe = std::env::current_exe().unwrap();
         let img = Image::open(&exe).unwrap();
         let t = ElfSymbols::build(&img, &img, false).unwrap();
-        assert!(t.syms.len() > 100);
-        let e = &t.syms[t.syms.len() / 2];
-        assert_eq!(t.lookup(e.start), Some(&*e.name));
+        let syms = &t.table.syms;
+        assert!(syms.len() > 100);
+        let e = &syms[syms.len() / 2];
+        assert_eq!(t.lookup(e.start).as_deref(), Some(t.table.raw(e)));
         assert!(Image::open(Path::new("/nonexistent/binary")).is_err());
     }
 }

@@ -12,7 +12,7 @@
 //! perf, a file in `/tmp` owned by someone else than root or the current
 //! user is ignored (anyone can write there).
 
-use super::elf::{ElfSymbols, Entry, Why};
+use super::elf::{ElfSymbols, Table, Why};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -62,16 +62,17 @@ pub fn load(pid: i32, dirs: &[PathBuf]) -> Result<ElfSymbols, Why> {
 fn read(path: &Path) -> Result<ElfSymbols, Why> {
     let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let syms = parse(&text);
-    if syms.is_empty() {
+    if syms.syms.is_empty() {
         return Err(format!("{}: no symbols", path.display()));
     }
-    Ok(ElfSymbols::from_entries(syms))
+    Ok(ElfSymbols::from_table(syms))
 }
 
 /// Parse `START SIZE name` lines (perf's `dso__load_perf_map`: hexadecimal
 /// numbers, the name is the rest of the line; short lines are skipped).
-fn parse(text: &[u8]) -> Vec<Entry> {
-    let mut out = Vec::new();
+fn parse(text: &[u8]) -> Table {
+    // Names are shown as written (perf does not demangle JIT maps).
+    let mut out = Table::new(false);
     for line in text.split(|&c| c == b'\n') {
         let line = String::from_utf8_lossy(line);
         let line = line.strip_suffix('\r').unwrap_or(&line);
@@ -84,7 +85,7 @@ fn parse(text: &[u8]) -> Vec<Entry> {
         let Some(name) = rest.get(1..).filter(|n| !n.is_empty()) else {
             continue;
         };
-        out.push(Entry::synthetic(start, size, name.to_string()));
+        out.push_synthetic(start, size, name);
     }
     out
 }
@@ -109,11 +110,14 @@ mod tests {
     #[test]
     fn perf_map_lines() {
         let text = b"7f1c2a400040 11 jit_hot_loop\n0x7f1c2a400100 0x20 LazyCompile:~foo bar.js:3\nbad\n7f 2\n";
-        let t = ElfSymbols::from_entries(parse(text));
-        assert_eq!(t.lookup(0x7f1c2a400040), Some("jit_hot_loop"));
-        assert_eq!(t.lookup(0x7f1c2a400050), Some("jit_hot_loop"));
+        let t = ElfSymbols::from_table(parse(text));
+        assert_eq!(t.lookup(0x7f1c2a400040).as_deref(), Some("jit_hot_loop"));
+        assert_eq!(t.lookup(0x7f1c2a400050).as_deref(), Some("jit_hot_loop"));
         assert_eq!(t.lookup(0x7f1c2a400051), None);
-        assert_eq!(t.lookup(0x7f1c2a40011f), Some("LazyCompile:~foo bar.js:3"));
+        assert_eq!(
+            t.lookup(0x7f1c2a40011f).as_deref(),
+            Some("LazyCompile:~foo bar.js:3")
+        );
         assert!(is_anonymous("//anon") && is_anonymous("[heap]") && !is_anonymous("/usr/bin/x"));
         assert_eq!(dso_name(42), "/tmp/perf-42.map");
         let e = load(-7, &[]).err().unwrap_or_default();

@@ -51,6 +51,7 @@ use linux_perf_data::linux_perf_event_reader::{CpuMode, EventRecord, Mmap2FileId
 use linux_perf_data::{DsoKey, PerfFileReader, PerfFileRecord};
 use maps::{mmap, MapRecord, Mapping, PROT_EXEC};
 use rustc_hash::FxHashMap;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::{BufRead, Cursor};
 use std::sync::Arc;
@@ -211,8 +212,11 @@ impl State<'_> {
             Frame::KernelUnknown => (UNKNOWN.into(), Mode::Kernel),
             Frame::User(d, n) => {
                 let syms = self.dsos[d as usize].loaded();
-                let name = syms.and_then(|s| s.name(n)).unwrap_or(UNKNOWN);
-                (name.to_string(), Mode::User)
+                let name = syms.and_then(|s| s.name(n));
+                (
+                    name.map_or(UNKNOWN.to_string(), Cow::into_owned),
+                    Mode::User,
+                )
             }
             Frame::UserUnknown(_) => (UNKNOWN.into(), Mode::User),
             Frame::Unknown(m) => (UNKNOWN.into(), m),
@@ -547,8 +551,11 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
              counted at their leaf only"
         ));
     }
+    // Each distinct frame is named once (demangling happens here).
+    let mut keys: FxHashMap<Frame, SymbolKey> = FxHashMap::default();
+    let mut key = |f: Frame| keys.entry(f).or_insert_with(|| st.key(f)).clone();
     for (f, c) in counts {
-        p.add(st.key(f), c);
+        p.add(key(f), c);
     }
     let why = |dso: &str| {
         let d = st.dso_ids.get(dso).map(|&i| &st.dsos[i as usize]);
@@ -558,7 +565,7 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
     // Stacks are named like the self cost (`st.key`): frames that resolve
     // to one name merge; unresolved ones are `[unknown]`.
     for (frames, c) in stacks {
-        let names: Vec<String> = frames.into_iter().map(|f| st.key(f).name).collect();
+        let names: Vec<String> = frames.into_iter().map(|f| key(f).name).collect();
         *p.stacks.entry(names).or_insert(0.0) += c;
     }
     p.total = total;

@@ -12,8 +12,7 @@
 //! gave no symbols at all, and a symbol that ran over the `.plt` start (an
 //! `_init` of size 0) is cut there.
 
-use super::demangle::demangle;
-use super::elf::Entry;
+use super::elf::Table;
 use object::read::elf::{FileHeader, ProgramHeader, SectionHeader, SectionTable, Sym, SymbolTable};
 use object::read::elf::{Rel as _, Rela as _};
 use object::{elf, Endianness, SectionIndex, SymbolIndex};
@@ -28,51 +27,68 @@ struct Reloc {
     addend: i64,
 }
 
-/// Add the PLT symbols of the runtime binary to `syms` (sorted by start).
+/// Add the PLT symbols of the runtime binary to `table` (sorted by start;
+/// names stay raw, as the table's: `target@plt`).
 pub(super) fn synthesize<'d, E: FileHeader<Endian = Endianness>>(
     header: &E,
     endian: Endianness,
     data: &'d [u8],
     sections: &Sections<'d, E>,
-    syms: &mut Vec<Entry>,
-    demangle_names: bool,
+    table: &mut Table,
 ) -> object::read::Result<()> {
     let Some((_, plt)) = sections.section_by_name(endian, b".plt") else {
         return Ok(());
     };
     let plt_off: u64 = plt.sh_offset(endian).into();
     let plt_size: u64 = plt.sh_size(endian).into();
-    for s in syms.iter_mut() {
+    for s in table.syms.iter_mut() {
         if s.start < plt_off && s.end > plt_off {
             s.end = plt_off;
         }
     }
     let machine = header.e_machine(endian);
-    let x86 = machine == elf::EM_386 || machine == elf::EM_X86_64;
     let Some((header_size, mut entry)) = plt_sizes(machine, endian, plt) else {
         return Ok(());
     };
-    let mut added = vec![Entry::synthetic(plt_off, header_size, ".plt".into())];
-    let name = |raw: &[u8]| -> String {
-        let raw = String::from_utf8_lossy(raw);
-        match demangle_names.then(|| demangle(&raw)).flatten() {
-            Some(d) => d,
-            None => raw.into_owned(),
-        }
-    };
+    // What was there before: ifunc targets are looked up in it.
+    let before = table.syms.len();
+    table.push_synthetic(plt_off, header_size, ".plt");
+    let result = entries::<E>(
+        header, endian, data, sections, table, before, plt_size, &mut entry,
+    );
+    table.sort();
+    result
+}
+
+/// The `.plt.got` entries, then one entry per PLT relocation; the `.plt`
+/// header symbol is `table.syms[header]`.
+#[allow(clippy::too_many_arguments)]
+fn entries<'d, E: FileHeader<Endian = Endianness>>(
+    header: &E,
+    endian: Endianness,
+    data: &'d [u8],
+    sections: &Sections<'d, E>,
+    table: &mut Table,
+    plt_sym: usize,
+    plt_size: u64,
+    entry: &mut u64,
+) -> object::read::Result<()> {
+    let machine = header.e_machine(endian);
+    let x86 = machine == elf::EM_386 || machine == elf::EM_X86_64;
+    let plt_off = table.syms[plt_sym].start;
+    let header_size = table.syms[plt_sym].end - plt_off;
     if x86 {
-        plt_got::<E>(header, endian, data, sections, &mut added, &name)?;
+        plt_got::<E>(header, endian, data, sections, table)?;
     }
     let mut at;
     let lazy;
     match sections.section_by_name(endian, b".plt.sec") {
         Some((_, sec)) if x86 => {
             let Some((_, e)) = plt_sizes(machine, endian, sec) else {
-                syms.extend(added);
                 return Ok(());
             };
-            entry = e;
-            added[0].end = plt_off.saturating_add(plt_size);
+            *entry = e;
+            table.syms[plt_sym].end = plt_off.saturating_add(plt_size);
             at = sec.sh_offset(endian).into();
             lazy = false;
         }
@@ -89,20 +105,18 @@ pub(super) fn synthesize<'d, E: FileHeader<Endian = Endianness>>(
         None => None,
     };
     let Some((mut relocs, link)) = relocs else {
-        syms.extend(added);
         return Ok(());
     };
     let linked = sections.section(link)?;
     let kind = linked.sh_type(endian);
     if kind != elf::SHT_DYNSYM && kind != elf::SHT_SYMTAB {
-        syms.extend(added);
         return Ok(());
     }
-    let table = SymbolTable::parse(endian, data, sections, link, linked)?;
+    let syms = SymbolTable::parse(endian, data, sections, link, linked)?;
     if lazy {
         // A `.plt` with exactly one entry per relocation has no header.
-        if (relocs.len() as u64).saturating_mul(entry) == plt_size {
-            added.remove(0);
+        if (relocs.len() as u64).saturating_mul(*entry) == plt_size {
+            table.syms.remove(plt_sym);
         } else {
             at = at.saturating_add(header_size);
         }
@@ -113,24 +127,20 @@ pub(super) fn synthesize<'d, E: FileHeader<Endian = Endianness>>(
     }
     let loads = loads::<E>(header, endian, data)?;
     for r in &relocs {
-        let raw = table
+        let raw = syms
             .symbol(SymbolIndex(r.sym as usize))
-            .and_then(|s| s.name(endian, table.strings()))
+            .and_then(|s| s.name(endian, syms.strings()))
             .unwrap_or(b"");
         let n = if !raw.is_empty() {
-            format!("{}@plt", name(raw))
-        } else if let Some(f) = ifunc_target(machine, r, &loads, syms) {
+            format!("{}@plt", String::from_utf8_lossy(raw))
+        } else if let Some(f) = ifunc_target(machine, r, &loads, table, plt_sym) {
             format!("{f}@plt")
         } else {
             format!("offset_{at:#x}@plt")
         };
-        added.push(Entry::synthetic(at, entry, n));
-        at = at.saturating_add(entry);
+        table.push_synthetic(at, *entry, &n);
+        at = at.saturating_add(*entry);
     }
-    syms.extend(added);
-    let mut all = std::mem::take(syms);
-    all.sort_by_key(|e| e.start);
-    *syms = all;
     Ok(())
 }
 
@@ -211,13 +221,15 @@ fn loads<E: FileHeader<Endian = Endianness>>(
 
 /// An x86-64 `R_X86_64_IRELATIVE` slot: its addend is the ifunc resolver's
 /// address, which names the entry when a symbol (an ifunc or an alias kept
-/// for one) starts there.
-fn ifunc_target<'s>(
+/// for one) starts there. Only the symbols read from the binary, the first
+/// `read` of the table (sorted), are looked at.
+fn ifunc_target(
     machine: elf::Machine,
     r: &Reloc,
     loads: &[(u64, u64, u64)],
-    syms: &'s [Entry],
-) -> Option<&'s str> {
+    table: &Table,
+    read: usize,
+) -> Option<String> {
     const R_X86_64_IRELATIVE: u32 = 37;
     if machine != elf::EM_X86_64 || r.kind != R_X86_64_IRELATIVE {
         return None;
@@ -225,10 +237,11 @@ fn ifunc_target<'s>(
     let addr = r.addend as u64;
     let &(vaddr, _, off) = loads.iter().find(|l| addr >= l.0 && addr - l.0 < l.1)?;
     let at = addr - vaddr + off;
+    let syms = table.syms.get(..read)?;
     let k = syms.partition_point(|s| s.start < at);
     syms.get(k)
         .filter(|s| s.start == at && s.ifunc)
-        .map(|s| &*s.name)
+        .map(|s| table.raw(s).to_string())
 }
 
 /// `.plt.got` entries (x86): each jumps through a GOT slot that a
@@ -238,8 +251,7 @@ fn plt_got<'d, E: FileHeader<Endian = Endianness>>(
     endian: Endianness,
     data: &'d [u8],
     sections: &Sections<'d, E>,
-    added: &mut Vec<Entry>,
-    name: &dyn Fn(&[u8]) -> String,
+    table: &mut Table,
 ) -> object::read::Result<()> {
     let Some((_, got)) = sections.section_by_name(endian, b".plt.got") else {
         return Ok(());
@@ -257,14 +269,14 @@ fn plt_got<'d, E: FileHeader<Endian = Endianness>>(
             if let Some((relocs, link)) = relocations::<E>(endian, data, dynrel, false)? {
                 let linked = sections.section(link)?;
                 if linked.sh_type(endian) == elf::SHT_DYNSYM {
-                    let table = SymbolTable::parse(endian, data, sections, link, linked)?;
+                    let syms = SymbolTable::parse(endian, data, sections, link, linked)?;
                     for r in relocs.iter().filter(|r| r.sym != 0) {
-                        let raw = table
+                        let raw = syms
                             .symbol(SymbolIndex(r.sym as usize))
-                            .and_then(|s| s.name(endian, table.strings()))
+                            .and_then(|s| s.name(endian, syms.strings()))
                             .unwrap_or(b"");
                         if !raw.is_empty() {
-                            slots.push((r.offset, name(raw)));
+                            slots.push((r.offset, String::from_utf8_lossy(raw).into_owned()));
                         }
                     }
                     slots.sort_by_key(|s| s.0);
@@ -287,7 +299,7 @@ fn plt_got<'d, E: FileHeader<Endian = Endianness>>(
             Some(f) => format!("{f}@plt"),
             None => format!("offset_{:#x}@plt", off + i),
         };
-        added.push(Entry::synthetic(off + i, entsize, n));
+        table.push_synthetic(off + i, entsize, &n);
         i += entsize;
     }
     Ok(())
@@ -313,7 +325,57 @@ fn x86_64_jump_displacement(p: &[u8]) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::elf::{ElfSymbols, Image};
     use super::*;
+    use object::{Object, ObjectSegment};
+
+    /// Every PLT entry objdump labels (`.plt`, `.plt.sec` of a CET binary,
+    /// `.plt.got`) has that name here, at its file offset.
+    #[test]
+    fn names_equal_objdumps_labels() {
+        let labels = std::fs::read_to_string("testdata/user/plt.txt").unwrap();
+        let bin = "testdata/user/symfs/tmp/diffprofile-user/bin";
+        let tmp = tempfile::tempdir().unwrap();
+        let gunzip = |rel: &str| {
+            let gz = std::fs::read(format!("{bin}/{rel}.gz")).unwrap();
+            let mut out = Vec::new();
+            std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut out)
+                .unwrap();
+            let at = tmp.path().join(rel.replace('/', "_"));
+            std::fs::write(&at, out).unwrap();
+            Image::open(&at).unwrap()
+        };
+        let mut checked = 0;
+        for block in labels.split("==> ").skip(1) {
+            let (name, lines) = block.split_once('\n').unwrap();
+            let runtime = gunzip(name);
+            let syms = match name {
+                "cprog" => gunzip("cprog.debug"),
+                "cxxprog" => gunzip(".debug/cxxprog.debug"),
+                _ => gunzip(name),
+            };
+            let table = ElfSymbols::build(&syms, &runtime, false).unwrap();
+            let file = object::File::parse(runtime.data()).unwrap();
+            for line in lines.lines() {
+                let (addr, label) = line.split_once(' ').unwrap();
+                let addr = u64::from_str_radix(addr, 16).unwrap();
+                let label = label.trim_start_matches('<').trim_end_matches(">:");
+                let seg = file
+                    .segments()
+                    .find(|s| addr >= s.address() && addr < s.address() + s.size())
+                    .unwrap();
+                let off = addr - seg.address() + seg.file_range().0;
+                assert_eq!(table.lookup(off).as_deref(), Some(label), "{name} {line}");
+                assert_eq!(
+                    table.lookup(off + 7).as_deref(),
+                    Some(label),
+                    "{name} {line}"
+                );
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 32);
+    }
 
     #[test]
     fn jump_displacement() {
