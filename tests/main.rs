@@ -13,3 +13,4 @@ mod props_more;
 mod raw;
 mod stats_vectors;
 mod testdata;
+mod user;
