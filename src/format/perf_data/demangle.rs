@@ -100,7 +100,14 @@ fn cxx(name: &str) -> Option<String> {
                 rest
             };
             let inner = format!("_Z{rest}");
-            return Some(format!("{what}{}", cxx_with_params(&inner)?));
+            // The clone suffix belongs to the whole name, printed only with
+            // parameters at the top level.
+            let inner = cxx_with_params(&inner)?;
+            let inner = match inner.find(" [clone ") {
+                Some(i) => &inner[..i],
+                None => &inner,
+            };
+            return Some(format!("{what}{inner}"));
         }
     }
     // Without parameters libiberty ignores whatever follows the encoding
@@ -313,6 +320,10 @@ mod tests {
             ("_ZThn16_NSdD1Ev", "non-virtual thunk to std::basic_iostream<char, std::char_traits<char> >::~basic_iostream()"),
             ("_ZGTtNKSt11logic_error4whatEv", "transaction clone for std::logic_error::what() const"),
             ("_ZGVZ4mainE1x", "guard variable for main::x"),
+            (
+                "_ZThn8_N12_GLOBAL__N_113MPPassManagerD0Ev.llvm.123",
+                "non-virtual thunk to (anonymous namespace)::MPPassManager::~MPPassManager()",
+            ),
             ("_ZNSo5flushEv@@GLIBCXX_3.4", "std::ostream::flush"),
             ("_ZNSo5flushEv@plt", "std::ostream::flush@plt"),
             ("_ZN4core3fmt5write17h0123456789abcdefE@plt", "core::fmt::write@plt"),
@@ -321,6 +332,21 @@ mod tests {
         }
         for plain in ["write", "__GI___libc_write", "_init", "_ZN", "_Rx", "caml"] {
             assert_eq!(demangle(plain), None, "{plain}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Names come from files: any text, mangled-looking or not, gives a
+        /// name or `None`, never a panic.
+        #[test]
+        fn never_panics(
+            prefix in proptest::sample::select(vec![
+                "", "_Z", "_ZN", "_ZTh", "_ZTv", "_ZTc", "_ZGTt", "_R", "_RN", "_GLOBAL__I_",
+            ]),
+            body in "[A-Za-z0-9_.$@<>()&,: \u{e9}-]{0,40}",
+            suffix in proptest::sample::select(vec!["", "E", "17h0123456789abcdefE", "@plt", ".cold"]),
+        ) {
+            let _ = demangle(&format!("{prefix}{body}{suffix}"));
         }
     }
 }
