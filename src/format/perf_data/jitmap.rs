@@ -12,7 +12,8 @@
 //! perf, a file in `/tmp` owned by someone else than root or the current
 //! user is ignored (anyone can write there).
 
-use super::elf::{ElfSymbols, Table, Why};
+use super::elf::Why;
+use super::symtab::{ElfSymbols, Table};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 

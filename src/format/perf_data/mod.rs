@@ -23,8 +23,8 @@
 //! another kernel or boot is refused. User addresses are named from the ELF
 //! symbol tables of the mapped binaries, their debug files or perf's
 //! build-id cache, with the recorded build-id ([`user`], [`symsrc`],
-//! [`elf`], [`plt`], [`demangle`]), and JIT code from `/tmp/perf-PID.map`
-//! ([`jitmap`]); otherwise the sample counts as `[unknown]` in its dso,
+//! [`elf`], [`symtab`], [`plt`], [`demangle`]), and JIT code from
+//! `/tmp/perf-PID.map` ([`jitmap`]); otherwise the sample counts as `[unknown]` in its dso,
 //! never under a wrong name, and a warning counts them per dso and says
 //! what would name them. Unresolved kernel addresses are `[unknown]` in
 //! `[kernel.kallsyms]` (perf report lists them per address).
@@ -37,6 +37,7 @@ mod kernel;
 mod maps;
 mod plt;
 mod symsrc;
+mod symtab;
 mod user;
 
 pub use user::UserSymbolOptions;

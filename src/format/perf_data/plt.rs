@@ -12,7 +12,7 @@
 //! gave no symbols at all, and a symbol that ran over the `.plt` start (an
 //! `_init` of size 0) is cut there.
 
-use super::elf::Table;
+use super::symtab::Table;
 use object::read::elf::{FileHeader, ProgramHeader, SectionHeader, SectionTable, Sym, SymbolTable};
 use object::read::elf::{Rel as _, Rela as _};
 use object::{elf, Endianness, SectionIndex, SymbolIndex};
@@ -325,7 +325,8 @@ fn x86_64_jump_displacement(p: &[u8]) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::elf::{ElfSymbols, Image};
+    use super::super::elf::Image;
+    use super::super::symtab::ElfSymbols;
     use super::*;
     use object::{Object, ObjectSegment};
 

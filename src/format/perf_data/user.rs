@@ -9,7 +9,8 @@
 //! absolute. A dso that yields no symbols remembers why, for the warning
 //! that counts its `[unknown]` samples ([`unresolved_hint`]).
 
-use super::elf::{ElfSymbols, Why};
+use super::elf::Why;
+use super::symtab::ElfSymbols;
 use super::{jitmap, symsrc};
 use std::path::PathBuf;
 use std::sync::OnceLock;
