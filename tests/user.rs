@@ -253,9 +253,11 @@ fn perf_script_perf_report_and_perf_data_agree_on_unresolved_samples() {
 
 #[test]
 fn debug_files_by_build_id_from_debug_dir_or_build_id_cache() {
+    let base = rows(&data(with_symfs(symfs().path())), false);
+    // rustprog is stripped; its debug file is found by build-id only. (A
+    // binary's table is built once per process and symfs: this is another
+    // symfs, changed before it is read.)
     let dir = symfs();
-    let base = rows(&data(with_symfs(dir.path())), false);
-    // rustprog is stripped; its debug file is found by build-id only.
     let ids = dir.path().join("usr/lib/debug/.build-id/79");
     let debug = std::fs::read_dir(&ids)
         .unwrap()

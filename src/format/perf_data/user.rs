@@ -4,7 +4,8 @@
 //! recording's build-id table, and [`UserSymbolOptions`]. Output: one
 //! [`Dso`] per distinct file, symbolised on first use (once per dso, not
 //! per sample): from its ELF symbols ([`super::symsrc`] finds the files,
-//! [`super::elf`] builds the table), or, for executable anonymous memory,
+//! [`super::elf`] builds the table; a binary is read once per process,
+//! however many recordings map it), or, for executable anonymous memory,
 //! from the process's JIT map ([`super::jitmap`]), whose addresses are
 //! absolute. A dso that yields no symbols remembers why, for the warning
 //! that counts its `[unknown]` samples ([`unresolved_hint`]).
@@ -12,8 +13,9 @@
 use super::elf::Why;
 use super::symtab::ElfSymbols;
 use super::{jitmap, symsrc};
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// How perf.data names user-space addresses.
 #[derive(Clone, Debug, Default)]
@@ -48,7 +50,44 @@ pub(super) struct Dso {
     build_id: Option<Vec<u8>>,
     /// JIT code of this pid: addresses are absolute.
     jit_pid: Option<i32>,
-    syms: OnceLock<Result<ElfSymbols, Why>>,
+    syms: OnceLock<Loaded>,
+}
+
+/// A dso's symbols, or why it has none; shared by every recording of this
+/// process that maps the same file ([`cached`]).
+type Loaded = Result<Arc<ElfSymbols>, Why>;
+
+/// What decides a binary's symbol table: its path and build-id, and the
+/// options that find and name its files.
+type Key = (
+    String,
+    Option<Vec<u8>>,
+    Option<PathBuf>,
+    Vec<PathBuf>,
+    Option<PathBuf>,
+    bool,
+);
+
+/// The symbols of `dso`, built once per process: a batch of perf.data
+/// files that map the same libraries reads each of them once. Two threads
+/// asking at once wait for one build.
+fn cached(dso: &Dso, opts: &UserSymbolOptions, build: impl FnOnce() -> Loaded) -> Loaded {
+    type Cell = Arc<OnceLock<Loaded>>;
+    static TABLES: OnceLock<Mutex<HashMap<Key, Cell>>> = OnceLock::new();
+    let key = (
+        dso.path.clone(),
+        dso.build_id.clone(),
+        opts.symfs.clone(),
+        opts.debug_dirs.clone(),
+        opts.buildid_dir.clone(),
+        opts.no_demangle,
+    );
+    let cell = {
+        let tables = TABLES.get_or_init(Mutex::default);
+        let mut tables = tables.lock().unwrap_or_else(|e| e.into_inner());
+        tables.entry(key).or_default().clone()
+    };
+    cell.get_or_init(build).clone()
 }
 
 impl Dso {
@@ -67,14 +106,19 @@ impl Dso {
         self.jit_pid.is_some()
     }
 
-    /// The symbols, loaded on first use.
+    /// The symbols, loaded on first use (JIT maps belong to one
+    /// recording's process; binaries are shared, see [`cached`]).
     pub fn symbols(&self, opts: &UserSymbolOptions) -> Option<&ElfSymbols> {
-        self.syms.get_or_init(|| self.load(opts)).as_ref().ok()
+        let loaded = self.syms.get_or_init(|| match self.jit_pid {
+            Some(pid) => jitmap::load(pid, &opts.jit_map_dirs).map(Arc::new),
+            None => cached(self, opts, || self.load(opts).map(Arc::new)),
+        });
+        loaded.as_ref().ok().map(|s| &**s)
     }
 
     /// The symbols if they were loaded.
     pub fn loaded(&self) -> Option<&ElfSymbols> {
-        self.syms.get().and_then(|r| r.as_ref().ok())
+        self.syms.get().and_then(|r| r.as_ref().ok()).map(|s| &**s)
     }
 
     /// Why this dso gave no symbols (once loading was tried).
@@ -86,9 +130,6 @@ impl Dso {
     }
 
     fn load(&self, opts: &UserSymbolOptions) -> Result<ElfSymbols, Why> {
-        if let Some(pid) = self.jit_pid {
-            return jitmap::load(pid, &opts.jit_map_dirs);
-        }
         if !symsrc::is_file_path(&self.path) && self.path != "[vdso]" {
             return Err(format!("{}: no file behind this mapping", self.path));
         }
