@@ -14,8 +14,9 @@ flags and `-t $'\\x1f'`, or the default aligned columns). Both sides use
 diffprofile's convention for unresolved samples: perf report's `0x...` rows
 (one per address) are summed per dso into one `[unknown]` row. Dsos are
 compared by perf's short name (the basename; `[JIT] tid N` for
-/tmp/perf-N.map). Prints every differing row and a summary; exits 1 when a
-row differs.
+/tmp/perf-N.map). Prints every differing row, marking those that perf
+6.1's PLT naming explains (README, "Rows that still differ from perf
+report"), and a summary; exits 1 when a row differs for another reason.
 """
 import argparse
 import collections
