@@ -5,7 +5,8 @@
 #
 # Must run as root (perf with kernel symbols, /proc/kallsyms addresses) on a
 # machine with perf (tested: 6.1), readprofile (util-linux 2.38), python3,
-# gzip.  Takes ~2-3 minutes on 2 cores.  OUTDIR gets the same layout as
+# gzip, and for user/ (scripts/testdata-user.sh) gcc, g++, rustc, binutils
+# and the libc6-dbg package.  Takes ~2-3 minutes on 2 cores.  OUTDIR gets the same layout as
 # testdata/ (minus README.md and malformed/, which are hand-written; pass
 # WITH_MALFORMED=1 to also derive the malformed/ files from the new data).
 # Intermediate perf.data files live in a temp dir that is deleted at the end
@@ -154,6 +155,9 @@ perf script -i "$W/sockets-cpu.data" -F comm,pid,tid,cpu,time,period,event,ip,sy
 rep "$W/sockets-cpu.data" --no-children --sort sym -n >"$S/sockets-F.report.txt"
 # perf's own folded output (count FIRST, interleaved with the report rows)
 rep "$W/sockets-g.data" --no-children -g folded,0,caller,count --sort sym | gzip -9n >"$OUT/folded/sockets.perf-report-folded.txt.gz"
+
+# ---------------------------------------------------------------- user space (perf.data with debug files)
+bash "$HERE/testdata-user.sh" "$OUT"
 
 # ---------------------------------------------------------------- malformed (optional)
 if [ -n "${WITH_MALFORMED:-}" ]; then

@@ -275,6 +275,23 @@ pub struct Analysis {
     /// [default: /proc/kallsyms when the file was recorded on the running kernel].
     #[arg(long, value_name = "FILE")]
     pub kallsyms: Option<String>,
+
+    /// perf.data: look binaries and debug files up under this root, as perf's --symfs.
+    #[arg(long, value_name = "DIR")]
+    pub symfs: Option<String>,
+
+    /// perf.data: also look for debug files in DIR, laid out like /usr/lib/debug
+    /// (.build-id/xx/yyyy.debug, <path>.debug, <dir>/<debuglink>); repeatable.
+    #[arg(long, value_name = "DIR")]
+    pub debug_dir: Vec<String>,
+
+    /// perf.data: JIT maps (perf-PID.map) are in DIR, looked at before /tmp; repeatable.
+    #[arg(long, value_name = "DIR")]
+    pub jit_map_dir: Vec<String>,
+
+    /// perf.data: keep C++ and Rust names mangled (perf report --no-demangle).
+    #[arg(long)]
+    pub no_demangle: bool,
 }
 
 /// The analysis flags read as fields of the command line (`cli.alpha`).

@@ -10,6 +10,7 @@ use crate::cli::{
     OutputArg, PercentageArg, ReportArgs, SortArg, WeightArg,
 };
 use crate::diff::{DiffOptions, SortBy};
+use crate::format::perf_data::UserSymbolOptions;
 use crate::format::{ParseOptions, WeightBy};
 use crate::identity::{AliasMap, GroupBy, Identity};
 use crate::load::LoadOptions;
@@ -20,6 +21,7 @@ use crate::symmap::SymbolMap;
 use anyhow::{bail, Context, Result};
 use regex::Regex;
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// One side as the user named it.
@@ -156,6 +158,7 @@ impl Config {
             dso: regex("--dso", &cli.dso)?,
             map: read_map("--map", &cli.map)?,
             kallsyms: read_map("--kallsyms", &cli.kallsyms)?,
+            user: user_symbols(&cli)?,
             stacks: matches!(cli.report.output, OutputArg::Html | OutputArg::Flamegraph),
         };
         let path_maps = side_maps(&cli, &sides)?;
@@ -400,6 +403,35 @@ fn identity(cli: &Cli, notes: &mut Vec<String>) -> Result<Identity> {
         include: regex("--include", &cli.include)?,
         exclude: regex("--exclude", &cli.exclude)?,
         exclude_idle: cli.exclude_idle,
+    })
+}
+
+/// Where perf.data finds user-space names: `--symfs`, `--debug-dir`,
+/// `--jit-map-dir` (each must be a directory), `--no-demangle`, and perf's
+/// build-id cache (`$PERF_BUILDID_DIR`, else `$HOME/.debug`).
+fn user_symbols(cli: &Cli) -> Result<UserSymbolOptions> {
+    let dir = |flag: &str, d: &str| -> Result<PathBuf> {
+        if !Path::new(d).is_dir() {
+            bail!("{flag} {d}: not a directory");
+        }
+        Ok(PathBuf::from(d))
+    };
+    let dirs = |flag: &str, v: &[String]| -> Result<Vec<PathBuf>> {
+        v.iter().map(|d| dir(flag, d)).collect()
+    };
+    let buildid_dir = std::env::var_os("PERF_BUILDID_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".debug")));
+    Ok(UserSymbolOptions {
+        symfs: cli
+            .symfs
+            .as_deref()
+            .map(|d| dir("--symfs", d))
+            .transpose()?,
+        debug_dirs: dirs("--debug-dir", &cli.debug_dir)?,
+        buildid_dir,
+        jit_map_dirs: dirs("--jit-map-dir", &cli.jit_map_dir)?,
+        no_demangle: cli.no_demangle,
     })
 }
 

@@ -52,8 +52,8 @@ impl Mode {
 /// dso, the name alone otherwise); `mode` is an attribute, never identity.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SymbolKey {
-    /// Bare name: no `[k]` marker, no `+0x…` offset. Unresolved addresses keep
-    /// their `0x…` text as the name.
+    /// Bare name: no `[k]` marker, no `+0x…` offset. An unresolved address
+    /// is `[unknown]` (in its dso), in every reader.
     pub name: String,
     /// Shared object (`[kernel.kallsyms]`, `[kvm]`, `/usr/lib/…/libc.so.6`) when the input names it.
     pub dso: Option<String>,

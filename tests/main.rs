@@ -14,3 +14,4 @@ mod props_more;
 mod raw;
 mod stats_vectors;
 mod testdata;
+mod user;

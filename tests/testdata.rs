@@ -242,6 +242,8 @@ fn perf_report_with_folded_count_call_graphs_reads_its_rows() {
         plain.keys().collect::<Vec<_>>()
     );
     for (k, v) in &folded {
-        assert!((v - plain[k]).abs() < 0.02, "{k}: {v} vs {}", plain[k]);
+        // `[unknown]` sums perf's per-address rows, each rounded to 0.01%.
+        let tolerance = if k == "[unknown]" { 0.1 } else { 0.02 };
+        assert!((v - plain[k]).abs() < tolerance, "{k}: {v} vs {}", plain[k]);
     }
 }

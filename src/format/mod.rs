@@ -21,6 +21,7 @@ pub mod perf_report;
 pub mod perf_script;
 pub mod proc_profile;
 pub mod readprofile;
+pub mod unresolved;
 
 /// A parser's answer to "is this prefix mine?".
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,6 +68,9 @@ pub struct ParseOptions {
     pub map: Option<Arc<SymbolMap>>,
     /// Kernel symbols for perf.data (`--kallsyms`, or a map beside the file).
     pub kallsyms: Option<Arc<SymbolMap>>,
+    /// Where perf.data finds user-space names (`--symfs`, `--debug-dir`,
+    /// `--jit-map-dir`, `--no-demangle`, the build-id cache).
+    pub user: perf_data::UserSymbolOptions,
 }
 
 /// A parse failure. `Malformed` is the `path:line: expected …, found "…"`

@@ -5,9 +5,11 @@
 //! Input: the decompressed report. Output: a [`Profile`] of per-symbol self
 //! counts for one event, keyed by (name, dso when the report has a `Shared
 //! Object` column, mode from the `[k]`/`[.]` marker) and summed over every
-//! other sort key (`Command`, `Pid`, …). Counts are self samples when a
-//! `Samples` column exists (`-n`; with `--children` it holds *self* samples
-//! too), else self periods (`--show-total-period`), else percentages scaled
+//! other sort key (`Command`, `Pid`, …); an unresolved address (perf's
+//! `[.] 0x00000000000f5746`, one row per address) counts as `[unknown]` in
+//! its dso, as in every perf reader ([`super::unresolved`]). Counts are
+//! self samples when a `Samples` column exists (`-n`; with `--children` it
+//! holds *self* samples too), else self periods (`--show-total-period`), else percentages scaled
 //! by the rounded `# Samples:` header ([`Weight::Percent`]). The total is
 //! the sum of all rows (before `--kernel-only`/`--comm`/`--dso` filters,
 //! like perf's `--percentage absolute`) unless rows are missing
@@ -90,6 +92,7 @@ mod layout;
 mod tests;
 mod totals;
 
+use super::unresolved::{self, UNKNOWN};
 use super::{decode, head_lines, ParseError, ParseOptions, Sniff};
 use crate::profile::{Format, Mode, Profile, SymbolKey, Weight};
 use layout::{event_matches, is_dots_line, samples_header, Layout, Row, SamplesHeader};
@@ -206,9 +209,14 @@ impl Section {
         };
         // `--children` lists callers with no self samples: not a symbol's count.
         if value > 0.0 {
-            let key = SymbolKey::new(row.name)
-                .with_dso(row.dso)
-                .with_mode(row.mode);
+            // One row per unresolved address (`0x…`) in perf: one `[unknown]`
+            // per dso here, as in every perf reader.
+            let name = if unresolved::is_address(&row.name) {
+                UNKNOWN.to_string()
+            } else {
+                row.name
+            };
+            let key = SymbolKey::new(name).with_dso(row.dso).with_mode(row.mode);
             *self.counts.entry(key).or_insert(0.0) += value;
         }
     }
@@ -465,6 +473,13 @@ impl Parser<'_> {
         }
         totals(&mut section, &mut profile);
         profile.counts = section.counts;
+        profile.warnings.extend(unresolved::warning(
+            origin,
+            &profile,
+            &|_| None,
+            "perf report could not name them (rows 0x...): run it where the binaries and \
+             their debug files are (perf's --symfs), or give diffprofile the perf.data",
+        ));
         Ok(profile)
     }
 }

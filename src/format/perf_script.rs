@@ -5,7 +5,10 @@
 //! event, per-symbol self cost (the leaf frame of each sample) or, with
 //! `--inclusive`, the cost of every distinct symbol of each chain, weighted
 //! by sample count or period; `total` counts every sample of the event
-//! before the `--comm`/`--dso`/`--kernel-only` filters.
+//! before the `--comm`/`--dso`/`--kernel-only` filters. An unresolved frame
+//! (`[unknown] (DSO)`) counts as `[unknown]` in its dso, a sample with an
+//! empty callchain as `[unknown]` in dso `[unknown]`, as in every perf
+//! reader ([`super::unresolved`]); a warning counts them per dso.
 //!
 //! The input is read in blocks parsed in parallel ([`blocks`]); see
 //! [`tally`] for the per-block counting and [`line`] for the line grammar.
@@ -65,8 +68,9 @@
 // The example lines above are verbatim, callchain tabs included.
 #![allow(clippy::tabs_in_doc_comments)]
 
+use super::unresolved::{self, UNKNOWN};
 use super::{ParseError, ParseOptions, Sniff, WeightBy};
-use crate::profile::{Format, Profile, SymbolKey, Weight};
+use crate::profile::{Format, Mode, Profile, SymbolKey, Weight};
 use rustc_hash::FxHashMap;
 use std::io::BufRead;
 
@@ -338,23 +342,33 @@ impl Merged {
             p.event = Some(super::decode(&ev.name).into_owned());
         }
         p.total = ev.total as f64;
-        p.unattributed = ev.unattributed as f64;
         if ev.tmin.is_finite() && ev.tmax.is_finite() {
             p.duration_s = Some(ev.tmax - ev.tmin);
         }
         if ev.empty_chains > 0 {
             p.warnings.push(format!(
-                "{} samples have no frame (empty callchain): counted in the total, \
-                 attributed to no symbol",
+                "{} samples have no frame (empty callchain), counted as [unknown]: perf \
+                 script does not print their address (perf report names them from it)",
                 ev.empty_chains
             ));
+        }
+        if ev.unattributed > 0 {
+            // An empty callchain is a sample of an unknown frame: `[unknown]`
+            // in dso `[unknown]`, as perf script prints an unresolved frame.
+            let key = SymbolKey::new(UNKNOWN)
+                .with_dso(Some(UNKNOWN.to_string()))
+                .with_mode(Some(Mode::User));
+            p.add(key, ev.unattributed as f64);
+            if opts.stacks {
+                *p.stacks.entry(vec![UNKNOWN.to_string()]).or_insert(0.0) += ev.unattributed as f64;
+            }
         }
         for (chain, &w) in &ev.stacks {
             let names: Vec<String> = chain
                 .iter()
                 .map(|&id| match tally::decode_key(&self.keys[id as usize]) {
                     Some((name, _, _)) => super::decode(name).into_owned(),
-                    None => "[unknown]".to_string(),
+                    None => UNKNOWN.to_string(),
                 })
                 .collect();
             *p.stacks.entry(names).or_insert(0.0) += w as f64;
@@ -367,6 +381,13 @@ impl Merged {
                 p.add(key, w as f64);
             }
         }
+        p.warnings.extend(unresolved::warning(
+            origin,
+            &p,
+            &|_| None,
+            "perf script could not name them: run it where the binaries and their debug \
+             files are (perf's --symfs), or give diffprofile the perf.data",
+        ));
         Ok(p)
     }
 

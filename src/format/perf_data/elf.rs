@@ -1,150 +1,237 @@
-//! User-space symbols for perf.data samples: the ELF symbol table of a
-//! mapped binary, when the file exists on this machine.
+//! Reading one mapped binary's symbols from its ELF files, as perf reads
+//! them (tools/perf/util/symbol-elf.c).
 //!
-//! Input: a path from an `MMAP`/`MMAP2` record and, when perf recorded one,
-//! its build-id. Output: an [`ElfSymbols`] that turns a file offset (what
-//! `ip - map.start + map.pgoff` gives) into a function name, or `None` when
-//! the file is missing, unreadable, not ELF, or has another build-id than
-//! the recorded one (a rebuilt binary would give wrong names). Functions come
-//! from `.symtab`, else `.dynsym`, as perf takes them; a zero-size symbol
-//! ends where the next begins. Names are not demangled (perf report demangles
-//! C++/Rust names; diffprofile keeps the linker name).
+//! Input: two mapped ELF files ([`Image`]): the one with the symbols (the
+//! binary's `.symtab`, a separate debug file's, else `.dynsym`) and the
+//! runtime binary (its program headers place the symbols at file offsets;
+//! its `.plt` gets synthesised `name@plt` entries, see [`super::plt`]); they
+//! are one file when the binary has its own `.symtab`. Output: an
+//! [`ElfSymbols`] ([`super::symtab`]) that names a file offset (what
+//! `ip - map.start + map.pgoff` gives). perf's choice of symbols:
+//! functions, GNU ifuncs, objects and labels of text/data sections (not
+//! `SHN_ABS`, not in unallocated sections), moved to file offsets through
+//! the runtime `PT_LOAD` that holds them. [`Image::probe`] tells the search
+//! for files ([`super::symsrc`]) a candidate's build-id, symbol tables and
+//! debug link.
 
-use object::{Object, ObjectSegment, ObjectSymbol, SymbolKind};
-
-/// One binary's functions, by address.
-#[derive(Debug)]
-pub struct ElfSymbols {
-    /// `(file offset, size, virtual address)` of each loadable segment.
-    segments: Vec<(u64, u64, u64)>,
-    /// `(start, end, name)`, sorted by start.
-    funcs: Vec<(u64, u64, String)>,
-}
-
-/// Sort key of a symbol: address, then perf's preference among aliases
-/// (non-zero size, binding global > local > weak, fewer leading
-/// underscores, longer name), then the size itself.
-type Rank = (
-    u64,
-    bool,
-    std::cmp::Reverse<u8>,
-    usize,
-    std::cmp::Reverse<usize>,
-    u64,
-);
+use super::symtab::{fixup_duplicates, fixup_end, ElfSymbols, Table};
+use object::elf::{FileHeader32, FileHeader64};
+use object::read::elf::{FileHeader, ProgramHeader, SectionHeader, SectionTable, Sym};
+use object::{elf, Endianness, FileKind, Object, ObjectSection};
+use std::path::Path;
 
 /// Why a binary gave no symbols (for a warning).
 pub type Why = String;
 
-impl ElfSymbols {
-    /// Read `path`; `build_id` is the recorded one, if any.
-    pub fn load(path: &str, build_id: Option<&[u8]>) -> Result<ElfSymbols, Why> {
-        let f = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+/// A mapped ELF file.
+pub struct Image {
+    pub path: String,
+    map: memmap2::Mmap,
+}
+
+impl Image {
+    /// Map `path` (a regular file: the caller checks).
+    pub fn open(path: &Path) -> Result<Image, Why> {
+        let shown = path.display().to_string();
+        let f = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
         // SAFETY: the binary is only read; a file truncated while mapped
         // could fault, as for every tool that maps binaries (perf, samply).
-        // Mapping instead of reading matters: only the symbol table pages of
-        // a 100 MB+ library are touched.
-        let data = unsafe { memmap2::Mmap::map(&f) }.map_err(|e| format!("{path}: {e}"))?;
-        let file = object::File::parse(&*data).map_err(|e| format!("{path}: not ELF: {e}"))?;
-        if let (Some(want), Ok(Some(have))) = (build_id, file.build_id()) {
-            // perf pads build-ids to 20 bytes in its header.
-            let want = &want[..want.len().min(have.len())];
-            if want != have {
-                return Err(format!(
-                    "{path}: build-id differs from the recorded one (the file changed since)"
-                ));
-            }
-        }
-        let segments = file
-            .segments()
-            .filter_map(|s| {
-                let (off, size) = s.file_range();
-                (size > 0).then_some((off, size, s.address()))
-            })
-            .collect();
-        let mut funcs: Vec<(Rank, String)> = Vec::new();
-        let take = |funcs: &mut Vec<(Rank, String)>,
-                    syms: &mut dyn Iterator<Item = object::Symbol<'_, '_>>| {
-            for s in syms {
-                if s.kind() != SymbolKind::Text || s.is_undefined() || s.address() == 0 {
-                    continue;
-                }
-                if let Ok(name) = s.name() {
-                    if !name.is_empty() {
-                        let binding = if s.is_weak() {
-                            0
-                        } else if s.is_global() {
-                            2
-                        } else {
-                            1
-                        };
-                        let underscores = name.bytes().take_while(|&c| c == b'_').count();
-                        let rank = (
-                            s.address(),
-                            s.size() == 0,
-                            std::cmp::Reverse(binding),
-                            underscores,
-                            std::cmp::Reverse(name.len()),
-                            s.size(),
-                        );
-                        funcs.push((rank, name.to_string()));
-                    }
-                }
-            }
+        // Mapping matters: only the symbol table pages of a 100 MB library
+        // are touched.
+        let map = unsafe { memmap2::Mmap::map(&f) }.map_err(|e| format!("{shown}: {e}"))?;
+        Ok(Image { path: shown, map })
+    }
+
+    pub fn data(&self) -> &[u8] {
+        &self.map
+    }
+
+    /// What choosing among candidate files needs to know of this one.
+    pub fn probe(&self) -> Result<Probe, Why> {
+        let file =
+            object::File::parse(self.data()).map_err(|e| format!("{}: not ELF: {e}", self.path))?;
+        let kind = |name: &str| {
+            file.section_by_name(name)
+                .map(|s| s.kind() != object::SectionKind::UninitializedData)
         };
-        take(&mut funcs, &mut file.symbols());
-        if funcs.is_empty() {
-            take(&mut funcs, &mut file.dynamic_symbols());
-        }
-        if funcs.is_empty() {
-            return Err(format!("{path}: no function symbols"));
-        }
-        // Of aliases at one address keep perf's choice (choose_best_symbol):
-        // non-zero size, then non-weak, then global, then fewer leading
-        // underscores, then the longer name; the sort puts it first.
-        funcs.sort_unstable();
-        funcs.dedup_by(|b, a| a.0 .0 == b.0 .0);
-        let mut funcs: Vec<(u64, u64, String)> =
-            funcs.into_iter().map(|(r, n)| (r.0, r.5, n)).collect();
-        let starts: Vec<u64> = funcs.iter().map(|f| f.0).collect();
-        for (i, f) in funcs.iter_mut().enumerate() {
-            f.1 = if f.1 > 0 {
-                f.0.saturating_add(f.1)
-            } else {
-                starts.get(i + 1).copied().unwrap_or(f.0.saturating_add(1))
-            };
-        }
-        Ok(ElfSymbols { segments, funcs })
+        Ok(Probe {
+            build_id: file.build_id().ok().flatten().map(<[u8]>::to_vec),
+            symtab: kind(".symtab") == Some(true),
+            dynsym: kind(".dynsym") == Some(true),
+            debuglink: file
+                .gnu_debuglink()
+                .ok()
+                .flatten()
+                .map(|(name, _crc)| String::from_utf8_lossy(name).into_owned()),
+        })
     }
+}
 
-    /// The name of function `index` (from [`ElfSymbols::lookup_index`]).
-    pub fn name(&self, index: u32) -> Option<&str> {
-        self.funcs.get(index as usize).map(|f| f.2.as_str())
-    }
+/// A candidate file's build-id, symbol tables and debug link.
+#[derive(Debug)]
+pub struct Probe {
+    pub build_id: Option<Vec<u8>>,
+    /// Has a `.symtab` with contents (a stripped binary has none; a debug
+    /// file's is there, its `.dynsym` is `NOBITS`).
+    pub symtab: bool,
+    /// Has a `.dynsym` with contents: can serve as the runtime binary.
+    pub dynsym: bool,
+    pub debuglink: Option<String>,
+}
 
-    /// The index of the function holding file offset `off`.
-    pub fn lookup_index(&self, off: u64) -> Option<u32> {
-        let &(so, _, va) = self
-            .segments
-            .iter()
-            .find(|&&(o, size, _)| off >= o && off - o < size)?;
-        let addr = (off - so).checked_add(va)?;
-        let k = self.funcs.partition_point(|f| f.0 <= addr).checked_sub(1)?;
-        (addr < self.funcs.get(k)?.1).then_some(k as u32)
+impl ElfSymbols {
+    /// Build the table from `syms` (symbols) and `runtime` (program
+    /// headers, PLT); they may be the same file.
+    pub fn build(syms: &Image, runtime: &Image, demangle: bool) -> Result<ElfSymbols, Why> {
+        let kinds = (
+            FileKind::parse(syms.data()),
+            FileKind::parse(runtime.data()),
+        );
+        let table = match kinds {
+            (Ok(FileKind::Elf64), Ok(FileKind::Elf64)) => {
+                build_as::<FileHeader64<Endianness>>(syms, runtime, demangle)
+            }
+            (Ok(FileKind::Elf32), Ok(FileKind::Elf32)) => {
+                build_as::<FileHeader32<Endianness>>(syms, runtime, demangle)
+            }
+            _ => Err(format!(
+                "{}: not an ELF file of the same class as {}",
+                syms.path, runtime.path
+            )),
+        }?;
+        if table.syms.is_empty() {
+            return Err(format!("{}: no function symbols", syms.path));
+        }
+        Ok(ElfSymbols::from_table(table))
     }
+}
 
-    /// The function holding file offset `off`.
-    #[cfg(test)]
-    pub fn lookup(&self, off: u64) -> Option<&str> {
-        let &(so, _, va) = self
-            .segments
-            .iter()
-            .find(|&&(o, size, _)| off >= o && off - o < size)?;
-        let addr = (off - so).checked_add(va)?;
-        let k = self.funcs.partition_point(|f| f.0 <= addr);
-        let f = self.funcs.get(k.checked_sub(1)?)?;
-        (addr < f.1).then_some(f.2.as_str())
+fn bad(path: &str, e: object::read::Error) -> Why {
+    format!("{path}: corrupt ELF: {e}")
+}
+
+/// A runtime `PT_LOAD`: (vaddr, memory size, file offset).
+type Load = (u64, u64, u64);
+
+fn build_as<E: FileHeader<Endian = Endianness>>(
+    syms: &Image,
+    runtime: &Image,
+    demangle_names: bool,
+) -> Result<Table, Why> {
+    let (data, rdata) = (syms.data(), runtime.data());
+    let header = E::parse(data).map_err(|e| bad(&syms.path, e))?;
+    let endian = header.endian().map_err(|e| bad(&syms.path, e))?;
+    let sections = header
+        .sections(endian, data)
+        .map_err(|e| bad(&syms.path, e))?;
+    let rheader = E::parse(rdata).map_err(|e| bad(&runtime.path, e))?;
+    let rsections = rheader
+        .sections(endian, rdata)
+        .map_err(|e| bad(&runtime.path, e))?;
+    let loads: Vec<Load> = rheader
+        .program_headers(endian, rdata)
+        .map_err(|e| bad(&runtime.path, e))?
+        .iter()
+        .filter(|p| p.p_type(endian) == elf::PT_LOAD)
+        .map(|p| {
+            let (mem, file) = (p.p_memsz(endian).into(), p.p_filesz(endian).into());
+            (
+                p.p_vaddr(endian).into(),
+                mem.max(file),
+                p.p_offset(endian).into(),
+            )
+        })
+        .filter(|l| l.1 > 0)
+        .collect();
+    let table = [
+        (&b".symtab"[..], elf::SHT_SYMTAB),
+        (b".dynsym", elf::SHT_DYNSYM),
+    ]
+    .into_iter()
+    .find_map(|(name, kind)| {
+        sections
+            .section_by_name(endian, name)
+            .filter(|(_, s)| s.sh_type(endian) == kind)
+    });
+    let Some((index, section)) = table else {
+        return Err(format!("{}: no symbol table", syms.path));
+    };
+    let table = object::read::elf::SymbolTable::parse(endian, data, &sections, index, section)
+        .map_err(|e| bad(&syms.path, e))?;
+    let strings = table.strings();
+    let mut out = Table::new(demangle_names);
+    for sym in table.iter() {
+        if sym.st_name(endian) == 0 {
+            continue;
+        }
+        let kind = sym.st_type();
+        let shndx = sym.st_shndx(endian);
+        let visible = !matches!(sym.st_visibility(), elf::STV_HIDDEN | elf::STV_INTERNAL);
+        let is_label = kind == elf::STT_NOTYPE && visible;
+        let wanted = matches!(kind, elf::STT_FUNC | elf::STT_GNU_IFUNC | elf::STT_OBJECT);
+        if !(is_label || wanted) || shndx.is_special() {
+            continue;
+        }
+        let at = object::SectionIndex(usize::from(shndx.0));
+        let Ok(sec) = sections.section(at) else {
+            continue;
+        };
+        if !sec.sh_flags(endian).contains(elf::SHF_ALLOC) {
+            continue;
+        }
+        // A debug file's sections are `NOBITS`: take the runtime one's
+        // header (name, address, offset).
+        let (sec, table_of) = if sec.sh_type(endian) == elf::SHT_NOBITS {
+            match rsections.section(at) {
+                Ok(s) => (s, &rsections),
+                Err(_) => (sec, &sections),
+            }
+        } else {
+            (sec, &sections)
+        };
+        if is_label && !section_holds_code_or_data(table_of, endian, sec) {
+            continue;
+        }
+        let Ok(raw) = sym.name(endian, strings) else {
+            continue;
+        };
+        let raw = String::from_utf8_lossy(raw);
+        let value: u64 = sym.st_value(endian).into();
+        let start = match loads.iter().find(|l| value >= l.0 && value - l.0 < l.1) {
+            Some(&(vaddr, _, off)) => value.wrapping_sub(vaddr).wrapping_add(off),
+            None => value
+                .wrapping_sub(sec.sh_addr(endian).into())
+                .wrapping_add(sec.sh_offset(endian).into()),
+        };
+        let bind = sym.st_bind();
+        out.push(
+            start,
+            sym.st_size(endian).into(),
+            &raw,
+            bind == elf::STB_WEAK,
+            bind == elf::STB_GLOBAL,
+            kind == elf::STT_GNU_IFUNC,
+        );
     }
+    out.sort();
+    fixup_end(&mut out.syms);
+    fixup_duplicates(&mut out);
+    if !out.syms.is_empty() {
+        super::plt::synthesize::<E>(rheader, endian, rdata, &rsections, &mut out)
+            .map_err(|e| bad(&runtime.path, e))?;
+    }
+    Ok(out)
+}
+
+/// perf keeps labels only in sections whose name holds `text` or `data`.
+fn section_holds_code_or_data<'d, E: FileHeader<Endian = Endianness>>(
+    table: &SectionTable<'d, E, &'d [u8]>,
+    endian: Endianness,
+    sec: &E::SectionHeader,
+) -> bool {
+    table
+        .section_name(endian, sec)
+        .is_ok_and(|n| n.windows(4).any(|w| w == b"text") || n.windows(4).any(|w| w == b"data"))
 }
 
 #[cfg(test)]
@@ -152,20 +239,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn resolves_own_test_binary() {
-        // The running test binary has a symbol table with this function.
+    fn own_test_binary() {
+        // The running test binary has a symbol table: every function's
+        // start names that function (or an alias perf would prefer).
         let exe = std::env::current_exe().unwrap();
-        let syms = ElfSymbols::load(exe.to_str().unwrap(), None).unwrap();
-        assert!(!syms.funcs.is_empty());
-        let f = &syms.funcs[syms.funcs.len() / 2];
-        // Map its address back to a file offset through the segments.
-        let &(so, _, va) = syms
-            .segments
-            .iter()
-            .find(|&&(_, size, va)| f.0 >= va && f.0 - va < size)
-            .unwrap();
-        assert_eq!(syms.lookup(f.0 - va + so), Some(f.2.as_str()));
-        assert!(ElfSymbols::load("/nonexistent/binary", None).is_err());
-        assert!(ElfSymbols::load(exe.to_str().unwrap(), Some(&[1; 20])).is_err());
+        let img = Image::open(&exe).unwrap();
+        let t = ElfSymbols::build(&img, &img, false).unwrap();
+        let syms = t.entries();
+        assert!(syms.len() > 100);
+        let (start, name) = syms[syms.len() / 2];
+        assert_eq!(t.lookup(start).as_deref(), Some(name));
+        assert!(Image::open(Path::new("/nonexistent/binary")).is_err());
     }
 }

@@ -21,31 +21,46 @@
 //! must hold the recording's kernel reference symbol (`_text`, from the
 //! `[kernel.kallsyms]_text` mmap record) at the recorded address: a map of
 //! another kernel or boot is refused. User addresses are named from the ELF
-//! symbol tables of the mapped binaries ([`elf`]) when they exist here with
-//! the recorded build-id; otherwise the sample counts as `[unknown]` in its
-//! dso, never under a wrong name. Unresolved kernel addresses are `[unknown]`
-//! in `[kernel.kallsyms]` (perf report lists them per address).
+//! symbol tables of the mapped binaries, their debug files or perf's
+//! build-id cache, with the recorded build-id ([`user`], [`symsrc`],
+//! [`elf`], [`symtab`], [`plt`], [`demangle`]), and JIT code from
+//! `/tmp/perf-PID.map` ([`jitmap`]); otherwise the sample counts as `[unknown]` in its dso,
+//! never under a wrong name, and a warning counts them per dso and says
+//! what would name them. Unresolved kernel addresses are `[unknown]` in
+//! `[kernel.kallsyms]` (perf report lists them per address).
 
 mod check;
+mod demangle;
 mod elf;
+mod jitmap;
 mod kernel;
+mod maps;
+mod plt;
+mod symsrc;
+mod symtab;
+mod user;
 
+pub use user::UserSymbolOptions;
+
+use super::unresolved::{self, UNKNOWN};
 use super::{ParseError, ParseOptions, Sniff, WeightBy};
 use crate::profile::{Format, Mode, Profile, SymbolKey, Weight};
 use crate::symmap::SymbolMap;
 use check::{check_record, check_records, check_sections};
-use kernel::{check_map, kernel_symbols};
-use linux_perf_data::linux_perf_event_reader::{CpuMode, EventRecord, SamplingPolicy};
+use kernel::kernel_symbols;
+use linux_perf_data::linux_perf_event_reader::{CpuMode, EventRecord, Mmap2FileId, SamplingPolicy};
 use linux_perf_data::{DsoKey, PerfFileReader, PerfFileRecord};
+use maps::{mmap, MapRecord, Mapping, PROT_EXEC};
 use rustc_hash::FxHashMap;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::{BufRead, Cursor};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+use user::Dso;
 
 const MAGIC_LE: &[u8; 8] = b"PERFILE2";
 const MAGIC_BE: &[u8; 8] = b"2ELIFREP";
 const KERNEL_DSO: &str = "[kernel.kallsyms]";
-const UNKNOWN: &str = "[unknown]";
 /// Callchain context markers (`PERF_CONTEXT_*`) are the top 4095 values.
 const CONTEXT_MAX: u64 = (-4095i64) as u64;
 const CONTEXT_HV: u64 = (-32i64) as u64;
@@ -81,27 +96,12 @@ enum Frame {
     Unknown(Mode),
 }
 
-/// A mapped file of a process.
-#[derive(Clone, Debug)]
-struct Mapping {
-    start: u64,
-    end: u64,
-    pgoff: u64,
-    dso: u32,
-}
-
-/// A mapped file, symbolised on first use.
-struct Dso {
-    path: String,
-    build_id: Option<Vec<u8>>,
-    syms: OnceLock<Option<elf::ElfSymbols>>,
-}
-
 /// Slots of the kernel address cache (direct-mapped by address).
 const KCACHE: usize = 1 << 14;
 
 struct State<'a> {
     origin: &'a str,
+    user: &'a UserSymbolOptions,
     kernel: Option<Arc<SymbolMap>>,
     kernel_err: Option<String>,
     comms: FxHashMap<i32, Arc<str>>,
@@ -109,55 +109,24 @@ struct State<'a> {
     dsos: Vec<Dso>,
     dso_ids: HashMap<String, u32>,
     build_ids: HashMap<Vec<u8>, Vec<u8>>,
-    unresolved_dsos: Vec<String>,
     /// Kernel address → frame, for the few thousand hot addresses.
     kcache: Vec<(u64, Frame)>,
 }
 
 impl State<'_> {
-    fn dso_id(&mut self, path: &str) -> u32 {
+    /// The dso of `path` (JIT code of `jit_pid` when given); `build_id`
+    /// from an `MMAP2` record, else the recording's build-id table.
+    fn dso_id(&mut self, path: &str, jit_pid: Option<i32>, build_id: Option<Vec<u8>>) -> u32 {
         if let Some(&id) = self.dso_ids.get(path) {
             return id;
         }
         let id = self.dsos.len() as u32;
-        self.dsos.push(Dso {
-            path: path.to_string(),
-            build_id: self.build_ids.get(path.as_bytes()).cloned(),
-            syms: OnceLock::new(),
-        });
+        let build_id = build_id.or_else(|| self.build_ids.get(path.as_bytes()).cloned());
+        self.dsos
+            .push(Dso::new(path.to_string(), build_id, jit_pid));
         self.dso_ids.insert(path.to_string(), id);
         id
     }
-
-    fn add_mapping(&mut self, pid: i32, m: Mapping) {
-        let list = self.maps.entry(pid).or_default();
-        // A new mapping replaces whatever it overlaps (perf splits; the
-        // overlapped pieces of the old one stay).
-        let mut out = Vec::with_capacity(list.len() + 2);
-        for old in list.drain(..) {
-            if old.end <= m.start || old.start >= m.end {
-                out.push(old);
-                continue;
-            }
-            if old.start < m.start {
-                out.push(Mapping {
-                    end: m.start,
-                    ..old.clone()
-                });
-            }
-            if old.end > m.end {
-                out.push(Mapping {
-                    start: m.end,
-                    pgoff: old.pgoff.wrapping_add(m.end - old.start),
-                    ..old
-                });
-            }
-        }
-        out.push(m);
-        out.sort_by_key(|m| m.start);
-        *list = out;
-    }
-
     /// Name one address in `mode` for process `pid`.
     fn frame(&mut self, pid: i32, mode: Mode, ip: u64) -> Result<Frame, ParseError> {
         match mode {
@@ -194,28 +163,22 @@ impl State<'_> {
                 if ip >= m.end {
                     return Ok(Frame::Unknown(Mode::User));
                 }
-                let Some(off) = (ip - m.start).checked_add(m.pgoff) else {
-                    return Ok(Frame::UserUnknown(m.dso));
-                };
                 let id = m.dso;
-                let dso = &mut self.dsos[id as usize];
-                let mut failed = None;
-                dso.syms.get_or_init(|| {
-                    if dso.path.starts_with('[') || dso.path.starts_with("//") {
-                        return None;
-                    }
-                    elf::ElfSymbols::load(&dso.path, dso.build_id.as_deref())
-                        .map_err(|why| failed = Some(why))
-                        .ok()
-                });
-                if let Some(why) = failed {
-                    self.unresolved_dsos.push(why);
-                }
-                let syms = self.dsos[id as usize].syms.get().and_then(Option::as_ref);
-                Ok(match syms.and_then(|s| s.lookup_index(off)) {
-                    Some(n) => Frame::User(id, n),
-                    None => Frame::UserUnknown(id),
-                })
+                let dso = &self.dsos[id as usize];
+                let off = if dso.absolute() {
+                    Some(ip)
+                } else {
+                    (ip - m.start).checked_add(m.pgoff)
+                };
+                let Some(off) = off else {
+                    return Ok(Frame::UserUnknown(id));
+                };
+                Ok(
+                    match dso.symbols(self.user).and_then(|s| s.lookup_index(off)) {
+                        Some(n) => Frame::User(id, n),
+                        None => Frame::UserUnknown(id),
+                    },
+                )
             }
             other => Ok(Frame::Unknown(other)),
         }
@@ -249,9 +212,12 @@ impl State<'_> {
             ),
             Frame::KernelUnknown => (UNKNOWN.into(), Mode::Kernel),
             Frame::User(d, n) => {
-                let syms = self.dsos[d as usize].syms.get().and_then(Option::as_ref);
-                let name = syms.and_then(|s| s.name(n)).unwrap_or(UNKNOWN);
-                (name.to_string(), Mode::User)
+                let syms = self.dsos[d as usize].loaded();
+                let name = syms.and_then(|s| s.name(n));
+                (
+                    name.map_or(UNKNOWN.to_string(), Cow::into_owned),
+                    Mode::User,
+                )
             }
             Frame::UserUnknown(_) => (UNKNOWN.into(), Mode::User),
             Frame::Unknown(m) => (UNKNOWN.into(), m),
@@ -373,6 +339,7 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
     };
     let mut st = State {
         origin,
+        user: &opts.user,
         kernel,
         kernel_err,
         comms: FxHashMap::default(),
@@ -380,7 +347,6 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
         dsos: Vec::new(),
         dso_ids: HashMap::new(),
         build_ids,
-        unresolved_dsos: Vec::new(),
         kcache: vec![(u64::MAX, Frame::KernelUnknown); KCACHE],
     };
 
@@ -441,29 +407,34 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
             }
             EventRecord::Mmap(m) => {
                 let path = String::from_utf8_lossy(&m.path.as_slice()).into_owned();
-                mmap(
-                    &mut st,
-                    m.pid,
-                    m.cpu_mode,
-                    m.address,
-                    m.length,
-                    m.page_offset,
-                    &path,
-                    &mut map_checked,
-                )?;
+                let rec = MapRecord {
+                    pid: m.pid,
+                    mode: m.cpu_mode,
+                    start: m.address,
+                    len: m.length,
+                    pgoff: m.page_offset,
+                    path: &path,
+                    exec: m.is_executable,
+                    build_id: None,
+                };
+                mmap(&mut st, rec, &mut map_checked)?;
             }
             EventRecord::Mmap2(m) => {
                 let path = String::from_utf8_lossy(&m.path.as_slice()).into_owned();
-                mmap(
-                    &mut st,
-                    m.pid,
-                    m.cpu_mode,
-                    m.address,
-                    m.length,
-                    m.page_offset,
-                    &path,
-                    &mut map_checked,
-                )?;
+                let rec = MapRecord {
+                    pid: m.pid,
+                    mode: m.cpu_mode,
+                    start: m.address,
+                    len: m.length,
+                    pgoff: m.page_offset,
+                    path: &path,
+                    exec: m.protection & PROT_EXEC != 0,
+                    build_id: match m.file_id {
+                        Mmap2FileId::BuildId(b) => Some(b),
+                        Mmap2FileId::InodeAndVersion(_) => None,
+                    },
+                };
+                mmap(&mut st, rec, &mut map_checked)?;
             }
             EventRecord::Lost(l) => lost += l.count,
             EventRecord::Sample(s) if attr_index == chosen => {
@@ -581,22 +552,21 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
              counted at their leaf only"
         ));
     }
-    st.unresolved_dsos.sort();
-    st.unresolved_dsos.dedup();
-    if !st.unresolved_dsos.is_empty() {
-        warnings.push(format!(
-            "{origin}: user symbols of {} binary(ies) not resolved, counted as [unknown]: {}",
-            st.unresolved_dsos.len(),
-            st.unresolved_dsos.join("; ")
-        ));
-    }
+    // Each distinct frame is named once (demangling happens here).
+    let mut keys: FxHashMap<Frame, SymbolKey> = FxHashMap::default();
+    let mut key = |f: Frame| keys.entry(f).or_insert_with(|| st.key(f)).clone();
     for (f, c) in counts {
-        p.add(st.key(f), c);
+        p.add(key(f), c);
     }
+    let why = |dso: &str| {
+        let d = st.dso_ids.get(dso).map(|&i| &st.dsos[i as usize]);
+        Some(user::unresolved_hint(d, dso))
+    };
+    warnings.extend(unresolved::warning(origin, &p, &why, ""));
     // Stacks are named like the self cost (`st.key`): frames that resolve
     // to one name merge; unresolved ones are `[unknown]`.
     for (frames, c) in stacks {
-        let names: Vec<String> = frames.into_iter().map(|f| st.key(f).name).collect();
+        let names: Vec<String> = frames.into_iter().map(|f| key(f).name).collect();
         *p.stacks.entry(names).or_insert(0.0) += c;
     }
     p.total = total;
@@ -644,42 +614,6 @@ fn mode_of(m: CpuMode) -> Mode {
         CpuMode::GuestUser => Mode::GuestUser,
         _ => Mode::User,
     }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn mmap(
-    st: &mut State<'_>,
-    pid: i32,
-    mode: CpuMode,
-    start: u64,
-    len: u64,
-    pgoff: u64,
-    path: &str,
-    checked: &mut bool,
-) -> Result<(), ParseError> {
-    if mode == CpuMode::Kernel {
-        // `[kernel.kallsyms]_text` at pgoff = the address of `_text`.
-        if let Some(reloc) = path.strip_prefix("[kernel.kallsyms]") {
-            if !reloc.is_empty() && !*checked {
-                *checked = true;
-                if let Some(map) = &st.kernel {
-                    check_map(map, reloc, pgoff, st.origin)?;
-                }
-            }
-        }
-        return Ok(());
-    }
-    let dso = st.dso_id(path);
-    st.add_mapping(
-        pid,
-        Mapping {
-            start,
-            end: start.saturating_add(len),
-            pgoff,
-            dso,
-        },
-    );
-    Ok(())
 }
 
 #[cfg(test)]

@@ -43,7 +43,7 @@ pub struct EventOut {
     pub samples: u64,
     /// Weight of all samples, before filters.
     pub total: u64,
-    /// Weight of kept samples without a frame.
+    /// Weight of kept samples without a frame (counted as `[unknown]`).
     pub unattributed: u64,
     pub empty_chains: u64,
     pub tmin: f64,
@@ -379,7 +379,9 @@ impl<'d> Counter<'d, '_> {
                 let opts = self.ctx.opts;
                 let ev = &mut self.out.events[cur.ev];
                 ev.empty_chains += 1;
-                if cur.comm_ok && !opts.kernel_only && opts.dso.is_none() {
+                // Counted as `[unknown]` in dso `[unknown]` (see `finish`).
+                let dso_ok = opts.dso.as_ref().is_none_or(|re| re.is_match("[unknown]"));
+                if cur.comm_ok && !opts.kernel_only && dso_ok {
                     ev.unattributed += cur.weight;
                 }
             }

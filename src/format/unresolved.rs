@@ -1,0 +1,137 @@
+//! One convention for samples that no symbol claims, in every perf reader.
+//!
+//! perf.data, `perf script` and `perf report` text all count such a
+//! sample as the symbol `[unknown]` in its dso (`[unknown]` too when not
+//! even the mapping is known), never per address: perf report lists one
+//! `0x…` row per unresolved address, which would make rows of one binary
+//! differ between runs by the addresses that happened to be hit. The
+//! warning built here counts them per dso and says what would name them.
+
+use crate::profile::{Profile, Weight};
+use std::collections::BTreeMap;
+
+/// The name (and, without a mapping, the dso) of unresolved samples.
+pub const UNKNOWN: &str = "[unknown]";
+
+/// perf report's name for an unresolved address: `0x` and hex digits.
+pub fn is_address(name: &str) -> bool {
+    name.len() > 2 && name.starts_with("0x") && name[2..].bytes().all(|c| c.is_ascii_hexdigit())
+}
+
+/// The `[unknown]` counts of a profile per dso (`[unknown]` when the row
+/// has none), largest first, then by name.
+pub fn by_dso(p: &Profile) -> Vec<(String, f64)> {
+    let mut m: BTreeMap<&str, f64> = BTreeMap::new();
+    for (k, &c) in &p.counts {
+        if k.name == UNKNOWN && c > 0.0 {
+            *m.entry(k.dso.as_deref().unwrap_or(UNKNOWN)).or_insert(0.0) += c;
+        }
+    }
+    let mut v: Vec<(String, f64)> = m.into_iter().map(|(d, c)| (d.to_string(), c)).collect();
+    v.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    v
+}
+
+/// The warning for `p`'s unresolved samples, or `None` when there are
+/// none: `origin: N samples not resolved to a symbol, counted as [unknown]
+/// in their dso: DSO N (why), …; hint`. `why` explains one dso (perf.data
+/// knows why each binary gave no names); `hint` says what would name them.
+pub fn warning(
+    origin: &str,
+    p: &Profile,
+    why: &dyn Fn(&str) -> Option<String>,
+    hint: &str,
+) -> Option<String> {
+    let rows = by_dso(p);
+    if rows.is_empty() {
+        return None;
+    }
+    let unit = match p.weight {
+        Weight::Samples => "sample(s)",
+        Weight::Period => "period",
+        Weight::Percent => "estimated sample(s)",
+    };
+    let total: f64 = rows.iter().map(|r| r.1).sum();
+    let mut list: Vec<String> = rows
+        .iter()
+        .take(SHOWN)
+        .map(|(dso, c)| match why(dso) {
+            Some(w) => format!("{dso} {} ({w})", count(*c)),
+            None => format!("{dso} {}", count(*c)),
+        })
+        .collect();
+    if rows.len() > SHOWN {
+        let rest: f64 = rows[SHOWN..].iter().map(|r| r.1).sum();
+        list.push(format!(
+            "{} in {} more dso(s)",
+            count(rest),
+            rows.len() - SHOWN
+        ));
+    }
+    let mut w = format!(
+        "{origin}: {} {unit} not resolved to a symbol, counted as [unknown] in their dso: {}",
+        count(total),
+        list.join("; ")
+    );
+    if !hint.is_empty() {
+        w.push_str("; ");
+        w.push_str(hint);
+    }
+    Some(w)
+}
+
+/// The dsos a warning names (the largest counts); the rest are summed.
+const SHOWN: usize = 3;
+
+fn count(c: f64) -> String {
+    if c.fract() == 0.0 && c.abs() < 1e15 {
+        format!("{}", c as i64)
+    } else {
+        format!("{c:.2}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::{Format, SymbolKey};
+
+    #[test]
+    fn counts_per_dso_largest_first() {
+        let mut p = Profile::new("x.data", Format::PerfData);
+        let key = |n: &str, d: Option<&str>| SymbolKey::new(n).with_dso(d.map(str::to_string));
+        p.add(key(UNKNOWN, Some("/usr/bin/dd")), 3.0);
+        p.add(key(UNKNOWN, Some("libc.so.6")), 7.0);
+        p.add(key(UNKNOWN, None), 1.0);
+        p.add(key("read", Some("libc.so.6")), 9.0);
+        assert_eq!(
+            by_dso(&p),
+            [
+                ("libc.so.6".to_string(), 7.0),
+                ("/usr/bin/dd".to_string(), 3.0),
+                (UNKNOWN.to_string(), 1.0)
+            ]
+        );
+        let w = warning(
+            "x.data",
+            &p,
+            &|d| (d == "/usr/bin/dd").then(|| "stripped".to_string()),
+            "give --symfs",
+        )
+        .unwrap();
+        assert_eq!(
+            w,
+            "x.data: 11 sample(s) not resolved to a symbol, counted as [unknown] in their dso: \
+             libc.so.6 7; /usr/bin/dd 3 (stripped); [unknown] 1; give --symfs"
+        );
+        assert!(is_address("0x00000000000f5746") && !is_address("0x") && !is_address("0xg"));
+        for i in 0..6 {
+            p.add(key(UNKNOWN, Some(&format!("lib{i}.so"))), 1.0);
+        }
+        let w = warning("x", &p, &|_| None, "").unwrap();
+        assert!(
+            w.ends_with("libc.so.6 7; /usr/bin/dd 3; [unknown] 1; 6 in 6 more dso(s)"),
+            "{w}"
+        );
+    }
+}
