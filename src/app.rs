@@ -244,7 +244,7 @@ pub fn build_report(config: &Config) -> Result<diff::Report> {
         None => compare_sides(&sides, config)?,
     };
     warnings.append(&mut report.warnings);
-    report.warnings = warnings;
+    report.warnings = diff::dedup_warnings(warnings);
     Ok(report)
 }
 
