@@ -261,7 +261,7 @@ pub fn compare_sides(sides: &[Side], config: &Config) -> Result<diff::Report> {
     let mut report = diff::compare(sides, &exposures, &matrix, &config.diff);
     report.notes.extend(config.notes.iter().cloned());
     if config.load.parse.stacks {
-        report.flame = Some(crate::flame::build(sides, &config.identity));
+        report.flame = Some(crate::flame::build(sides, &config.identity, config.flame));
     }
     Ok(report)
 }

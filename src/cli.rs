@@ -180,6 +180,15 @@ pub struct ReportArgs {
     /// `auto`: only when stdout is a terminal and NO_COLOR is not set.
     #[arg(long, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
     pub color: ColorArg,
+
+    /// Flame graphs: the callee view (each function at the root, its callers below it).
+    #[arg(long)]
+    pub flame_reverse: bool,
+
+    /// Flame graphs: drop the process and thread start frames (_start, __libc_start_main, main,
+    /// start_thread, clone3, ...), so a program's work in processes and in threads is one tree.
+    #[arg(long)]
+    pub flame_merge_roots: bool,
 }
 
 /// How inputs are read, filtered, named and normalised: shared by a
@@ -214,7 +223,7 @@ pub struct Analysis {
     #[arg(long)]
     pub inclusive: bool,
 
-    /// Keep only kernel samples.
+    /// Keep only kernel samples (flame graphs: stacks start at the kernel entry).
     #[arg(long)]
     pub kernel_only: bool,
 

@@ -10,6 +10,7 @@ use crate::cli::{
     OutputArg, PercentageArg, ReportArgs, SortArg, WeightArg,
 };
 use crate::diff::{DiffOptions, SortBy};
+use crate::flame::FlameView;
 use crate::format::{ParseOptions, WeightBy};
 use crate::identity::{AliasMap, GroupBy, Identity};
 use crate::load::LoadOptions;
@@ -48,6 +49,9 @@ pub struct Config {
     pub notes: Vec<String>,
     /// `--noise-model FILE` or `--noise-from RUNS…`, loaded by the app layer.
     pub noise: Option<NoiseSpec>,
+    /// How flame graph stacks are shaped (`--kernel-only`,
+    /// `--flame-merge-roots`, `--flame-reverse`).
+    pub flame: FlameView,
 }
 
 /// Where a comparison's noise model comes from (docs/statistics.md §5.3).
@@ -228,6 +232,11 @@ impl Config {
             relative,
             notes,
             noise,
+            flame: FlameView {
+                kernel_only: cli.kernel_only,
+                merge_roots: cli.report.flame_merge_roots,
+                reverse: cli.report.flame_reverse,
+            },
         })
     }
 }

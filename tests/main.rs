@@ -12,5 +12,6 @@ mod parallel;
 mod props;
 mod props_more;
 mod raw;
+mod report_output;
 mod stats_vectors;
 mod testdata;

@@ -353,7 +353,13 @@ impl Merged {
             let names: Vec<String> = chain
                 .iter()
                 .map(|&id| match tally::decode_key(&self.keys[id as usize]) {
-                    Some((name, _, _)) => super::decode(name).into_owned(),
+                    Some((name, _, mode)) => {
+                        let name = super::decode(name).into_owned();
+                        if mode.is_kernel() && name != "[unknown]" {
+                            p.kernel_frames.insert(name.clone());
+                        }
+                        name
+                    }
                     None => "[unknown]".to_string(),
                 })
                 .collect();

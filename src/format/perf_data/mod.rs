@@ -596,7 +596,16 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
     // Stacks are named like the self cost (`st.key`): frames that resolve
     // to one name merge; unresolved ones are `[unknown]`.
     for (frames, c) in stacks {
-        let names: Vec<String> = frames.into_iter().map(|f| st.key(f).name).collect();
+        let names: Vec<String> = frames
+            .into_iter()
+            .map(|f| {
+                let k = st.key(f);
+                if k.mode.is_some_and(Mode::is_kernel) && k.name != UNKNOWN {
+                    p.kernel_frames.insert(k.name.clone());
+                }
+                k.name
+            })
+            .collect();
         *p.stacks.entry(names).or_insert(0.0) += c;
     }
     p.total = total;
