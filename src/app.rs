@@ -230,7 +230,7 @@ pub fn build_report(config: &Config) -> Result<diff::Report> {
         warnings.extend(loaded.warnings);
         sides.push(Side {
             name: spec.name.clone(),
-            label: spec.paths.join(" "),
+            label: render::compact_paths(&spec.paths),
             runs: loaded.runs,
         });
     }

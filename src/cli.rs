@@ -160,7 +160,8 @@ pub struct ReportArgs {
     #[arg(long)]
     pub fail_on_regression: bool,
 
-    /// text/markdown: add each side's CV, the confidence intervals, p, q and run counts.
+    /// text/markdown: add each side's CV, the confidence intervals, p, q and run counts, and
+    /// print long names whole (default lines fit 80 columns).
     #[arg(long)]
     pub wide: bool,
 

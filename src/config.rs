@@ -222,7 +222,7 @@ impl Config {
             output,
             render: RenderOptions {
                 wide: cli.report.wide,
-                color: false,
+                ..RenderOptions::default()
             },
             run_info,
             jobs: cli.jobs,

@@ -1,8 +1,10 @@
 //! What reviewers ask for (issue 17): flame graph views (`--kernel-only`,
-//! `--flame-reverse`, `--flame-merge-roots`). Real testdata throughout.
+//! `--flame-reverse`, `--flame-merge-roots`) and an HTML chart whose
+//! colours and intervals agree, as its legend says. Real testdata throughout.
 
 use crate::cli::stdout_of;
 
+const RP: &str = "testdata/readprofile/default";
 const PIPES_G: &str = "testdata/perf-script/pipes-g.txt.gz";
 const THREADS_G: &str = "testdata/perf-script/threads-g.txt.gz";
 
@@ -96,4 +98,72 @@ fn flame_graph_views() {
         "{top:?}"
     );
     assert!(!top.iter().any(|f| f == "start_thread"), "{top:?}");
+}
+
+/// In the HTML chart a bar is coloured exactly when its interval excludes
+/// 0 (the statistics make marks and intervals agree), and the legend says
+/// so with the interval's real level, not "95%".
+#[test]
+fn html_chart_colour_and_interval_agree() {
+    let args = [
+        &format!("{RP}/pipes")[..],
+        &format!("{RP}/threads"),
+        "-o",
+        "html",
+    ];
+    let html = String::from_utf8(stdout_of(&args)).unwrap();
+    assert!(!html.contains("95% confidence"));
+    assert!(html.contains("a bar is coloured exactly when its interval excludes 0"));
+    let chart = html.split("<svg class=\"chart\"").nth(1).unwrap();
+    let chart = chart.split("</svg>").next().unwrap();
+    let zero: f64 = chart
+        .split("<line x1=\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap();
+    let (mut coloured, mut grey) = (0, 0);
+    for bar in chart.split("<g><title>").skip(1) {
+        let class = bar
+            .split("<rect class=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap();
+        let Some(path) = bar.split("<path class=\"ci\" d=\"M").nth(1) else {
+            assert_eq!(class, "untested", "{bar}");
+            continue;
+        };
+        let lo: f64 = path.split(' ').next().unwrap().parse().unwrap();
+        let hi: f64 = path
+            .split('H')
+            .nth(1)
+            .unwrap()
+            .split('M')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let excludes = lo > zero || hi < zero;
+        let is_coloured = class == "worse" || class == "better";
+        assert_eq!(
+            excludes, is_coloured,
+            "{class} bar with interval [{lo}, {hi}], 0 at {zero}"
+        );
+        if is_coloured {
+            coloured += 1;
+        } else {
+            grey += 1;
+        }
+    }
+    assert!(
+        coloured > 0 && grey > 0,
+        "both kinds drawn ({coloured}, {grey})"
+    );
+    let level = html.split("<text x=\"36\"").nth(1).unwrap();
+    assert!(
+        level.contains("98.0% interval of &#916; (FCR-adjusted)"),
+        "{level}"
+    );
 }

@@ -33,7 +33,7 @@ pub const MIN_PX: f64 = 0.5;
 const MIN_SCALE: f64 = 0.005;
 
 /// Every compared side's flame graph, one under the other, as one SVG.
-pub fn render(report: &Report, _opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
+pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
     let graphs = report
         .flame
         .as_ref()
@@ -58,7 +58,7 @@ pub fn render(report: &Report, _opts: &RenderOptions, out: &mut dyn Write) -> io
         .iter()
         .map(|g| {
             let id = format!("fg{}", g.side);
-            let svg = svg(g, report, &id, true);
+            let svg = svg(g, report, &id, true, opts);
             (height(g), svg)
         })
         .collect();
@@ -153,20 +153,12 @@ fn max_change(n: &Node, m: &mut f64) {
 
 /// One flame graph as an `<svg>` element (no XML declaration). `id`
 /// prefixes the ids of its patterns; `standalone` adds a white background.
-pub fn svg(f: &Flame, report: &Report, id: &str, standalone: bool) -> String {
+pub fn svg(f: &Flame, report: &Report, id: &str, standalone: bool, opts: &RenderOptions) -> String {
     let h = height(f);
     let mut scale = MIN_SCALE;
     max_change(&f.root, &mut scale);
-    let old = report
-        .sides
-        .first()
-        .map(|s| s.name.to_uppercase())
-        .unwrap_or_default();
-    let new = report
-        .sides
-        .get(f.side)
-        .map(|s| s.name.to_uppercase())
-        .unwrap_or_default();
+    let old = super::side_title(report, 0, opts);
+    let new = super::side_title(report, f.side, opts);
     let mut s = String::new();
     let _ = writeln!(
         s,
