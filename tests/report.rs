@@ -4,7 +4,7 @@
 //! compact headers and de-duplicated warnings, renames and the composition
 //! warning only when they mean something. Real testdata throughout.
 
-use crate::cli::{json_of, stdout_of};
+use crate::cli::{diffprofile, json_of, stdout_of};
 use std::path::Path;
 
 const RP: &str = "testdata/readprofile/default";
@@ -384,4 +384,43 @@ fn composition_warning_only_for_real_shifts() {
     // The README comparison (pipes vs threads): +7.5%, within its scatter.
     let v = json_of(&[&format!("{RP}/pipes")[..], &format!("{RP}/threads")]);
     assert!(!v["warnings"].to_string().contains("shifted"));
+}
+
+/// Without `--top`, a terminal gets at most 25 rows of each sign and is
+/// told so; a pipe or a file gets every row.
+#[test]
+fn terminal_gets_25_rows_of_each_sign() {
+    use clap::Parser;
+    use diffprofile::{app, cli::Cli, config::Config};
+    let argv = [
+        "diffprofile",
+        &format!("{RP}/pipes")[..],
+        &format!("{RP}/threads"),
+    ];
+    let render = |terminal: bool, extra: &[&str]| {
+        let mut config = Config::from_cli(Cli::parse_from([&argv[..], extra].concat())).unwrap();
+        config.for_terminal(terminal);
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        app::run(&config, &mut out, &mut err).unwrap();
+        String::from_utf8(out).unwrap()
+    };
+    let term = render(true, &[]);
+    assert!(term.contains("... 46 more regressions"), "{term}");
+    assert!(term.contains("(on a terminal at most 25 rows of each sign are shown"));
+    // Table rows start with a signed number (`+3.528`, `-1.578`).
+    let rows = |t: &str| {
+        t.lines()
+            .filter(|l| {
+                let mut c = l.chars();
+                matches!(c.next(), Some('+' | '-')) && c.next().is_some_and(|d| d.is_ascii_digit())
+            })
+            .count()
+    };
+    assert_eq!(rows(&term), 50, "{term}");
+    let pipe = render(false, &[]);
+    assert!(!pipe.contains("more regressions") && !pipe.contains("on a terminal"));
+    let top = render(true, &["--top", "2"]);
+    assert!(top.contains("... 69 more regressions") && !top.contains("on a terminal"));
+    let file = diffprofile().args(&argv[1..]).output().unwrap();
+    assert_eq!(String::from_utf8(file.stdout).unwrap(), pipe);
 }

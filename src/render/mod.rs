@@ -44,6 +44,9 @@ pub struct RenderOptions {
     /// given. Otherwise they are the default `old`, `new`, `new2`…, shown
     /// in capitals in headers and titles.
     pub names_as_given: bool,
+    /// `--top` was not given and text goes to a terminal: this many rows
+    /// of each sign are shown, and the report says so.
+    pub auto_top: Option<usize>,
 }
 
 pub fn render(

@@ -49,6 +49,7 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
                 write_wrapped(out, &format!("{name}: noise: {}", super::noise_sentence(c)))?;
                 renames(c, &nf, opts, out)?;
             }
+            auto_top_note(report, opts, out)?;
             for w in &report.warnings {
                 write_wrapped(out, &format!("warning: {}", ascii(w)))?;
             }
@@ -71,8 +72,31 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
         write_wrapped(out, &format!("noise: {}", super::noise_sentence(c)))?;
         renames(c, &nf, opts, out)?;
     }
+    auto_top_note(report, opts, out)?;
     for w in &report.warnings {
         write_wrapped(out, &format!("warning: {}", ascii(w)))?;
+    }
+    Ok(())
+}
+
+/// When a terminal got at most [`RenderOptions::auto_top`] rows of each
+/// sign, say so (and how to see the rest).
+fn auto_top_note(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
+    let Some(n) = opts.auto_top else {
+        return Ok(());
+    };
+    let cut = report
+        .comparisons
+        .iter()
+        .any(|c| c.elided.worse + c.elided.better > 0);
+    if cut {
+        write_wrapped(
+            out,
+            &format!(
+                "(on a terminal at most {n} rows of each sign are shown: --top N for more, \
+                 or send the output to a pipe or file for all)"
+            ),
+        )?;
     }
     Ok(())
 }
