@@ -59,22 +59,35 @@ fn default_reports_fit_80_columns() {
         }
     }
     assert!(cut > 0, "some real name was long enough to be cut");
-    // A libc name too long for the default columns: cut in its middle, the
-    // dso kept; whole with --wide.
+    // Two libc names too long for the default columns, the dso kept: cut
+    // at the end, as the middle is what tells them apart; whole with --wide.
     let args = [
         "testdata/perf-script/pipes.txt.gz",
         "testdata/perf-script/threads.txt.gz",
     ];
     let plain = text_of(&args);
     assert!(
-        plain.contains("  __GI___pthrea..._asynccancel [libc.so.6]\n"),
+        plain.contains("  __GI___pthread_disable_as... [libc.so.6]\n")
+            && plain.contains("  __GI___pthread_enable_asy... [libc.so.6]\n"),
         "{plain}"
     );
     assert!(!plain.contains("__GI___pthread_disable_asynccancel"));
     let wide = text_of(&[&args[..], &["--wide"]].concat());
     assert!(wide.contains("  __GI___pthread_disable_asynccancel [libc.so.6]\n"));
     let md = text_of(&[&args[..], &["-o", "markdown"]].concat());
-    assert!(md.contains("_asynccancel [libc.so.6]` |"), "{md}");
+    assert!(
+        md.contains("| `__GI___pthread_disable_a… [libc.so.6]` |"),
+        "{md}"
+    );
+    // A name alone in its shape is cut in the middle.
+    let one = text_of(&[
+        &format!("{RP}/sockets/run1.txt")[..],
+        &format!("{RP}/pipes/run1.txt"),
+    ]);
+    assert!(
+        one.contains("  __raw_callee_save__...queued_spin_unlock\n"),
+        "{one}"
+    );
 }
 
 /// Batch prints kernel names exactly as given: no `6.8.0-RC1`, no `V6.2`.

@@ -94,18 +94,101 @@ pub fn compact_paths(paths: &[String]) -> String {
 /// name is cut in the middle with `ellipsis`, keeping its `[dso]` whole
 /// while the name keeps 12 characters or more.
 pub fn fitted_label(row: &Row, max: usize, ellipsis: &str, esc: &dyn Fn(&str) -> String) -> String {
-    let name = esc(&row.symbol);
-    let suffix = match &row.dso {
+    fit(row, max, ellipsis, esc, truncate_middle)
+}
+
+/// [`fitted_label`] for every row of a table, each with its own width. A
+/// name cut in the middle could hide what tells it from another row's
+/// name (`__GI___pthread_disable_asynccancel` and `…_enable_…` both read
+/// `__GI___pthre…_asynccancel`): when another row's name has the same kept
+/// beginning and end, the name is cut at its end instead.
+pub fn fitted_labels(
+    rows: &[(&Row, usize)],
+    ellipsis: &str,
+    esc: &dyn Fn(&str) -> String,
+) -> Vec<String> {
+    let names: Vec<String> = rows.iter().map(|(r, _)| esc(&r.symbol)).collect();
+    let mut sorted: Vec<&str> = names.iter().map(String::as_str).collect();
+    sorted.sort_unstable();
+    sorted.dedup();
+    rows.iter()
+        .zip(&names)
+        .map(|(&(r, max), name)| {
+            let label = fitted_label(r, max, ellipsis, esc);
+            let Some((head, tail)) = kept(name, &suffix(r, esc), max, ellipsis) else {
+                return label;
+            };
+            let from = sorted.partition_point(|n| *n < head.as_str());
+            let alike = sorted[from..]
+                .iter()
+                .take_while(|n| n.starts_with(head.as_str()))
+                .any(|n| {
+                    *n != name.as_str()
+                        && n.ends_with(tail.as_str())
+                        && n.len() >= head.len() + tail.len()
+                });
+            if alike {
+                fit(r, max, ellipsis, esc, truncate_end)
+            } else {
+                label
+            }
+        })
+        .collect()
+}
+
+/// The ` [dso]` a label ends with (none for the core kernel).
+fn suffix(row: &Row, esc: &dyn Fn(&str) -> String) -> String {
+    match &row.dso {
         Some(d) if !d.is_empty() && d != "[kernel.kallsyms]" => format!(" [{}]", esc(short_dso(d))),
         _ => String::new(),
-    };
+    }
+}
+
+/// The beginning and end of `name` that [`fitted_label`] keeps when it cuts
+/// the name alone (None when the name is whole or the whole label is cut).
+fn kept(name: &str, suffix: &str, max: usize, ellipsis: &str) -> Option<(String, String)> {
+    let (n, k, e) = (
+        name.chars().count(),
+        suffix.chars().count(),
+        ellipsis.chars().count(),
+    );
+    if n + k <= max || k + 12 > max || max - k <= e + 2 {
+        return None;
+    }
+    let keep = max - k - e;
+    let head_len = keep.div_ceil(2);
+    let head: String = name.chars().take(head_len).collect();
+    let tail: String = name.chars().skip(n - (keep - head_len)).collect();
+    Some((head, tail))
+}
+
+/// `s` shortened to `max` characters by cutting its end.
+fn truncate_end(s: &str, max: usize, ellipsis: &str) -> String {
+    let e = ellipsis.chars().count();
+    if s.chars().count() <= max || max <= e + 2 {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max - e).collect();
+    out.push_str(ellipsis);
+    out
+}
+
+fn fit(
+    row: &Row,
+    max: usize,
+    ellipsis: &str,
+    esc: &dyn Fn(&str) -> String,
+    cut: fn(&str, usize, &str) -> String,
+) -> String {
+    let name = esc(&row.symbol);
+    let suffix = suffix(row, esc);
     let (n, k) = (name.chars().count(), suffix.chars().count());
     if n + k <= max {
         name + &suffix
     } else if k + 12 <= max {
-        truncate_middle(&name, max - k, ellipsis) + &suffix
+        cut(&name, max - k, ellipsis) + &suffix
     } else {
-        truncate_middle(&(name + &suffix), max, ellipsis)
+        cut(&(name + &suffix), max, ellipsis)
     }
 }
 
@@ -173,6 +256,25 @@ mod tests {
         assert_eq!(fitted_label(&r, 99, "...", &id), whole);
         // Too narrow to keep the dso whole: the whole label is cut.
         assert_eq!(fitted_label(&r, 20, "...", &id), "__GI___pt...bc.so.6]");
+        // Two names that differ in the cut middle are cut at the end instead.
+        let mut e = row(
+            "__GI___pthread_enable_asynccancel",
+            1.0,
+            Status::New,
+            None,
+            false,
+        );
+        e.dso = r.dso.clone();
+        let short = row("fput", 1.0, Status::New, None, false);
+        let got = fitted_labels(&[(&r, 39), (&e, 39), (&short, 39)], "...", &id);
+        assert_eq!(
+            got,
+            [
+                "__GI___pthread_disable_a... [libc.so.6]",
+                "__GI___pthread_enable_as... [libc.so.6]",
+                "fput"
+            ]
+        );
     }
 
     #[test]

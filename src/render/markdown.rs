@@ -24,17 +24,31 @@ fn para(out: &mut dyn Write, wide: bool, first: &str, cont: &str, text: &str) ->
     Ok(())
 }
 
-/// A table row `| a | b | … | `symbol` |`, the symbol cut in the middle
-/// when the row would pass [`MAX_WIDTH`] (not with `--wide`).
-fn row_line(cells: &[String], r: &Row, wide: bool) -> String {
-    let head = format!("| {} | ", cells.join(" | "));
-    let fixed = head.chars().count() + "`` |".len();
-    let max = if wide {
-        usize::MAX
-    } else {
-        MAX_WIDTH.saturating_sub(fixed)
-    };
-    format!("{head}`{}` |", super::fitted_label(r, max, "…", &esc))
+/// Table rows `| a | b | … | `symbol` |`, each symbol cut in the middle
+/// when its row would pass [`MAX_WIDTH`] (not with `--wide`).
+fn row_lines(rows: &[(Vec<String>, &Row)], wide: bool) -> Vec<String> {
+    let heads: Vec<String> = rows
+        .iter()
+        .map(|(cells, _)| format!("| {} | ", cells.join(" | ")))
+        .collect();
+    let fit: Vec<(&Row, usize)> = rows
+        .iter()
+        .zip(&heads)
+        .map(|((_, r), head)| {
+            let fixed = head.chars().count() + "`` |".len();
+            let max = if wide {
+                usize::MAX
+            } else {
+                MAX_WIDTH.saturating_sub(fixed)
+            };
+            (*r, max)
+        })
+        .collect();
+    heads
+        .iter()
+        .zip(super::fitted_labels(&fit, "…", &esc))
+        .map(|(head, label)| format!("{head}`{label}` |"))
+        .collect()
 }
 
 /// Table-safe text: `|` escaped, backquotes replaced, control characters
@@ -106,6 +120,7 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
             writeln!(out, "| Δ{du} | Δ% | old{vu} | new{vu} | | symbol |")?;
             writeln!(out, "|---:|---:|---:|---:|:-:|:--|")?;
         }
+        let mut table = Vec::with_capacity(c.rows.len());
         for r in &c.rows {
             let mut cells = vec![
                 nf.delta(r.delta),
@@ -128,7 +143,10 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
                 ]);
             }
             cells.push(r.mark().trim().to_string());
-            writeln!(out, "{}", row_line(&cells, r, wide))?;
+            table.push((cells, r));
+        }
+        for l in row_lines(&table, wide) {
+            writeln!(out, "{l}")?;
         }
         if report.normalize == Normalize::Robust {
             writeln!(out)?;
@@ -185,6 +203,7 @@ fn grouped(
     align.push(":--");
     writeln!(out, "| {} |", head.join(" | "))?;
     writeln!(out, "|{}|", align.join("|"))?;
+    let mut table = Vec::with_capacity(order.len());
     for k in &order {
         let Some(any) = by_side.iter().find_map(|m| m.get(k)) else {
             continue;
@@ -196,7 +215,10 @@ fn grouped(
                 None => cells.extend([".".to_string(), String::new()]),
             }
         }
-        writeln!(out, "{}", row_line(&cells, any, wide))?;
+        table.push((cells, *any));
+    }
+    for l in row_lines(&table, wide) {
+        writeln!(out, "{l}")?;
     }
     if report.normalize == Normalize::Robust {
         writeln!(out, "\n{}", super::text::NO_ROBUST_TOTAL)?;

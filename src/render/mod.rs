@@ -18,7 +18,9 @@ mod layout;
 pub mod markdown;
 pub mod text;
 
-pub use layout::{compact_paths, fitted_label, level_pct, truncate_middle, wrap_words, MAX_WIDTH};
+pub use layout::{
+    compact_paths, fitted_label, fitted_labels, level_pct, truncate_middle, wrap_words, MAX_WIDTH,
+};
 
 /// `-o/--output`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -283,8 +283,12 @@ fn table(
         .sum();
     let max_name = MAX_WIDTH.saturating_sub(before);
     let max_name = if opts.wide { usize::MAX } else { max_name };
-    for (v, r) in cells.iter_mut().zip(&c.rows) {
-        v.push(super::fitted_label(r, max_name, ELLIPSIS, &ascii));
+    let fit: Vec<(&Row, usize)> = c.rows.iter().map(|r| (r, max_name)).collect();
+    for (v, label) in cells
+        .iter_mut()
+        .zip(super::fitted_labels(&fit, ELLIPSIS, &ascii))
+    {
+        v.push(label);
     }
     total.push("total".to_string());
     titles.push("symbol".to_string());

@@ -64,9 +64,13 @@ pub fn table(report: &Report, nf: &NumFmt, opts: &RenderOptions) -> Option<Vec<S
     } else {
         MAX_WIDTH.saturating_sub(before)
     };
-    for (cells, r) in rows[1..].iter_mut().zip(&labelled) {
+    let fit: Vec<_> = labelled.iter().map(|r| (*r, max_name)).collect();
+    for (cells, label) in rows[1..]
+        .iter_mut()
+        .zip(render::fitted_labels(&fit, ELLIPSIS, &ascii))
+    {
         if let Some(last) = cells.last_mut() {
-            *last = render::fitted_label(r, max_name, ELLIPSIS, &ascii);
+            *last = label;
         }
     }
     let mut lines = Vec::with_capacity(rows.len() + 2);
