@@ -22,9 +22,12 @@ use std::sync::Arc;
 pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
     match cli.command {
         Some(Command::Batch(args)) => {
-            let config = BatchConfig::from_args(*args)?;
+            let mut config = BatchConfig::from_args(*args)?;
             let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
             let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
+            if config.out_dir.is_none() {
+                config.config.for_terminal(terminal);
+            }
             if config.out_dir.is_none() && refuse_page(&config.config, terminal, err)? {
                 return Ok(exit::SUCCESS);
             }

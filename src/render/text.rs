@@ -2,8 +2,9 @@
 //! event, legend), an aligned borderless table (prettytable-rs) with the
 //! symbol last, and the summary. ASCII only, ready to paste into a review
 //! email: without `--wide` every line fits [`MAX_WIDTH`] columns (a name
-//! too long for what the numbers leave is cut in the middle with `...`;
-//! `--wide` prints it whole). More than one compared side: one column
+//! too long for what the numbers leave is cut with `...`, in the middle
+//! unless that hides what tells it from another row's name, see
+//! [`super::fitted_labels`]; `--wide` prints it whole). More than one compared side: one column
 //! group (Δ and mark) per side when the columns before the symbol fit in
 //! [`GROUPED_MAX`] characters and `--wide` is off ([`grouped`]); otherwise
 //! one block per side.
