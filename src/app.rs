@@ -1,6 +1,9 @@
 //! The application layer: configuration → load every side (in parallel) →
-//! aggregate → diff → render into a writer. Returns the exit code; only
-//! `main.rs` touches the process (stdout, stderr, exit status).
+//! aggregate → diff → render into a writer (or the `-O` file). Returns the
+//! exit code; only `main.rs` touches the process (stdout, stderr, exit
+//! status). Whether stdout is a terminal is asked here, once, and decides
+//! colour, the default `--top` of text and whether a page (`-o html`,
+//! `-o flamegraph`) may be written there.
 
 use crate::aggregate::{self, Side};
 use crate::batch;
@@ -19,9 +22,25 @@ use std::sync::Arc;
 pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
     match cli.command {
         Some(Command::Batch(args)) => {
-            let config = BatchConfig::from_args(*args)?;
+            let mut config = BatchConfig::from_args(*args)?;
             let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
-            batch::run(&config, progress, out, err)
+            let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
+            if config.out_dir.is_none() {
+                config.config.for_terminal(terminal);
+            }
+            if config.out_dir.is_none() && refuse_page(&config.config, terminal, err)? {
+                return Ok(exit::SUCCESS);
+            }
+            match &config.config.output_file {
+                Some(path) => {
+                    let mut file = create(path)?;
+                    let code = batch::run(&config, progress, &mut file, err)?;
+                    file.flush()
+                        .with_context(|| format!("{path}: cannot write the report"))?;
+                    Ok(code)
+                }
+                None => batch::run(&config, progress, out, err),
+            }
         }
         Some(Command::NoiseModel(args)) => {
             let config = NoiseModelConfig::from_args(*args)?;
@@ -37,14 +56,50 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8>
         }
         None => {
             let mut config = Config::from_cli(cli)?;
+            let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
             config.render.color = use_color(
                 config.color,
-                std::io::IsTerminal::is_terminal(&std::io::stdout()),
+                terminal && config.output_file.is_none(),
                 std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
             );
+            config.for_terminal(terminal);
+            if refuse_page(&config, terminal, err)? {
+                return Ok(exit::SUCCESS);
+            }
             run(&config, out, err)
         }
     }
+}
+
+/// `-o html` or `-o flamegraph` to a terminal: a page of markup is no use
+/// there. Warns (saying how to get it) and returns true instead.
+pub fn refuse_page(config: &Config, stdout_is_terminal: bool, err: &mut dyn Write) -> Result<bool> {
+    let what = match config.output {
+        OutputFormat::Html => "an HTML page",
+        OutputFormat::Flamegraph => "an SVG image",
+        _ => return Ok(false),
+    };
+    if !stdout_is_terminal || config.output_file.is_some() {
+        return Ok(false);
+    }
+    let ext = if config.output == OutputFormat::Html {
+        "html"
+    } else {
+        "svg"
+    };
+    writeln!(
+        err,
+        "diffprofile: warning: not writing {what} to the terminal: give -O report.{ext} \
+         or redirect stdout (> report.{ext})"
+    )?;
+    Ok(true)
+}
+
+/// The `-O` file, buffered; the error names it.
+fn create(path: &str) -> Result<std::io::BufWriter<std::fs::File>> {
+    let file = std::fs::File::create(path)
+        .with_context(|| format!("{path}: cannot create the report file"))?;
+    Ok(std::io::BufWriter::with_capacity(1 << 16, file))
 }
 
 /// `--color`: `always` forces colour; `never` and `auto` off a terminal or
@@ -67,8 +122,18 @@ pub fn run(config: &Config, out: &mut dyn Write, err: &mut dyn Write) -> Result<
             anyhow::bail!("-o flamegraph: {why}");
         }
     }
-    render::render(config.output, &report, &config.render, out)?;
-    out.flush()?;
+    match &config.output_file {
+        Some(path) => {
+            let mut file = create(path)?;
+            render::render(config.output, &report, &config.render, &mut file)
+                .and_then(|()| file.flush())
+                .with_context(|| format!("{path}: cannot write the report"))?;
+        }
+        None => {
+            render::render(config.output, &report, &config.render, out)?;
+            out.flush()?;
+        }
+    }
     if !matches!(config.output, OutputFormat::Text | OutputFormat::Markdown) {
         for w in &report.warnings {
             writeln!(err, "diffprofile: warning: {w}")?;
@@ -140,6 +205,8 @@ pub fn learn_from_side(
     let (matrix, exposures) = count_matrix(std::slice::from_ref(side), config)?;
     let mut warnings = matrix.warnings.clone();
     let event = diff::common_event(std::slice::from_ref(side), &mut warnings);
+    let runs: Vec<&crate::profile::Profile> = side.runs.iter().collect();
+    warnings.extend(crate::format::unresolved::summary(&runs));
     let model = noise_model::learn(Replicates {
         counts: &matrix.counts[0],
         exposures: &exposures[0],
@@ -204,7 +271,7 @@ pub fn build_report(config: &Config) -> Result<diff::Report> {
         warnings.extend(loaded.warnings);
         sides.push(Side {
             name: spec.name.clone(),
-            label: spec.paths.join(" "),
+            label: render::compact_paths(&spec.paths),
             runs: loaded.runs,
         });
     }
@@ -218,7 +285,7 @@ pub fn build_report(config: &Config) -> Result<diff::Report> {
         None => compare_sides(&sides, config)?,
     };
     warnings.append(&mut report.warnings);
-    report.warnings = warnings;
+    report.warnings = diff::dedup_warnings(warnings);
     Ok(report)
 }
 
@@ -250,7 +317,7 @@ pub fn compare_sides(sides: &[Side], config: &Config) -> Result<diff::Report> {
     let mut report = diff::compare(sides, &exposures, &matrix, &config.diff);
     report.notes.extend(config.notes.iter().cloned());
     if config.load.parse.stacks {
-        report.flame = Some(crate::flame::build(sides, &config.identity));
+        report.flame = Some(crate::flame::build(sides, &config.identity, config.flame));
     }
     Ok(report)
 }

@@ -3,6 +3,22 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+/// The examples at the end of `--help`.
+pub const EXAMPLES: &str = "\
+Examples:
+  # Four readprofile dumps per kernel, one directory each; the 6 largest
+  # changes of each sign, with the rest summed:
+  diffprofile results/v6.8/pipes/ results/v6.9-rc1/pipes/ --top 6
+
+  # perf script with callchains (perf record -g), three runs per kernel: an
+  # HTML report with a differential flame graph of the kernel's frames:
+  diffprofile --old old/run{1,2,3}.txt.gz --new new/run{1,2,3}.txt.gz \\
+      --kernel-only -O report.html
+
+  # Every benchmark of a results tree, each kernel against v6.8, as markdown
+  # for a pull request:
+  diffprofile batch results.tar.zst --baseline v6.8 -o markdown -O report.md";
+
 #[derive(Parser, Debug, Clone)]
 #[command(
     name = "diffprofile",
@@ -12,7 +28,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 folded stacks, opreport) of an OLD and a NEW kernel, one or more runs each, and prints a signed \
 ranking: + got worse in NEW, - got better, with a total row. Each change is tested against \
 sampling and run-to-run noise: * marks a significant change, ~ one within noise.",
-    after_help = "Examples:\n  diffprofile old.txt new.txt\n  diffprofile --old old/run* --new new/run*\n  diffprofile old-runs/ new-runs/ -o classic\n  diffprofile base/ new1/ new2/ -o json\n  diffprofile batch results.tar.gz --baseline v6.1 --out-dir reports/",
+    after_help = EXAMPLES,
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
@@ -23,15 +39,15 @@ pub struct Cli {
 
     /// Profiles: OLD NEW [NEW2 ...]. Each is a file, a directory (every file below is one run),
     /// a tar archive (every member is one run), compressed or not, or - for stdin.
-    #[arg(value_name = "PATH")]
+    #[arg(value_name = "PATH", help_heading = INPUTS, display_order = 0)]
     pub paths: Vec<String>,
 
     /// Runs of the OLD (baseline) side.
-    #[arg(long, num_args = 1.., value_name = "PATH")]
+    #[arg(long, num_args = 1.., value_name = "PATH", help_heading = INPUTS)]
     pub old: Vec<String>,
 
     /// Runs of the NEW side.
-    #[arg(long, num_args = 1.., value_name = "PATH")]
+    #[arg(long, num_args = 1.., value_name = "PATH", help_heading = INPUTS)]
     pub new: Vec<String>,
 
     #[command(flatten)]
@@ -128,70 +144,98 @@ pub struct NoiseModelArgs {
     pub analysis: Analysis,
 }
 
+/// Help sections (`--help` groups the flags under these headings, in the
+/// order their first flag is defined: Inputs, Statistics, Filters and
+/// identity, Output).
+pub const INPUTS: &str = "Inputs";
+pub const FILTERS: &str = "Filters and identity";
+pub const STATISTICS: &str = "Statistics";
+pub const OUTPUT: &str = "Output";
+
 /// What is tested and reported: shared by a comparison and `batch`.
 #[derive(Args, Debug, Clone)]
+#[command(next_help_heading = OUTPUT)]
 pub struct ReportArgs {
     /// Output format (html: one self-contained page with chart, table and, given callchains, a
-    /// differential flame graph; flamegraph: that flame graph alone, as SVG).
-    #[arg(short = 'o', long, value_enum, default_value_t = OutputArg::Text)]
-    pub output: OutputArg,
+    /// differential flame graph; flamegraph: that flame graph alone, as SVG)
+    /// [default: from the -O file's extension (.html .svg .json .csv .md), else text].
+    #[arg(short = 'o', long, value_enum, help_heading = OUTPUT)]
+    pub output: Option<OutputArg>,
 
     /// Row order: signed delta (worse first), impact (the delta bound nearest zero), ratio, name.
-    #[arg(long, value_enum, default_value_t = SortArg::Delta)]
+    #[arg(long, value_enum, default_value_t = SortArg::Delta, help_heading = OUTPUT)]
     pub sort: SortArg,
 
-    /// Show the N largest rows of each sign; the rest are summarised in one line per sign.
-    #[arg(long, value_name = "N")]
+    /// Show the N rows of each sign that rank first by --sort; the rest are summarised in one
+    /// line per sign [default: all; 25 when text goes to a terminal].
+    #[arg(long, value_name = "N", help_heading = OUTPUT)]
     pub top: Option<usize>,
 
     /// Hide rows whose absolute delta is below X (in the output unit).
-    #[arg(long, value_name = "X", default_value_t = 0.0)]
+    #[arg(long, value_name = "X", default_value_t = 0.0, help_heading = OUTPUT)]
     pub min_delta: f64,
 
     /// Significance level, used as the false discovery rate with BH/BY.
-    #[arg(long, value_name = "A", default_value_t = 0.05)]
+    #[arg(long, value_name = "A", default_value_t = 0.05, help_heading = STATISTICS)]
     pub alpha: f64,
 
     /// Multiple-testing correction.
-    #[arg(long, value_enum, default_value_t = AdjustArg::Bh)]
+    #[arg(long, value_enum, default_value_t = AdjustArg::Bh, help_heading = STATISTICS)]
     pub adjust: AdjustArg,
 
     /// Exit with status 1 when any significant regression is reported.
-    #[arg(long)]
+    #[arg(long, help_heading = OUTPUT)]
     pub fail_on_regression: bool,
 
-    /// text/markdown: add each side's CV, the confidence intervals, p, q and run counts.
-    #[arg(long)]
+    /// text/markdown: add each side's CV, the confidence intervals, p, q and run counts, and
+    /// print long names whole (default lines fit 80 columns).
+    #[arg(long, help_heading = OUTPUT)]
     pub wide: bool,
 
     /// Assumed run-to-run CV (e.g. 0.05) when one run per side has too few symbols to measure it.
-    #[arg(long, value_name = "C")]
+    #[arg(long, value_name = "C", help_heading = STATISTICS)]
     pub noise_cv: Option<f64>,
 
     /// Judge run-to-run noise with a noise model (written by `diffprofile noise-model`).
-    #[arg(long, value_name = "FILE", conflicts_with = "noise_from")]
+    #[arg(long, value_name = "FILE", conflicts_with = "noise_from", help_heading = STATISTICS)]
     pub noise_model: Option<String>,
 
     /// Learn the noise model from these replicate runs of one kernel (3 or more) first.
-    #[arg(long, num_args = 1.., value_name = "RUNS")]
+    #[arg(long, num_args = 1.., value_name = "RUNS", help_heading = STATISTICS)]
     pub noise_from: Vec<String>,
 
     /// Colour text output: regressions red, improvements green, significant rows bold.
     /// `auto`: only when stdout is a terminal and NO_COLOR is not set.
-    #[arg(long, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN", help_heading = OUTPUT)]
     pub color: ColorArg,
+
+    /// Write the report to FILE instead of stdout (its extension chooses the format when -o is
+    /// not given).
+    #[arg(short = 'O', long, value_name = "FILE", help_heading = OUTPUT)]
+    pub output_file: Option<String>,
+
+    /// Flame graphs: the callee view (each function at the root, its callers below it).
+    #[arg(long, help_heading = OUTPUT)]
+    pub flame_reverse: bool,
+
+    /// Flame graphs: drop the process and thread start frames (_start, __libc_start_main, main,
+    /// start_thread, clone3, ...), so a program's work in processes and in threads is one tree.
+    #[arg(long, help_heading = OUTPUT)]
+    pub flame_merge_roots: bool,
 }
 
 /// How inputs are read, filtered, named and normalised: shared by a
-/// comparison, `batch` and `noise-model`.
+/// comparison, `batch` and `noise-model`. Flags without a heading of their
+/// own are listed under Inputs.
 #[derive(Args, Debug, Clone)]
+#[command(next_help_heading = INPUTS)]
 pub struct Analysis {
     /// Input format (detected per file by default).
     #[arg(short = 'f', long, value_enum, default_value_t = FormatArg::Auto)]
     pub format: FormatArg,
 
     /// What a run's samples are divided by [default: share; ticks with -o classic].
-    #[arg(short = 'n', long, value_enum)]
+    #[arg(short = 'n', long, value_enum, help_heading = STATISTICS)]
     pub normalize: Option<NormalizeArg>,
 
     /// Worker threads [default: all cores].
@@ -203,7 +247,7 @@ pub struct Analysis {
     pub event: Option<String>,
 
     /// CSV `path,duration_s,work` giving each run's duration (for -n rate) and work count (for -n work).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = STATISTICS)]
     pub run_info: Option<String>,
 
     /// What a perf script sample is worth.
@@ -214,16 +258,16 @@ pub struct Analysis {
     #[arg(long)]
     pub inclusive: bool,
 
-    /// Keep only kernel samples.
-    #[arg(long)]
+    /// Keep only kernel samples (flame graphs: stacks start at the kernel entry).
+    #[arg(long, help_heading = FILTERS)]
     pub kernel_only: bool,
 
     /// Keep only samples whose command matches this regex.
-    #[arg(long, value_name = "RE")]
+    #[arg(long, value_name = "RE", help_heading = FILTERS)]
     pub comm: Option<String>,
 
     /// Keep only samples whose shared object matches this regex.
-    #[arg(long, value_name = "RE")]
+    #[arg(long, value_name = "RE", help_heading = FILTERS)]
     pub dso: Option<String>,
 
     /// Skip malformed lines (counted in warnings) instead of failing.
@@ -231,31 +275,31 @@ pub struct Analysis {
     pub lenient: bool,
 
     /// Keep only symbols (rows) whose name matches this regex.
-    #[arg(long, value_name = "RE")]
+    #[arg(long, value_name = "RE", help_heading = FILTERS)]
     pub include: Option<String>,
 
     /// Drop symbols (rows) whose name matches this regex.
-    #[arg(long, value_name = "RE")]
+    #[arg(long, value_name = "RE", help_heading = FILTERS)]
     pub exclude: Option<String>,
 
     /// Drop the idle loop (default_idle, intel_idle, poll_idle, native_safe_halt, mwait_idle*, ...).
-    #[arg(long)]
+    #[arg(long, help_heading = FILTERS)]
     pub exclude_idle: bool,
 
     /// After filters, shares are of all samples (absolute) or of the kept ones (relative), as in perf.
-    #[arg(long, value_enum, default_value_t = PercentageArg::Absolute)]
+    #[arg(long, value_enum, default_value_t = PercentageArg::Absolute, help_heading = FILTERS)]
     pub percentage: PercentageArg,
 
     /// Don't fold compiler clone suffixes (.isra.N, .constprop.N, .part.N, .cold, .llvm.N, @plt, ...).
-    #[arg(long)]
+    #[arg(long, help_heading = FILTERS)]
     pub keep_suffixes: bool,
 
     /// Rename map: lines `old_name = new_name` or `re:PATTERN = NAME`; # comments.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = FILTERS)]
     pub alias: Option<String>,
 
     /// Rows become groups: dso, module, prefix:STR or regex:RE.
-    #[arg(long, value_name = "HOW")]
+    #[arg(long, value_name = "HOW", help_heading = FILTERS)]
     pub group_by: Option<String>,
 
     /// Kernel symbol map (System.map or kallsyms format, compressed or not) for raw

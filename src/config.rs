@@ -10,6 +10,7 @@ use crate::cli::{
     OutputArg, PercentageArg, ReportArgs, SortArg, WeightArg,
 };
 use crate::diff::{DiffOptions, SortBy};
+use crate::flame::FlameView;
 use crate::format::perf_data::UserSymbolOptions;
 use crate::format::{ParseOptions, WeightBy};
 use crate::identity::{AliasMap, GroupBy, Identity};
@@ -50,6 +51,33 @@ pub struct Config {
     pub notes: Vec<String>,
     /// `--noise-model FILE` or `--noise-from RUNS…`, loaded by the app layer.
     pub noise: Option<NoiseSpec>,
+    /// `-O FILE`: the report goes there instead of stdout.
+    pub output_file: Option<String>,
+    /// `--top` was given (else a terminal gets [`TERMINAL_TOP`] rows of each sign).
+    pub top_given: bool,
+    /// How flame graph stacks are shaped (`--kernel-only`,
+    /// `--flame-merge-roots`, `--flame-reverse`).
+    pub flame: FlameView,
+}
+
+/// Rows of each sign text shows on a terminal when `--top` is not given.
+pub const TERMINAL_TOP: usize = 25;
+
+/// The format `-O FILE`'s extension implies, for when `-o` is not given.
+pub fn format_of_file(path: &str) -> Option<OutputArg> {
+    let ext = std::path::Path::new(path)
+        .extension()?
+        .to_str()?
+        .to_ascii_lowercase();
+    Some(match ext.as_str() {
+        "html" | "htm" => OutputArg::Html,
+        "svg" => OutputArg::Flamegraph,
+        "json" => OutputArg::Json,
+        "csv" => OutputArg::Csv,
+        "md" | "markdown" => OutputArg::Markdown,
+        "txt" | "text" => OutputArg::Text,
+        _ => return None,
+    })
 }
 
 /// Where a comparison's noise model comes from (docs/statistics.md §5.3).
@@ -70,6 +98,14 @@ fn regex(flag: &str, re: &Option<String>) -> Result<Option<Regex>> {
 impl Config {
     pub fn from_cli(cli: Cli) -> Result<Config> {
         let sides = resolve_sides(&cli)?;
+        if cli.report.output_file.as_deref() == Some("") {
+            bail!("-O/--output-file needs a file name");
+        }
+        let output_arg = cli
+            .report
+            .output
+            .or_else(|| cli.report.output_file.as_deref().and_then(format_of_file))
+            .unwrap_or(OutputArg::Text);
         if !(cli.report.alpha > 0.0 && cli.report.alpha < 1.0) {
             bail!("--alpha must be between 0 and 1, not {}", cli.report.alpha);
         }
@@ -103,7 +139,7 @@ impl Config {
                 NormalizeArg::Work => Normalize::Work,
                 NormalizeArg::Robust => Normalize::Robust,
             },
-            None if cli.report.output == OutputArg::Classic => Normalize::Ticks,
+            None if output_arg == OutputArg::Classic => Normalize::Ticks,
             None => Normalize::Share,
         };
         let run_info = match &cli.run_info {
@@ -159,7 +195,7 @@ impl Config {
             map: read_map("--map", &cli.map)?,
             kallsyms: read_map("--kallsyms", &cli.kallsyms)?,
             user: user_symbols(&cli)?,
-            stacks: matches!(cli.report.output, OutputArg::Html | OutputArg::Flamegraph),
+            stacks: matches!(output_arg, OutputArg::Html | OutputArg::Flamegraph),
         };
         let path_maps = side_maps(&cli, &sides)?;
         let format = match cli.format {
@@ -201,7 +237,7 @@ impl Config {
             ),
             (None, runs) => Some(NoiseSpec::Runs(runs.to_vec())),
         };
-        let output = match cli.report.output {
+        let output = match output_arg {
             OutputArg::Text => OutputFormat::Text,
             OutputArg::Classic => OutputFormat::Classic,
             OutputArg::Json => OutputFormat::Json,
@@ -221,7 +257,7 @@ impl Config {
             output,
             render: RenderOptions {
                 wide: cli.report.wide,
-                color: false,
+                ..RenderOptions::default()
             },
             run_info,
             jobs: cli.jobs,
@@ -231,7 +267,24 @@ impl Config {
             relative,
             notes,
             noise,
+            output_file: cli.report.output_file.clone(),
+            top_given: cli.report.top.is_some(),
+            flame: FlameView {
+                kernel_only: cli.kernel_only,
+                merge_roots: cli.report.flame_merge_roots,
+                reverse: cli.report.flame_reverse,
+            },
         })
+    }
+
+    /// Text going to a terminal without `--top`: [`TERMINAL_TOP`] rows of
+    /// each sign, said in the report (a pipe or a file gets every row).
+    pub fn for_terminal(&mut self, stdout_is_terminal: bool) {
+        let to_terminal = stdout_is_terminal && self.output_file.is_none();
+        if to_terminal && self.output == OutputFormat::Text && !self.top_given {
+            self.diff.top = Some(TERMINAL_TOP);
+            self.render.auto_top = Some(TERMINAL_TOP);
+        }
     }
 }
 
@@ -257,6 +310,9 @@ impl BatchConfig {
             );
         }
         let config = Config::from_analysis(args.analysis, args.report)?;
+        if config.output_file.is_some() && args.out_dir.is_some() {
+            bail!("give either --out-dir DIR (a report per benchmark) or -O FILE (one report), not both");
+        }
         if config.output == OutputFormat::Flamegraph && args.out_dir.is_none() {
             bail!("batch -o flamegraph writes one SVG per benchmark: give --out-dir DIR");
         }

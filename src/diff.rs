@@ -10,6 +10,15 @@ use crate::significance::{self, Counts, Method, Noise};
 use crate::stats::{self, Adjust};
 use std::sync::Arc;
 
+mod composition;
+mod rank;
+mod renames;
+mod warnings;
+
+pub use rank::{impact, rank, trim};
+pub use renames::{possible_renames, similarity};
+pub use warnings::dedup as dedup_warnings;
+
 /// `--sort`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SortBy {
@@ -169,6 +178,10 @@ pub struct Comparison {
     pub side: usize,
     /// Shown rows, in rank order.
     pub rows: Vec<Row>,
+    /// Rows left out by `--top` / `--min-delta`, in rank order; kept only
+    /// when a report compares several sides, so that a row shown for one
+    /// side has its value for the others (empty otherwise).
+    pub hidden: Vec<Row>,
     pub elided: Elided,
     pub total: Total,
     /// How run-to-run noise was judged (docs/statistics.md §5).
@@ -222,11 +235,9 @@ pub fn compare(
     opts: &DiffOptions,
 ) -> Report {
     let mut warnings = matrix.warnings.clone();
-    for side in sides {
-        for run in &side.runs {
-            warnings.extend(run.warnings.iter().cloned());
-        }
-    }
+    warnings.extend(warnings::run_warnings(sides));
+    let runs: Vec<&crate::profile::Profile> = sides.iter().flat_map(|s| &s.runs).collect();
+    warnings.extend(crate::format::unresolved::summary(&runs));
     let testable = aggregate::counts_are_samples(sides);
     if !testable {
         warnings.push(
@@ -312,14 +323,21 @@ fn compare_one(
         .filter(|r| r.significant && r.delta < 0.0)
         .count();
     if opts.normalize == Normalize::Share {
-        composition_warning(&rows, side_name, warnings);
+        let (old_exp, new_exp) = (&exposures[0], &exposures[j]);
+        warnings.extend(composition::warning(
+            &rows, old_exp, new_exp, opts.alpha, side_name,
+        ));
     }
     let renames = possible_renames(&rows);
     rank(&mut rows, opts.sort);
-    let (rows, elided) = trim(rows, opts.top, opts.min_delta);
+    let (rows, mut hidden, elided) = trim(rows, opts.top, opts.min_delta, opts.sort);
+    if sides.len() <= 2 {
+        hidden = Vec::new();
+    }
     Comparison {
         side: j,
         rows,
+        hidden,
         elided,
         total,
         noise,
@@ -460,81 +478,6 @@ fn judge_rows(
     noise
 }
 
-/// Cost-shift / rename candidates among significant rows: a `gone` row
-/// with a `new` row, or an improvement with a regression whose names are
-/// related ([`related_names`]), whose Δ intervals overlap once the falling
-/// one is negated. (Unrelated opposite rows are how any workload change
-/// looks; pairing them would bury the real candidates.) Pairs are taken
-/// greedily, best-cancelling first, then related names first, each row at
-/// most once.
-pub fn possible_renames(rows: &[Row]) -> Vec<RenamePair> {
-    const CAP: usize = 500;
-    // Unresolved addresses and pseudo-rows are not function names.
-    let named = |r: &&Row| {
-        !(r.symbol.starts_with("0x") || r.symbol.starts_with('[') || r.symbol.starts_with('*'))
-    };
-    let down: Vec<&Row> = rows
-        .iter()
-        .filter(named)
-        .filter(|r| {
-            r.delta < 0.0 && r.delta_ci.is_some() && (r.status == Status::Gone || r.significant)
-        })
-        .take(CAP)
-        .collect();
-    let up: Vec<&Row> = rows
-        .iter()
-        .filter(named)
-        .filter(|r| {
-            r.delta > 0.0 && r.delta_ci.is_some() && (r.status == Status::New || r.significant)
-        })
-        .take(CAP)
-        .collect();
-    let mut pairs: Vec<(f64, bool, usize, usize)> = Vec::new();
-    for (i, a) in down.iter().enumerate() {
-        for (j, b) in up.iter().enumerate() {
-            let related = related_names(&a.symbol, &b.symbol);
-            let kinds_match = (a.status == Status::Gone && b.status == Status::New) || related;
-            let (Some((alo, ahi)), Some((blo, bhi))) = (a.delta_ci, b.delta_ci) else {
-                continue;
-            };
-            // a's interval negated: [-ahi, -alo]
-            let overlap = -ahi <= bhi && blo <= -alo;
-            if !kinds_match || !overlap {
-                continue;
-            }
-            let score = (a.delta + b.delta).abs() / a.delta.abs().max(b.delta);
-            pairs.push((score, !related, i, j));
-        }
-    }
-    pairs.sort_by(|x, y| {
-        x.0.total_cmp(&y.0)
-            .then(x.1.cmp(&y.1))
-            .then_with(|| down[x.2].symbol.cmp(&down[y.2].symbol))
-            .then_with(|| up[x.3].symbol.cmp(&up[y.3].symbol))
-    });
-    let (mut used_down, mut used_up) = (vec![false; down.len()], vec![false; up.len()]);
-    let mut out = Vec::new();
-    for (_, _, i, j) in pairs {
-        if used_down[i] || used_up[j] {
-            continue;
-        }
-        used_down[i] = true;
-        used_up[j] = true;
-        out.push(RenamePair {
-            old_symbol: down[i].symbol.clone(),
-            new_symbol: up[j].symbol.clone(),
-            old_delta: down[i].delta,
-            new_delta: up[j].delta,
-        });
-    }
-    out.sort_by(|a, b| {
-        b.new_delta
-            .total_cmp(&a.new_delta)
-            .then_with(|| a.old_symbol.cmp(&b.old_symbol))
-    });
-    out
-}
-
 /// Run-to-run CV of one side: over the per-run normalised values with two
 /// or more runs; the sampling CV 1/√c with one.
 fn side_cv(counts: &[f64], exposures: &[f64], scale: f64) -> Option<Cv> {
@@ -549,119 +492,12 @@ fn side_cv(counts: &[f64], exposures: &[f64], scale: f64) -> Option<Cv> {
     stats::cv_percent(&values).map(Cv::Runs)
 }
 
-/// statistics.md: in share mode, when the median log-ratio of high-count
-/// symbols is far from 0, every share moved: warn about composition.
-fn composition_warning(rows: &[Row], side: &str, warnings: &mut Vec<String>) {
-    let logs: Vec<f64> = rows
-        .iter()
-        .filter(|r| {
-            r.old_counts.iter().sum::<f64>() >= 100.0 && r.new_counts.iter().sum::<f64>() >= 100.0
-        })
-        .map(|r| (r.new / r.old).ln())
-        .collect();
-    if logs.len() < 5 {
-        return;
-    }
-    let m = stats::median(&logs);
-    if m.abs() > 0.02 {
-        warnings.push(format!(
-            "{side}: most symbols shifted by {:+.1}%: composition effect? consider --normalize robust or work",
-            (m.exp() - 1.0) * 100.0
-        ));
-    }
-}
-
-/// Whether two names look like one function renamed: equal or one
-/// containing the other once leading underscores and a `do_`/`sys_`/`ksys_`
-/// prefix are stripped (`schedule` / `do_schedule`, `d_lookup` /
-/// `__d_lookup`), for stems of 4 or more characters.
-pub fn related_names(a: &str, b: &str) -> bool {
-    fn stem(s: &str) -> &str {
-        let s = s.trim_start_matches('_');
-        let s = ["do_", "sys_", "ksys_", "__x64_sys_"]
-            .iter()
-            .find_map(|p| s.strip_prefix(p))
-            .unwrap_or(s);
-        s.trim_start_matches('_')
-    }
-    let (x, y) = (stem(a), stem(b));
-    x.len().min(y.len()) >= 4 && (x.contains(y) || y.contains(x))
-}
-
-/// The `--sort impact` key: the bound of Δ's interval nearest zero (0 when
-/// the interval spans zero or is unknown).
-pub fn impact(row: &Row) -> f64 {
-    match row.delta_ci {
-        Some((lo, _)) if lo > 0.0 => lo,
-        Some((_, hi)) if hi < 0.0 => hi,
-        _ => 0.0,
-    }
-}
-
-/// Rank rows: signed, worse first; ties by Δ, then by name, then by dso.
-pub fn rank(rows: &mut [Row], sort: SortBy) {
-    let by_name = |a: &Row, b: &Row| a.symbol.cmp(&b.symbol).then_with(|| a.dso.cmp(&b.dso));
-    rows.sort_by(|a, b| match sort {
-        SortBy::Delta => b.delta.total_cmp(&a.delta).then_with(|| by_name(a, b)),
-        SortBy::Impact => impact(b)
-            .total_cmp(&impact(a))
-            .then_with(|| b.delta.total_cmp(&a.delta))
-            .then_with(|| by_name(a, b)),
-        SortBy::Ratio => b
-            .ratio
-            .total_cmp(&a.ratio)
-            .then_with(|| b.delta.total_cmp(&a.delta))
-            .then_with(|| by_name(a, b)),
-        SortBy::Name => by_name(a, b),
-    });
-}
-
-/// Apply `--min-delta` and `--top N` (N rows of each sign; the rest counted).
-pub fn trim(rows: Vec<Row>, top: Option<usize>, min_delta: f64) -> (Vec<Row>, Elided) {
-    let mut elided = Elided::default();
-    let mut kept: Vec<Row> = Vec::with_capacity(rows.len());
-    for r in rows {
-        if r.delta.abs() < min_delta {
-            elided.small += 1;
-        } else {
-            kept.push(r);
-        }
-    }
-    let Some(n) = top else {
-        return (kept, elided);
-    };
-    // Which rows of each sign are the N largest in magnitude (by Δ),
-    // whatever the display order.
-    let mut worse: Vec<usize> = (0..kept.len()).filter(|&i| kept[i].delta > 0.0).collect();
-    let mut better: Vec<usize> = (0..kept.len()).filter(|&i| kept[i].delta < 0.0).collect();
-    worse.sort_by(|&a, &b| kept[b].delta.total_cmp(&kept[a].delta).then(a.cmp(&b)));
-    better.sort_by(|&a, &b| kept[a].delta.total_cmp(&kept[b].delta).then(a.cmp(&b)));
-    let mut show = vec![false; kept.len()];
-    for &i in worse.iter().take(n).chain(better.iter().take(n)) {
-        show[i] = true;
-    }
-    let mut out = Vec::new();
-    for (i, r) in kept.into_iter().enumerate() {
-        if show[i] {
-            out.push(r);
-        } else if r.delta > 0.0 {
-            elided.worse += 1;
-            elided.worse_delta += r.delta;
-        } else if r.delta < 0.0 {
-            elided.better += 1;
-            elided.better_delta += r.delta;
-        } else {
-            elided.unchanged += 1;
-        }
-    }
-    (out, elided)
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn row(
+    /// A row for unit tests: old 1, new 1 + delta.
+    pub fn row(
         symbol: &str,
         delta: f64,
         status: Status,
@@ -691,100 +527,5 @@ mod tests {
             dispersion: None,
             df: None,
         }
-    }
-
-    #[test]
-    fn rank_is_signed_worse_first_ties_by_name() {
-        let mut rows = vec![
-            row("b", -1.0, Status::Changed, None, false),
-            row("z", 2.0, Status::Changed, None, false),
-            row("a", 2.0, Status::Changed, None, false),
-            row("c", 0.0, Status::Same, None, false),
-        ];
-        rank(&mut rows, SortBy::Delta);
-        let names: Vec<&str> = rows.iter().map(|r| r.symbol.as_str()).collect();
-        assert_eq!(names, ["a", "z", "c", "b"]);
-        rank(&mut rows, SortBy::Name);
-        let names: Vec<&str> = rows.iter().map(|r| r.symbol.as_str()).collect();
-        assert_eq!(names, ["a", "b", "c", "z"]);
-    }
-
-    #[test]
-    fn impact_ranks_big_and_certain_first() {
-        let mut rows = vec![
-            row(
-                "big-uncertain",
-                5.0,
-                Status::Changed,
-                Some((-1.0, 11.0)),
-                false,
-            ),
-            row(
-                "small-certain",
-                1.0,
-                Status::Changed,
-                Some((0.8, 1.2)),
-                true,
-            ),
-            row("better", -3.0, Status::Changed, Some((-4.0, -2.0)), true),
-        ];
-        rank(&mut rows, SortBy::Impact);
-        let names: Vec<&str> = rows.iter().map(|r| r.symbol.as_str()).collect();
-        assert_eq!(names, ["small-certain", "big-uncertain", "better"]);
-        assert_eq!(impact(&rows[2]), -2.0);
-    }
-
-    #[test]
-    fn top_keeps_n_of_each_sign_and_counts_the_rest() {
-        let rows: Vec<Row> = [3.0, 2.0, 1.0, 0.0, -0.5, -1.0, -4.0]
-            .iter()
-            .enumerate()
-            .map(|(i, &d)| row(&format!("s{i}"), d, Status::Changed, None, false))
-            .collect();
-        let (shown, e) = trim(rows.clone(), Some(1), 0.0);
-        let names: Vec<&str> = shown.iter().map(|r| r.symbol.as_str()).collect();
-        assert_eq!(names, ["s0", "s6"]);
-        assert_eq!((e.worse, e.better, e.unchanged), (2, 2, 1));
-        assert_eq!(e.worse_delta, 3.0);
-        assert_eq!(e.better_delta, -1.5);
-        let (shown, e) = trim(rows, None, 1.0);
-        assert_eq!(shown.len(), 5, "|delta| < 1.0 hides 0 and -0.5 only");
-        assert_eq!(e.small, 2);
-    }
-
-    #[test]
-    fn renames_pair_gone_with_new_and_related_opposite_rows() {
-        let rows = vec![
-            row("schedule", -2.0, Status::Changed, Some((-2.4, -1.6)), true),
-            row("do_schedule", 2.1, Status::Changed, Some((1.7, 2.5)), true),
-            row("unrelated_up", 2.0, Status::Changed, Some((1.6, 2.4)), true),
-            row("old_fn", -1.0, Status::Gone, Some((-1.2, -0.8)), true),
-            row("new_fn", 1.05, Status::New, Some((0.8, 1.3)), true),
-            row(
-                "0x00000000000f582a",
-                -1.0,
-                Status::Gone,
-                Some((-1.2, -0.8)),
-                true,
-            ),
-            row("noise_gone", -0.1, Status::Gone, Some((-0.3, 0.1)), false),
-        ];
-        let pairs = possible_renames(&rows);
-        let got: Vec<(&str, &str)> = pairs
-            .iter()
-            .map(|p| (p.old_symbol.as_str(), p.new_symbol.as_str()))
-            .collect();
-        assert_eq!(got, [("schedule", "do_schedule"), ("old_fn", "new_fn")]);
-    }
-
-    #[test]
-    fn related_names_strip_underscores_and_do_prefix() {
-        assert!(related_names("schedule", "do_schedule"));
-        assert!(related_names("d_lookup", "__d_lookup"));
-        assert!(!related_names("read", "vfs_write"));
-        assert!(
-            !related_names("a", "ab"),
-            "stems under 4 characters never match"
-        );
     }
 }

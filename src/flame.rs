@@ -14,12 +14,97 @@
 //! re-cloned between the kernels stays one frame. Consecutive
 //! `[unknown]` frames of a stack (unwinding without frame pointers) count as
 //! one frame.
+//!
+//! [`FlameView`] reshapes each stack before it goes in: `--kernel-only`
+//! drops the user frames (a stack starts at its kernel entry,
+//! `entry_SYSCALL_64…`, `asm_exc_page_fault`), `--flame-merge-roots` drops
+//! the process and thread start frames (so a program's work run from
+//! `main` in processes and from `start_thread` in threads is one tree),
+//! `--flame-reverse` turns every stack around (the callee view: leaves at
+//! the root, their callers above).
 
 use crate::aggregate::Side;
 use crate::identity::Identity;
+use crate::profile::Profile;
 
 /// The name parsers give a frame they cannot resolve.
 pub const UNKNOWN: &str = "[unknown]";
+
+/// Process and thread start frames (glibc, musl, the kernel's clone
+/// entry in user space): not the program's own work.
+pub const START_FRAMES: &[&str] = &[
+    "_start",
+    "__libc_start_main",
+    "__libc_start_main_impl",
+    "__libc_start_main_alias_2",
+    "__libc_start_call_main",
+    "main",
+    "start_thread",
+    "thread_start",
+    "clone",
+    "clone3",
+    "__clone",
+    "__clone3",
+    "__GI___clone",
+    "__GI___clone3",
+    "__clone_internal",
+];
+
+/// How stacks are shaped before they are merged (see the module text).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlameView {
+    /// Drop every frame before a stack's first kernel frame.
+    pub kernel_only: bool,
+    /// Drop [`START_FRAMES`] and the `[unknown]` frames that follow them.
+    pub merge_roots: bool,
+    /// Leaf first.
+    pub reverse: bool,
+}
+
+impl FlameView {
+    /// What the view changes, for the graph's subtitle (None: the plain view).
+    pub fn describe(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.kernel_only {
+            parts.push("kernel frames only (stacks start at the kernel entry)");
+        }
+        if self.merge_roots {
+            parts.push("process and thread start frames removed (--flame-merge-roots)");
+        }
+        if self.reverse {
+            parts.push("reversed: functions at the top, their callers below (--flame-reverse)");
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+
+    /// One stack (root first) of `run` as this view shows it.
+    pub fn shape<'a>(&self, stack: &'a [String], run: &Profile) -> Vec<&'a str> {
+        let mut frames: Vec<&str> = stack.iter().map(String::as_str).collect();
+        if self.kernel_only {
+            if let Some(i) = frames.iter().position(|f| run.kernel_frames.contains(*f)) {
+                frames.drain(..i);
+            }
+        }
+        if self.merge_roots {
+            let mut after_start = true; // the root counts as "after a start frame"
+            frames.retain(|f| {
+                if START_FRAMES.contains(f) {
+                    after_start = true;
+                    false
+                } else if *f == UNKNOWN && after_start {
+                    false
+                } else {
+                    after_start = false;
+                    true
+                }
+            });
+        }
+        if self.reverse {
+            frames.reverse();
+        }
+        frames
+    }
+}
 
 /// One frame of the merged call tree (one path from the root).
 #[derive(Clone, Debug, PartialEq)]
@@ -120,6 +205,8 @@ pub struct Flame {
     pub root: Node,
     /// Runs whose stacks went in, per side (baseline, compared).
     pub runs: (usize, usize),
+    /// How the stacks were shaped.
+    pub view: FlameView,
 }
 
 /// Flame graphs of a report, when stacks were asked for.
@@ -158,7 +245,7 @@ impl Flames {
 }
 
 /// Pool one side's stacks into the tree. Returns the number of runs used.
-fn pool(root: &mut Node, side: &Side, new: bool, identity: &Identity) -> usize {
+fn pool(root: &mut Node, side: &Side, new: bool, identity: &Identity, view: &FlameView) -> usize {
     let runs: Vec<_> = side.runs.iter().filter(|r| !r.stacks.is_empty()).collect();
     let total: f64 = runs
         .iter()
@@ -177,10 +264,11 @@ fn pool(root: &mut Node, side: &Side, new: bool, identity: &Identity) -> usize {
     let mut all = 0.0;
     for r in &runs {
         for (stack, w) in &r.stacks {
-            if stack.is_empty() || !w.is_finite() {
+            let shaped = view.shape(stack, r);
+            if shaped.is_empty() || !w.is_finite() {
                 continue;
             }
-            let frames = stack.iter().map(|f| identity.frame_name(f));
+            let frames = shaped.into_iter().map(|f| identity.frame_name(f));
             root.add(frames, w / total, new);
             all += w / total;
         }
@@ -193,8 +281,8 @@ fn pool(root: &mut Node, side: &Side, new: bool, identity: &Identity) -> usize {
     runs.len()
 }
 
-/// The flame graphs of `sides` (the first is the baseline).
-pub fn build(sides: &[Side], identity: &Identity) -> Flames {
+/// The flame graphs of `sides` (the first is the baseline), stacks shaped by `view`.
+pub fn build(sides: &[Side], identity: &Identity, view: FlameView) -> Flames {
     let mut out = Flames::default();
     for s in sides {
         for r in &s.runs {
@@ -210,13 +298,14 @@ pub fn build(sides: &[Side], identity: &Identity) -> Flames {
     };
     for (j, side) in sides.iter().enumerate().skip(1) {
         let mut root = Node::new("all");
-        let old_runs = pool(&mut root, base, false, identity);
-        let new_runs = pool(&mut root, side, true, identity);
+        let old_runs = pool(&mut root, base, false, identity, &view);
+        let new_runs = pool(&mut root, side, true, identity, &view);
         if old_runs > 0 && new_runs > 0 {
             out.graphs.push(Flame {
                 side: j,
                 root,
                 runs: (old_runs, new_runs),
+                view,
             });
         }
     }
@@ -261,7 +350,7 @@ mod tests {
                 100.0,
             )],
         );
-        let f = build(&[old, new], &Identity::default());
+        let f = build(&[old, new], &Identity::default(), FlameView::default());
         assert_eq!(f.graphs.len(), 1);
         let root = &f.graphs[0].root;
         let close = |x: f64, y: f64| (x - y).abs() < 1e-12;
@@ -296,14 +385,14 @@ mod tests {
             aliases: crate::identity::AliasMap::parse("d_lookup = __d_lookup\n", "a").unwrap(),
             ..Identity::default()
         };
-        let f = build(&[old.clone(), new.clone()], &identity);
+        let f = build(&[old.clone(), new.clone()], &identity, FlameView::default());
         let root = &f.graphs[0].root;
         assert_eq!(root.depth(), 4);
         let leaf = &root.children[0].children[0].children[0];
         assert_eq!(leaf.name, "__d_lookup");
         assert!(leaf.old_self == 1.0 && leaf.new_self == 1.0);
         // --keep-suffixes and no aliases: two branches.
-        let f = build(&[old, new], &Identity::default());
+        let f = build(&[old, new], &Identity::default(), FlameView::default());
         assert_eq!(f.graphs[0].root.children[0].children.len(), 2);
     }
 
@@ -313,9 +402,103 @@ mod tests {
         let mut plain = Profile::new("plain.txt", Format::Readprofile);
         plain.total = 1.0;
         let new = side("new", vec![plain]);
-        let f = build(&[old, new], &Identity::default());
+        let f = build(&[old, new], &Identity::default(), FlameView::default());
         assert!(f.graphs.is_empty());
         let why = f.missing_reason().unwrap_or_default();
         assert!(why.contains("without: plain.txt"), "{why}");
+    }
+
+    fn names(n: &Node) -> Vec<&str> {
+        n.children.iter().map(|c| c.name.as_str()).collect()
+    }
+
+    /// `--kernel-only`: each stack starts at its first kernel frame.
+    #[test]
+    fn kernel_only_roots_stacks_at_the_kernel_entry() {
+        let mut r = run(
+            &[
+                ("main;write;entry_SYSCALL_64;ksys_write", 6.0),
+                ("main;read;entry_SYSCALL_64;ksys_read", 4.0),
+                ("main;compute", 5.0),
+            ],
+            15.0,
+        );
+        r.kernel_frames = ["entry_SYSCALL_64", "ksys_write", "ksys_read"]
+            .map(String::from)
+            .into();
+        let view = FlameView {
+            kernel_only: true,
+            ..FlameView::default()
+        };
+        let sides = [side("old", vec![r.clone()]), side("new", vec![r])];
+        let f = build(&sides, &Identity::default(), view);
+        let root = &f.graphs[0].root;
+        assert_eq!(names(root), ["entry_SYSCALL_64", "main"]);
+        assert_eq!(names(&root.children[0]), ["ksys_read", "ksys_write"]);
+        // A stack with no kernel frame keeps its frames (nothing says where
+        // the kernel starts); --kernel-only's sample filter drops such samples.
+        assert_eq!(names(&root.children[1]), ["compute"]);
+        assert_eq!(
+            f.graphs[0].view.describe().map(|d| d.contains("kernel")),
+            Some(true)
+        );
+    }
+
+    /// `--flame-merge-roots`: processes (main) and threads (start_thread)
+    /// of one program give one tree, not two disjoint halves.
+    #[test]
+    fn merge_roots_joins_processes_and_threads() {
+        let procs = run(
+            &[(
+                "__libc_start_call_main;[unknown];[unknown];__GI___libc_write;ksys_write",
+                10.0,
+            )],
+            10.0,
+        );
+        let threads = run(
+            &[("clone3;start_thread;__GI___libc_write;ksys_write", 10.0)],
+            10.0,
+        );
+        let sides = [side("old", vec![procs]), side("new", vec![threads])];
+        let plain = build(&sides, &Identity::default(), FlameView::default());
+        assert_eq!(
+            plain.graphs[0].root.children.len(),
+            2,
+            "two disjoint halves"
+        );
+        let view = FlameView {
+            merge_roots: true,
+            ..FlameView::default()
+        };
+        let merged = build(&sides, &Identity::default(), view);
+        let root = &merged.graphs[0].root;
+        assert_eq!(names(root), ["__GI___libc_write"]);
+        let w = &root.children[0];
+        assert!(w.old_incl == 1.0 && w.new_incl == 1.0, "{w:?}");
+        // [unknown] frames elsewhere in a stack stay.
+        let stack = ["start_thread", "a", "[unknown]", "b"].map(String::from);
+        let shaped = view.shape(&stack, &run(&[], 1.0));
+        assert_eq!(shaped, ["a", "[unknown]", "b"]);
+    }
+
+    /// `--flame-reverse`: leaves at the root, callers below.
+    #[test]
+    fn reverse_puts_callees_at_the_root() {
+        let r = run(&[("a;b;leaf", 3.0), ("c;leaf", 1.0), ("a;b", 2.0)], 6.0);
+        let view = FlameView {
+            reverse: true,
+            ..FlameView::default()
+        };
+        let f = build(
+            &[side("old", vec![r.clone()]), side("new", vec![r])],
+            &Identity::default(),
+            view,
+        );
+        let root = &f.graphs[0].root;
+        assert_eq!(names(root), ["b", "leaf"]);
+        let leaf = &root.children[1];
+        assert!((leaf.old_incl - 4.0 / 6.0).abs() < 1e-12);
+        assert_eq!(names(leaf), ["b", "c"]);
+        assert_eq!(names(&leaf.children[0]), ["a"]);
     }
 }

@@ -9,7 +9,7 @@
 //! only ever store whole numbers.
 
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 /// Where a sample ran, as perf's `[k]`, `[.]`, `[g]`, `[u]`, `[H]` markers say.
@@ -34,6 +34,11 @@ impl Mode {
             "[H]" => Some(Mode::Hypervisor),
             _ => None,
         }
+    }
+
+    /// Kernel code (the host's or a guest's).
+    pub fn is_kernel(self) -> bool {
+        matches!(self, Mode::Kernel | Mode::GuestKernel)
     }
 
     pub fn as_str(self) -> &'static str {
@@ -170,6 +175,24 @@ pub struct Profile {
     /// script with `-g`, folded stacks, perf.data with callchains); empty
     /// otherwise. A sample without a callchain is a one-frame stack.
     pub stacks: BTreeMap<Vec<String>, f64>,
+    /// Names of the frames of `stacks` that ran in the kernel (as the input
+    /// tells: perf's kernel addresses, folded stacks' `_[k]`), for flame
+    /// graphs that start at the kernel entry (`--kernel-only`).
+    pub kernel_frames: BTreeSet<String>,
+    /// What the reader knows about its `[unknown]` samples (why each dso
+    /// gave no names, what would name them), for the report's one warning
+    /// about them over every run ([`crate::format::unresolved::summary`]).
+    pub unresolved: Option<Unresolved>,
+}
+
+/// Why a run's `[unknown]` samples are unknown.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Unresolved {
+    /// Per dso, why it gave no names (perf.data knows: no symbol table, a
+    /// build-id mismatch, a stripped binary…).
+    pub why: BTreeMap<String, String>,
+    /// What would name them (the reader's advice), or empty.
+    pub hint: String,
 }
 
 impl Profile {
@@ -187,6 +210,8 @@ impl Profile {
             warnings: Vec::new(),
             skipped_lines: 0,
             stacks: BTreeMap::new(),
+            kernel_frames: BTreeSet::new(),
+            unresolved: None,
         }
     }
 

@@ -12,6 +12,8 @@ mod parallel;
 mod props;
 mod props_more;
 mod raw;
+mod report;
+mod report_output;
 mod stats_vectors;
 mod testdata;
 mod user;

@@ -60,6 +60,14 @@ fn data(user: UserSymbolOptions) -> Profile {
     read(Format::PerfData, DATA, &opts)
 }
 
+/// A run's warnings and the report's one warning about its unresolved
+/// samples (`format::unresolved::summary`), as a user reads them.
+fn said(p: &Profile) -> String {
+    let mut w = p.warnings.clone();
+    w.extend(diffprofile::format::unresolved::summary(&[p]));
+    w.join("\n")
+}
+
 fn with_symfs(dir: &Path) -> UserSymbolOptions {
     UserSymbolOptions {
         symfs: Some(dir.to_path_buf()),
@@ -192,11 +200,7 @@ fn every_user_row_equals_perf_report_with_the_same_files() {
     // perf report had no kernel symbols: its kernel rows are unresolved.
     let kernel = |p: &Profile| rows(p, true).values().sum::<f64>();
     assert_eq!(kernel(&ours), kernel(&report));
-    assert!(
-        ours.warnings.iter().any(|w| w.contains("libc.so.6")),
-        "{:?}",
-        ours.warnings
-    );
+    assert!(said(&ours).contains("libc.so.6"), "{}", said(&ours));
 }
 
 #[test]
@@ -244,7 +248,7 @@ fn perf_script_perf_report_and_perf_data_agree_on_unresolved_samples() {
             "{k:?}"
         );
     }
-    let w = none.warnings.join("\n");
+    let w = diffprofile::format::unresolved::summary(&[&none]).unwrap_or_default();
     assert!(
         w.contains("not resolved to a symbol, counted as [unknown]"),
         "{w}"
@@ -270,7 +274,7 @@ fn debug_files_by_build_id_from_debug_dir_or_build_id_cache() {
     std::fs::remove_file(&debug).unwrap();
     let gone = data(with_symfs(dir.path()));
     assert_eq!(of(&rows(&gone, false), "rustprog"), ["[unknown]"]);
-    let w = gone.warnings.join("\n");
+    let w = said(&gone);
     assert!(
         w.contains(&format!("/{BIN}/rustprog")) && w.contains("--debug-dir"),
         "{w}"
@@ -310,7 +314,7 @@ fn a_file_with_another_build_id_is_not_used() {
     std::fs::copy(bin.join("jitprog"), bin.join("cprog.debug")).unwrap();
     let p = data(with_symfs(dir.path()));
     assert_eq!(of(&rows(&p, false), "cprog"), ["[unknown]"]);
-    let w = p.warnings.join("\n");
+    let w = said(&p);
     assert!(w.contains("build-id differs"), "{w}");
 }
 
@@ -361,7 +365,7 @@ fn jit_code_needs_its_map() {
         of(&rows(&p, false), &format!("[JIT] tid {pid}")),
         ["[unknown]"]
     );
-    let w = p.warnings.join("\n");
+    let w = said(&p);
     let missing = format!("/tmp/perf-{pid}.map: no such file");
     assert!(w.contains(&missing) && w.contains("--jit-map-dir"), "{w}");
 }

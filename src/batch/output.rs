@@ -252,9 +252,17 @@ fn index_json(batch: &Batch, files: bool, fmt: OutputFormat) -> Value {
     })
 }
 
+/// How a batch report is rendered: the kernels' names exactly as given.
+fn render_opts(config: &BatchConfig) -> render::RenderOptions {
+    render::RenderOptions {
+        names_as_given: true,
+        ..config.config.render.clone()
+    }
+}
+
 fn render_one(b: &Bench, config: &BatchConfig, out: &mut dyn Write) -> Result<()> {
     if let Some(r) = &b.report {
-        render::render(config.config.output, r, &config.config.render, out)?;
+        render::render(config.config.output, r, &render_opts(config), out)?;
     }
     Ok(())
 }
@@ -271,7 +279,7 @@ fn index_html(batch: &Batch, files: bool, fmt: OutputFormat) -> String {
         escape(&batch.baseline),
         list.len()
     ));
-    s.push_str("<table class=\"rows\">\n<thead><tr><th>symbol</th><th data-num=\"1\">&Delta;</th><th data-num=\"1\">&Delta; 95% CI</th><th data-num=\"1\">q</th><th>benchmark</th><th>kernel</th></tr></thead>\n<tbody>\n");
+    s.push_str("<table class=\"rows\">\n<thead><tr><th>symbol</th><th data-num=\"1\">&Delta;</th><th data-num=\"1\">&Delta; interval</th><th data-num=\"1\">q</th><th>benchmark</th><th>kernel</th></tr></thead>\n<tbody>\n");
     for (i, e) in list.iter().enumerate() {
         s.push_str(&format!(
             "<tr class=\"worse\" data-i=\"{i}\"><td>{}</td><td class=\"d\" data-v=\"{}\">{}</td><td>{}</td><td data-v=\"{}\">{}</td><td>{}</td><td>{}</td></tr>\n",
@@ -430,7 +438,7 @@ pub fn write_stdout(batch: &Batch, config: &BatchConfig, out: &mut dyn Write) ->
                     "<hr>\n<div id=\"{id}\" class=\"bench\">\n<h1>benchmark {}</h1>\n",
                     render::html::escape(&b.name)
                 ));
-                body.push_str(&render::html::body(r, &id));
+                body.push_str(&render::html::body(r, &id, &render_opts(config)));
                 body.push_str("</div>\n");
             }
             let title = format!("diffprofile batch: baseline {}", batch.baseline);

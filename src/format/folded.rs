@@ -299,7 +299,14 @@ fn parse_source(
     for (stack, t) in stacks {
         let names: Vec<String> = stack
             .split(|&c| c == b';')
-            .map(|f| super::decode(frame(f).0).into_owned())
+            .map(|f| {
+                let (name, mode) = frame(f);
+                let name = super::decode(name).into_owned();
+                if mode == Some(Mode::Kernel) {
+                    p.kernel_frames.insert(name.clone());
+                }
+                name
+            })
             .collect();
         *p.stacks.entry(names).or_insert(0.0) += t.value();
     }

@@ -473,13 +473,12 @@ impl Parser<'_> {
         }
         totals(&mut section, &mut profile);
         profile.counts = section.counts;
-        profile.warnings.extend(unresolved::warning(
-            origin,
+        profile.unresolved = unresolved::note(
             &profile,
             &|_| None,
             "perf report could not name them (rows 0x...): run it where the binaries and \
              their debug files are (perf's --symfs), or give diffprofile the perf.data",
-        ));
+        );
         Ok(profile)
     }
 }

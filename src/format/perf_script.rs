@@ -367,7 +367,13 @@ impl Merged {
             let names: Vec<String> = chain
                 .iter()
                 .map(|&id| match tally::decode_key(&self.keys[id as usize]) {
-                    Some((name, _, _)) => super::decode(name).into_owned(),
+                    Some((name, _, mode)) => {
+                        let name = super::decode(name).into_owned();
+                        if mode.is_kernel() && name != UNKNOWN {
+                            p.kernel_frames.insert(name.clone());
+                        }
+                        name
+                    }
                     None => UNKNOWN.to_string(),
                 })
                 .collect();
@@ -381,13 +387,12 @@ impl Merged {
                 p.add(key, w as f64);
             }
         }
-        p.warnings.extend(unresolved::warning(
-            origin,
+        p.unresolved = unresolved::note(
             &p,
             &|_| None,
             "perf script could not name them: run it where the binaries and their debug \
              files are (perf's --symfs), or give diffprofile the perf.data",
-        ));
+        );
         Ok(p)
     }
 

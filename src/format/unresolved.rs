@@ -7,7 +7,7 @@
 //! differ between runs by the addresses that happened to be hit. The
 //! warning built here counts them per dso and says what would name them.
 
-use crate::profile::{Profile, Weight};
+use crate::profile::{Profile, Unresolved, Weight};
 use std::collections::BTreeMap;
 
 /// The name (and, without a mapping, the dso) of unresolved samples.
@@ -32,21 +32,53 @@ pub fn by_dso(p: &Profile) -> Vec<(String, f64)> {
     v
 }
 
-/// The warning for `p`'s unresolved samples, or `None` when there are
-/// none: `origin: N samples not resolved to a symbol, counted as [unknown]
-/// in their dso: DSO N (why), …; hint`. `why` explains one dso (perf.data
-/// knows why each binary gave no names); `hint` says what would name them.
-pub fn warning(
-    origin: &str,
-    p: &Profile,
-    why: &dyn Fn(&str) -> Option<String>,
-    hint: &str,
-) -> Option<String> {
+/// What to keep on a run about its unresolved samples (None when it has
+/// none): `why` explains one dso (perf.data knows why each binary gave no
+/// names); `hint` says what would name them.
+pub fn note(p: &Profile, why: &dyn Fn(&str) -> Option<String>, hint: &str) -> Option<Unresolved> {
     let rows = by_dso(p);
     if rows.is_empty() {
         return None;
     }
-    let unit = match p.weight {
+    Some(Unresolved {
+        why: rows
+            .iter()
+            .filter_map(|(d, _)| why(d).map(|w| (d.clone(), w)))
+            .collect(),
+        hint: hint.to_string(),
+    })
+}
+
+/// One warning for the unresolved samples of all `runs`, or None when no
+/// run has any: `N sample(s) [in R runs] not resolved to a symbol, counted
+/// as [unknown] in their dso: DSO N (why), …; hint`, the counts summed over
+/// the runs, the largest dsos named. A single run is named by its source.
+pub fn summary(runs: &[&Profile]) -> Option<String> {
+    let mut sums: BTreeMap<String, f64> = BTreeMap::new();
+    let mut why: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut hints: Vec<&str> = Vec::new();
+    let mut with = Vec::new();
+    for p in runs {
+        let Some(u) = &p.unresolved else { continue };
+        let rows = by_dso(p);
+        if rows.is_empty() {
+            continue;
+        }
+        with.push(p);
+        for (d, c) in rows {
+            *sums.entry(d).or_insert(0.0) += c;
+        }
+        for (d, w) in &u.why {
+            why.entry(d.as_str()).or_insert(w.as_str());
+        }
+        if !u.hint.is_empty() && !hints.contains(&u.hint.as_str()) {
+            hints.push(u.hint.as_str());
+        }
+    }
+    let first = with.first()?;
+    let mut rows: Vec<(String, f64)> = sums.into_iter().collect();
+    rows.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let unit = match first.weight {
         Weight::Samples => "sample(s)",
         Weight::Period => "period",
         Weight::Percent => "estimated sample(s)",
@@ -55,7 +87,7 @@ pub fn warning(
     let mut list: Vec<String> = rows
         .iter()
         .take(SHOWN)
-        .map(|(dso, c)| match why(dso) {
+        .map(|(dso, c)| match why.get(dso.as_str()) {
             Some(w) => format!("{dso} {} ({w})", count(*c)),
             None => format!("{dso} {}", count(*c)),
         })
@@ -68,14 +100,17 @@ pub fn warning(
             rows.len() - SHOWN
         ));
     }
+    let whose = match with.len() {
+        1 => format!("{}: {} {unit}", first.source, count(total)),
+        n => format!("{} {unit} in {n} runs", count(total)),
+    };
     let mut w = format!(
-        "{origin}: {} {unit} not resolved to a symbol, counted as [unknown] in their dso: {}",
-        count(total),
+        "{whose} not resolved to a symbol, counted as [unknown] in their dso: {}",
         list.join("; ")
     );
-    if !hint.is_empty() {
+    for h in hints {
         w.push_str("; ");
-        w.push_str(hint);
+        w.push_str(h);
     }
     Some(w)
 }
@@ -112,26 +147,36 @@ mod tests {
                 (UNKNOWN.to_string(), 1.0)
             ]
         );
-        let w = warning(
-            "x.data",
+        p.unresolved = note(
             &p,
             &|d| (d == "/usr/bin/dd").then(|| "stripped".to_string()),
             "give --symfs",
-        )
-        .unwrap();
+        );
+        let w = summary(&[&p]).unwrap();
         assert_eq!(
             w,
             "x.data: 11 sample(s) not resolved to a symbol, counted as [unknown] in their dso: \
              libc.so.6 7; /usr/bin/dd 3 (stripped); [unknown] 1; give --symfs"
         );
         assert!(is_address("0x00000000000f5746") && !is_address("0x") && !is_address("0xg"));
+        // Several runs: counts summed, one sentence.
+        let mut q = Profile::new("y.data", Format::PerfData);
+        q.add(key(UNKNOWN, Some("/usr/bin/dd")), 5.0);
+        q.unresolved = note(&q, &|_| None, "give --symfs");
+        let w = summary(&[&p, &q]).unwrap();
+        assert!(
+            w.starts_with("16 sample(s) in 2 runs not resolved to a symbol, counted as [unknown] in their dso: /usr/bin/dd 8 (stripped); libc.so.6 7; [unknown] 1; give --symfs"),
+            "{w}"
+        );
         for i in 0..6 {
             p.add(key(UNKNOWN, Some(&format!("lib{i}.so"))), 1.0);
         }
-        let w = warning("x", &p, &|_| None, "").unwrap();
+        p.unresolved = note(&p, &|_| None, "");
+        let w = summary(&[&p]).unwrap();
         assert!(
             w.ends_with("libc.so.6 7; /usr/bin/dd 3; [unknown] 1; 6 in 6 more dso(s)"),
             "{w}"
         );
+        assert_eq!(summary(&[&Profile::new("z", Format::PerfData)]), None);
     }
 }

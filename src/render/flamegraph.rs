@@ -33,7 +33,7 @@ pub const MIN_PX: f64 = 0.5;
 const MIN_SCALE: f64 = 0.005;
 
 /// Every compared side's flame graph, one under the other, as one SVG.
-pub fn render(report: &Report, _opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
+pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
     let graphs = report
         .flame
         .as_ref()
@@ -58,7 +58,7 @@ pub fn render(report: &Report, _opts: &RenderOptions, out: &mut dyn Write) -> io
         .iter()
         .map(|g| {
             let id = format!("fg{}", g.side);
-            let svg = svg(g, report, &id, true);
+            let svg = svg(g, report, &id, true, opts);
             (height(g), svg)
         })
         .collect();
@@ -80,7 +80,17 @@ pub fn render(report: &Report, _opts: &RenderOptions, out: &mut dyn Write) -> io
 }
 
 fn height(f: &Flame) -> f64 {
-    TOP + drawn_depth(f) as f64 * FRAME_H + BOTTOM
+    top(f) + drawn_depth(f) as f64 * FRAME_H + BOTTOM
+}
+
+/// Where the frames start: below the title, legend and (when the view is
+/// not the plain one) the line that says how stacks were shaped.
+fn top(f: &Flame) -> f64 {
+    if f.view.describe().is_some() {
+        TOP + 16.0
+    } else {
+        TOP
+    }
 }
 
 /// Pixels per unit of share.
@@ -143,20 +153,12 @@ fn max_change(n: &Node, m: &mut f64) {
 
 /// One flame graph as an `<svg>` element (no XML declaration). `id`
 /// prefixes the ids of its patterns; `standalone` adds a white background.
-pub fn svg(f: &Flame, report: &Report, id: &str, standalone: bool) -> String {
+pub fn svg(f: &Flame, report: &Report, id: &str, standalone: bool, opts: &RenderOptions) -> String {
     let h = height(f);
     let mut scale = MIN_SCALE;
     max_change(&f.root, &mut scale);
-    let old = report
-        .sides
-        .first()
-        .map(|s| s.name.to_uppercase())
-        .unwrap_or_default();
-    let new = report
-        .sides
-        .get(f.side)
-        .map(|s| s.name.to_uppercase())
-        .unwrap_or_default();
+    let old = super::side_title(report, 0, opts);
+    let new = super::side_title(report, f.side, opts);
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -210,21 +212,31 @@ pub fn svg(f: &Flame, report: &Report, id: &str, standalone: bool) -> String {
         pp(scale),
         n = escape(&new),
     );
+    if let Some(view) = f.view.describe() {
+        let _ = writeln!(s, "<text x=\"0\" y=\"66\">view: {}</text>", escape(&view));
+    }
     let px = px(f);
     if px > 0.0 {
-        frame(&f.root, 0.0, 0, px, scale, &new, id, &mut s);
+        let at = Place { x: 0.0, y: top(f) };
+        frame(&f.root, at, px, scale, &new, id, &mut s);
     }
     s.push_str("</svg>\n");
     s
 }
 
-#[allow(clippy::too_many_arguments)]
-fn frame(n: &Node, x: f64, level: usize, px: f64, scale: f64, new: &str, id: &str, s: &mut String) {
+/// Where a frame is drawn: its left edge and top.
+#[derive(Clone, Copy)]
+struct Place {
+    x: f64,
+    y: f64,
+}
+
+fn frame(n: &Node, at: Place, px: f64, scale: f64, new: &str, id: &str, s: &mut String) {
     let w = n.width() * px;
     if w < MIN_PX {
         return;
     }
-    let y = TOP + level as f64 * FRAME_H;
+    let Place { x, y } = at;
     let d = n.incl_delta();
     let (r, g, b) = colour(d, scale);
     let state = if n.new_incl <= 0.0 && n.old_incl > 0.0 {
@@ -286,7 +298,11 @@ fn frame(n: &Node, x: f64, level: usize, px: f64, scale: f64, new: &str, id: &st
     s.push_str("</g>\n");
     let mut cx = x;
     for c in &n.children {
-        frame(c, cx, level + 1, px, scale, new, id, s);
+        let below = Place {
+            x: cx,
+            y: y + FRAME_H,
+        };
+        frame(c, below, px, scale, new, id, s);
         cx += c.width() * px;
     }
 }

@@ -2,7 +2,9 @@
 //! inline JS; no fetches, no fonts, no external scripts) with the header
 //! facts, per compared side a chart of the top regressions and improvements
 //! (Δ with confidence-interval whiskers; significant, noise and untested
-//! drawn apart), the differential flame graph when the inputs have
+//! drawn apart: a bar is coloured exactly when its interval, at the
+//! comparison's FCR-adjusted level, excludes 0, and the legend says so),
+//! the differential flame graph when the inputs have
 //! callchains, the full table as a plain `<table>` that the script makes
 //! sortable and filterable, and the warnings. Every input-controlled string goes
 //! through [`escape`]. No timestamps: the bytes depend on the report only.
@@ -34,10 +36,16 @@ pub fn escape(s: &str) -> String {
     out
 }
 
-pub fn render(report: &Report, _opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
-    let names: Vec<String> = report.sides.iter().map(|s| s.name.to_uppercase()).collect();
-    let title = format!("diffprofile: {}", names.join(" vs "));
-    out.write_all(page(&title, &body(report, "r")).as_bytes())
+pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
+    out.write_all(page(&title(report, opts), &body(report, "r", opts)).as_bytes())
+}
+
+/// `diffprofile: OLD vs NEW` (batch: the kernels as named).
+pub fn title(report: &Report, opts: &RenderOptions) -> String {
+    let names: Vec<String> = (0..report.sides.len())
+        .map(|i| super::side_title(report, i, opts))
+        .collect();
+    format!("diffprofile: {}", names.join(" vs "))
 }
 
 const CSS: &str = r#"
@@ -107,14 +115,13 @@ pub fn page(title: &str, body: &str) -> String {
 
 /// The report's content (header, one section per compared side,
 /// warnings); `id` prefixes element ids so several reports fit one page.
-pub fn body(report: &Report, id: &str) -> String {
+pub fn body(report: &Report, id: &str, opts: &RenderOptions) -> String {
     let mut s = String::new();
-    let names: Vec<String> = report.sides.iter().map(|s| s.name.to_uppercase()).collect();
-    let _ = writeln!(s, "<h1>diffprofile: {}</h1>", escape(&names.join(" vs ")));
-    header(report, &mut s);
+    let _ = writeln!(s, "<h1>{}</h1>", escape(&title(report, opts)));
+    header(report, opts, &mut s);
     let nf = NumFmt::for_report(report);
     for c in &report.comparisons {
-        section(report, c, &nf, id, &mut s);
+        section(report, c, &nf, id, opts, &mut s);
     }
     if !report.warnings.is_empty() {
         let _ = writeln!(s, "<section id=\"{id}-warnings\">\n<h2>Warnings</h2>\n<ul>");
@@ -126,9 +133,9 @@ pub fn body(report: &Report, id: &str) -> String {
     s
 }
 
-fn header(report: &Report, s: &mut String) {
+fn header(report: &Report, opts: &RenderOptions, s: &mut String) {
     s.push_str("<table class=\"facts\">\n");
-    for side in &report.sides {
+    for (i, side) in report.sides.iter().enumerate() {
         let runs: Vec<String> = side
             .runs
             .iter()
@@ -148,7 +155,7 @@ fn header(report: &Report, s: &mut String) {
         let _ = writeln!(
             s,
             "<tr><th>{}</th><td>{} run{}<ul>{}</ul></td></tr>",
-            escape(&side.name.to_uppercase()),
+            escape(&super::side_title(report, i, opts)),
             side.runs.len(),
             if side.runs.len() == 1 { "" } else { "s" },
             runs.join("")
@@ -200,13 +207,20 @@ pub fn kind(r: &Row) -> &'static str {
     }
 }
 
-fn section(report: &Report, c: &Comparison, nf: &NumFmt, id: &str, s: &mut String) {
+fn section(
+    report: &Report,
+    c: &Comparison,
+    nf: &NumFmt,
+    id: &str,
+    opts: &RenderOptions,
+    s: &mut String,
+) {
     let side = escape(&report.sides[c.side].name);
-    let base = escape(&report.sides[0].name.to_uppercase());
     let _ = writeln!(
         s,
-        "<section id=\"{id}-{side}\">\n<h2>{} vs {base}</h2>",
-        side.to_uppercase()
+        "<section id=\"{id}-{side}\">\n<h2>{} vs {}</h2>",
+        escape(&super::side_title(report, c.side, opts)),
+        escape(&super::side_title(report, 0, opts))
     );
     let _ = writeln!(
         s,
@@ -226,6 +240,7 @@ fn section(report: &Report, c: &Comparison, nf: &NumFmt, id: &str, s: &mut Strin
                     report,
                     &format!("{id}-{side}-fg"),
                     false,
+                    opts,
                 ));
                 s.push_str("</div>\n");
             }
@@ -287,12 +302,13 @@ fn table(report: &Report, c: &Comparison, nf: &NumFmt, s: &mut String) {
     let du = if u == "%" { " (pp)" } else { "" };
     let old = escape(&report.sides[0].name);
     let new = escape(&report.sides[c.side].name);
+    let level = super::level_pct(c.noise.interval_level);
     let _ = writeln!(
         s,
         "<table class=\"rows\">\n<thead><tr><th>symbol</th><th>status</th>\
          <th data-num=\"1\">{old}{u}</th><th data-num=\"1\">{new}{u}</th>\
          <th data-num=\"1\">&Delta;{du}</th><th data-num=\"1\">&Delta;%</th>\
-         <th data-num=\"1\">&Delta; 95% CI</th><th data-num=\"1\">ratio</th>\
+         <th data-num=\"1\">&Delta; {level} interval</th><th data-num=\"1\">ratio</th>\
          <th data-num=\"1\">p</th><th data-num=\"1\">q</th><th>sig</th></tr></thead>\n<tbody>"
     );
     for (i, r) in c.rows.iter().enumerate() {
@@ -328,6 +344,14 @@ fn table(report: &Report, c: &Comparison, nf: &NumFmt, s: &mut String) {
             r.q.map(data_v).unwrap_or_default(),
             super::pvalue(r.q),
         );
+    }
+    if report.normalize == Normalize::Robust {
+        let _ = writeln!(
+            s,
+            "</tbody>\n</table>\n<p class=\"note\">{}</p>",
+            super::text::NO_ROBUST_TOTAL
+        );
+        return;
     }
     let _ = writeln!(
         s,
@@ -387,6 +411,8 @@ fn chart(report: &Report, c: &Comparison, nf: &NumFmt, s: &mut String) {
     let height = 30.0 + groups.len() as f64 * 22.0 + n_rows as f64 * row_h + 34.0;
     let x = |v: f64| plot_x + (v.clamp(-m, m) + m) / (2.0 * m) * plot_w;
     let u = if unit(report) == "%" { " pp" } else { "" };
+    let level = super::level_pct(c.noise.interval_level);
+    let height = height + 16.0;
     let _ = writeln!(
         s,
         "<div class=\"scroll\"><svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" \
@@ -416,7 +442,7 @@ fn chart(report: &Report, c: &Comparison, nf: &NumFmt, s: &mut String) {
             let ci = super::interval(r.delta_ci, |v| nf.delta(v));
             let _ = writeln!(
                 s,
-                "<g><title>{}\n&#916; {}{u} (95% CI {}), {}, q {}</title>\
+                "<g><title>{}\n&#916; {}{u} ({level} interval {}), {}, q {}</title>\
                  <text x=\"{label_w}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"end\">{}</text>\
                  <rect class=\"{}\" x=\"{a:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"11\"/>",
                 escape(&super::symbol_label(r)),
@@ -467,20 +493,22 @@ fn chart(report: &Report, c: &Comparison, nf: &NumFmt, s: &mut String) {
     let _ = writeln!(
         s,
         "<g font-size=\"11\"><rect class=\"worse\" x=\"0\" y=\"{0:.1}\" width=\"12\" height=\"10\"/>\
-         <text x=\"16\" y=\"{1:.1}\">significant regression</text>\
-         <rect class=\"better\" x=\"170\" y=\"{0:.1}\" width=\"12\" height=\"10\"/>\
-         <text x=\"186\" y=\"{1:.1}\">significant improvement</text>\
-         <rect class=\"noise\" x=\"355\" y=\"{0:.1}\" width=\"12\" height=\"10\"/>\
-         <text x=\"371\" y=\"{1:.1}\">within noise</text>\
-         <rect class=\"untested\" x=\"470\" y=\"{0:.1}\" width=\"12\" height=\"10\"/>\
-         <text x=\"486\" y=\"{1:.1}\">untested</text>\
-         <path class=\"ci\" d=\"M560 {2:.1}H590M560 {3:.1}V{4:.1}M590 {3:.1}V{4:.1}\"/>\
-         <text x=\"596\" y=\"{1:.1}\">95% confidence interval of &#916;</text></g>",
+         <text x=\"16\" y=\"{1:.1}\">significant regression *</text>\
+         <rect class=\"better\" x=\"185\" y=\"{0:.1}\" width=\"12\" height=\"10\"/>\
+         <text x=\"201\" y=\"{1:.1}\">significant improvement *</text>\
+         <rect class=\"noise\" x=\"385\" y=\"{0:.1}\" width=\"12\" height=\"10\"/>\
+         <text x=\"401\" y=\"{1:.1}\">within noise ~</text>\
+         <rect class=\"untested\" x=\"510\" y=\"{0:.1}\" width=\"12\" height=\"10\"/>\
+         <text x=\"526\" y=\"{1:.1}\">untested (too few samples)</text>\
+         <path class=\"ci\" d=\"M0 {2:.1}H30M0 {3:.1}V{4:.1}M30 {3:.1}V{4:.1}\"/>\
+         <text x=\"36\" y=\"{5:.1}\">{level} interval of &#916; (FCR-adjusted): \
+         a bar is coloured exactly when its interval excludes 0</text></g>",
         ly,
         ly + 9.0,
-        ly + 5.0,
-        ly + 1.0,
-        ly + 9.0
+        ly + 21.0,
+        ly + 17.0,
+        ly + 25.0,
+        ly + 25.0
     );
     s.push_str("</svg></div>\n");
 }

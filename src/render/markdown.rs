@@ -1,12 +1,55 @@
 //! `-o markdown`: the header facts as a short paragraph and a GitHub-style
 //! table for pull requests and web reviews. Several compared sides: one
 //! table with a column group (Δ, mark) per side, as in text; with `--wide`
-//! one table per side.
+//! one table per side. Without `--wide` every line fits
+//! [`super::MAX_WIDTH`] columns, so the source also pastes into an email:
+//! prose is folded (list items and quotes continue on indented lines) and
+//! a name too long for its table row is cut in the middle with `…`.
 
-use super::{NumFmt, RenderOptions};
+use super::{NumFmt, RenderOptions, MAX_WIDTH};
 use crate::aggregate::Normalize;
-use crate::diff::{Comparison, Report};
+use crate::diff::{Comparison, Report, Row};
 use std::io::{self, Write};
+
+/// Write `text` folded to [`MAX_WIDTH`]: the first line starts with
+/// `first`, the others with `cont` (`--wide`: one line).
+fn para(out: &mut dyn Write, wide: bool, first: &str, cont: &str, text: &str) -> io::Result<()> {
+    if wide {
+        return writeln!(out, "{first}{text}");
+    }
+    let width = MAX_WIDTH - first.chars().count().max(cont.chars().count());
+    for (i, l) in super::wrap_words(text, width).iter().enumerate() {
+        writeln!(out, "{}{l}", if i == 0 { first } else { cont })?;
+    }
+    Ok(())
+}
+
+/// Table rows `| a | b | … | `symbol` |`, each symbol cut in the middle
+/// when its row would pass [`MAX_WIDTH`] (not with `--wide`).
+fn row_lines(rows: &[(Vec<String>, &Row)], wide: bool) -> Vec<String> {
+    let heads: Vec<String> = rows
+        .iter()
+        .map(|(cells, _)| format!("| {} | ", cells.join(" | ")))
+        .collect();
+    let fit: Vec<(&Row, usize)> = rows
+        .iter()
+        .zip(&heads)
+        .map(|((_, r), head)| {
+            let fixed = head.chars().count() + "`` |".len();
+            let max = if wide {
+                usize::MAX
+            } else {
+                MAX_WIDTH.saturating_sub(fixed)
+            };
+            (*r, max)
+        })
+        .collect();
+    heads
+        .iter()
+        .zip(super::fitted_labels(&fit, "…", &esc))
+        .map(|(head, label)| format!("{head}`{label}` |"))
+        .collect()
+}
 
 /// Table-safe text: `|` escaped, backquotes replaced, control characters
 /// shown as `\u{..}` (never sent raw to a terminal or renderer).
@@ -23,31 +66,35 @@ fn esc(s: &str) -> String {
 
 pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
     let nf = NumFmt::for_report(report);
-    for line in super::side_lines(report) {
-        writeln!(out, "- {}", esc(&line))?;
+    let wide = opts.wide;
+    let width = if wide { usize::MAX } else { MAX_WIDTH };
+    for line in super::side_lines(report, opts, "- ", width) {
+        writeln!(out, "{}", esc(&line))?;
     }
     let event = report
         .event
         .as_deref()
-        .map(|e| format!("; event `{e}`"))
+        .map(|e| format!("; event `{}`", esc(e)))
         .unwrap_or_default();
-    writeln!(
-        out,
-        "- normalize: {}{}",
-        super::unit_sentence(report.normalize),
-        event
-    )?;
+    let unit = super::unit_sentence(report.normalize);
+    para(out, wide, "- ", "  ", &format!("normalize: {unit}{event}"))?;
     for n in &report.notes {
-        writeln!(out, "- {}", esc(n))?;
+        para(out, wide, "- ", "  ", &esc(n))?;
     }
-    writeln!(out, "- `+` is worse in NEW, `-` is better; `*` significant, `~` within noise, blank: too few samples to test")?;
+    para(
+        out,
+        wide,
+        "- ",
+        "  ",
+        "`+` is worse in NEW, `-` is better; `*` significant, `~` within noise, blank: too few samples to test",
+    )?;
     let (du, vu) = if report.normalize == Normalize::Share {
         (" (pp)", " (%)")
     } else {
         ("", "")
     };
     if report.comparisons.len() > 1 && !opts.wide {
-        return grouped(report, &nf, du, vu, out);
+        return grouped(report, &nf, opts, (du, vu), out);
     }
     for c in &report.comparisons {
         writeln!(out)?;
@@ -73,6 +120,7 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
             writeln!(out, "| Δ{du} | Δ% | old{vu} | new{vu} | | symbol |")?;
             writeln!(out, "|---:|---:|---:|---:|:-:|:--|")?;
         }
+        let mut table = Vec::with_capacity(c.rows.len());
         for r in &c.rows {
             let mut cells = vec![
                 nf.delta(r.delta),
@@ -95,8 +143,16 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
                 ]);
             }
             cells.push(r.mark().trim().to_string());
-            cells.push(format!("`{}`", esc(&super::symbol_label(r))));
-            writeln!(out, "| {} |", cells.join(" | "))?;
+            table.push((cells, r));
+        }
+        for l in row_lines(&table, wide) {
+            writeln!(out, "{l}")?;
+        }
+        if report.normalize == Normalize::Robust {
+            writeln!(out)?;
+            writeln!(out, "{}", super::text::NO_ROBUST_TOTAL)?;
+            side_notes(report, c, &nf, "- ", wide, out)?;
+            continue;
         }
         let mut total = vec![
             nf.delta(c.total.delta),
@@ -110,10 +166,15 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
         total.extend([String::new(), "**total**".to_string()]);
         writeln!(out, "| {} |", total.join(" | "))?;
         writeln!(out)?;
-        side_notes(report, c, &nf, "- ", out)?;
+        side_notes(report, c, &nf, "- ", wide, out)?;
     }
+    warnings(report, wide, out)
+}
+
+fn warnings(report: &Report, wide: bool, out: &mut dyn Write) -> io::Result<()> {
     for w in &report.warnings {
-        writeln!(out, "\n> warning: {}", esc(w))?;
+        writeln!(out)?;
+        para(out, wide, "> warning: ", "> ", &esc(w))?;
     }
     Ok(())
 }
@@ -124,11 +185,12 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
 fn grouped(
     report: &Report,
     nf: &NumFmt,
-    du: &str,
-    vu: &str,
+    opts: &RenderOptions,
+    (du, vu): (&str, &str),
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let (order, by_side) = super::union_rows(report);
+    let wide = opts.wide;
     writeln!(out)?;
     let mut head = vec![format!("{}{vu}", esc(&report.sides[0].name))];
     let mut align = vec!["---:"];
@@ -141,6 +203,7 @@ fn grouped(
     align.push(":--");
     writeln!(out, "| {} |", head.join(" | "))?;
     writeln!(out, "|{}|", align.join("|"))?;
+    let mut table = Vec::with_capacity(order.len());
     for k in &order {
         let Some(any) = by_side.iter().find_map(|m| m.get(k)) else {
             continue;
@@ -152,10 +215,14 @@ fn grouped(
                 None => cells.extend([".".to_string(), String::new()]),
             }
         }
-        cells.push(format!("`{}`", esc(&super::symbol_label(any))));
-        writeln!(out, "| {} |", cells.join(" | "))?;
+        table.push((cells, *any));
     }
-    if let Some(first) = report.comparisons.first() {
+    for l in row_lines(&table, wide) {
+        writeln!(out, "{l}")?;
+    }
+    if report.normalize == Normalize::Robust {
+        writeln!(out, "\n{}", super::text::NO_ROBUST_TOTAL)?;
+    } else if let Some(first) = report.comparisons.first() {
         let mut total = vec![nf.value(first.total.old)];
         for c in &report.comparisons {
             total.extend([nf.delta(c.total.delta), String::new()]);
@@ -166,12 +233,9 @@ fn grouped(
     for c in &report.comparisons {
         let name = esc(&report.sides[c.side].name);
         writeln!(out)?;
-        side_notes(report, c, nf, &format!("- **{name}**: "), out)?;
+        side_notes(report, c, nf, &format!("- **{name}**: "), wide, out)?;
     }
-    for w in &report.warnings {
-        writeln!(out, "\n> warning: {}", esc(w))?;
-    }
-    Ok(())
+    warnings(report, wide, out)
 }
 
 /// A comparison's hidden-row lines, summary and possible renames, each line
@@ -181,27 +245,28 @@ fn side_notes(
     c: &Comparison,
     nf: &NumFmt,
     prefix: &str,
+    wide: bool,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let (worse, better, other) = super::elided_lines(c, nf);
     for l in [worse, better, other].into_iter().flatten() {
         writeln!(out, "{prefix}{l}")?;
     }
-    writeln!(
-        out,
-        "{prefix}{}; {}.",
+    let summary = format!(
+        "{}; {}.",
         super::summary_sentence(report, c),
         super::noise_sentence(c)
-    )?;
+    );
+    para(out, wide, prefix, "  ", &summary)?;
     for r in &c.renames {
-        writeln!(
-            out,
-            "{prefix}possible rename: `{}` -> `{}` ({} / {})",
+        let text = format!(
+            "possible rename: `{}` -> `{}` ({} / {})",
             esc(&r.old_symbol),
             esc(&r.new_symbol),
             nf.delta(r.old_delta),
             nf.delta(r.new_delta)
-        )?;
+        );
+        para(out, wide, prefix, "  ", &text)?;
     }
     Ok(())
 }

@@ -14,8 +14,13 @@ pub mod csv;
 pub mod flamegraph;
 pub mod html;
 pub mod json;
+mod layout;
 pub mod markdown;
 pub mod text;
+
+pub use layout::{
+    compact_paths, fitted_label, fitted_labels, level_pct, truncate_middle, wrap_words, MAX_WIDTH,
+};
 
 /// `-o/--output`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,11 +36,19 @@ pub enum OutputFormat {
 
 #[derive(Clone, Debug, Default)]
 pub struct RenderOptions {
-    /// `--wide`: CVs, intervals, p, q and run counts in text and markdown.
+    /// `--wide`: CVs, intervals, p, q and run counts in text and markdown;
+    /// names are never shortened.
     pub wide: bool,
     /// ANSI colour in text output (decided by the app layer from `--color`,
     /// the terminal and `NO_COLOR`).
     pub color: bool,
+    /// Side names are the user's (`batch` kernels): printed exactly as
+    /// given. Otherwise they are the default `old`, `new`, `new2`…, shown
+    /// in capitals in headers and titles.
+    pub names_as_given: bool,
+    /// `--top` was not given and text goes to a terminal: this many rows
+    /// of each sign are shown, and the report says so.
+    pub auto_top: Option<usize>,
 }
 
 pub fn render(
@@ -55,12 +68,26 @@ pub fn render(
     }
 }
 
+/// How side `i` is named in headers and titles: as given (`batch`
+/// kernels, [`RenderOptions::names_as_given`]), or the default names in
+/// capitals (`OLD`, `NEW`, `NEW2`).
+pub fn side_title(report: &Report, i: usize, opts: &RenderOptions) -> String {
+    let name = report.sides.get(i).map_or("", |s| s.name.as_str());
+    if opts.names_as_given {
+        name.to_string()
+    } else {
+        name.to_uppercase()
+    }
+}
+
 /// A row's key across the comparisons of a multi-way report.
 pub type RowKey<'a> = (&'a str, Option<&'a str>);
 
 /// The rows of a multi-way report: every symbol shown for any compared side,
-/// in the order first seen (comparison by comparison), and each comparison's
-/// shown rows by key.
+/// in the order first seen (comparison by comparison), and for each
+/// comparison every row it has by key, shown or hidden by `--top` /
+/// `--min-delta` (so a value known for a side is printed; a key missing
+/// from a side's map is absent from both of its sides).
 pub fn union_rows(report: &Report) -> (Vec<RowKey<'_>>, Vec<BTreeMap<RowKey<'_>, &Row>>) {
     let mut order = Vec::new();
     let mut seen = BTreeSet::new();
@@ -74,6 +101,9 @@ pub fn union_rows(report: &Report) -> (Vec<RowKey<'_>>, Vec<BTreeMap<RowKey<'_>,
             }
             m.insert(k, r);
         }
+        for r in &c.hidden {
+            m.insert((r.symbol.as_str(), r.dso.as_deref()), r);
+        }
         by_side.push(m);
     }
     (order, by_side)
@@ -86,13 +116,18 @@ pub struct NumFmt {
 }
 
 impl NumFmt {
+    /// Shares with 3 decimals (a thousandth of a percent), ticks whole (one
+    /// run each) or with one decimal (means of runs). Rates, ticks per
+    /// operation and robust values with as many digits as they have
+    /// meaning: down to one sample's worth of the side with the most
+    /// exposure, but no more than 4 significant digits of the largest value.
     pub fn for_report(report: &Report) -> NumFmt {
         let one_run_each = report.sides.iter().all(|s| s.runs.len() == 1);
         let decimals = match report.normalize {
             Normalize::Share => 3,
             Normalize::Ticks if one_run_each => 0,
-            Normalize::Ticks | Normalize::Rate | Normalize::Robust => 1,
-            Normalize::Work => 6,
+            Normalize::Ticks => 1,
+            Normalize::Rate | Normalize::Work | Normalize::Robust => meaningful_decimals(report),
         };
         NumFmt { decimals }
     }
@@ -109,6 +144,35 @@ impl NumFmt {
             s
         }
     }
+}
+
+/// See [`NumFmt::for_report`].
+fn meaningful_decimals(report: &Report) -> usize {
+    let scale = report.normalize.scale();
+    let exposure = report
+        .sides
+        .iter()
+        .map(|s| s.runs.iter().map(|r| r.exposure).sum::<f64>())
+        .fold(0.0, f64::max);
+    let largest = report
+        .comparisons
+        .iter()
+        .flat_map(|c| &c.rows)
+        .flat_map(|r| [r.old, r.new])
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max);
+    let resolution = scale / exposure;
+    let by_resolution = if resolution > 0.0 && resolution.is_finite() {
+        (-resolution.log10()).ceil().clamp(0.0, 9.0) as usize
+    } else {
+        3
+    };
+    let by_size = if largest > 0.0 && largest.is_finite() {
+        (3.0 - largest.log10().floor()).clamp(0.0, 9.0) as usize
+    } else {
+        by_resolution
+    };
+    by_resolution.min(by_size)
 }
 
 /// Δ% against old, or the status word where a percentage would mislead.
@@ -175,31 +239,56 @@ pub fn unit_sentence(n: Normalize) -> &'static str {
     }
 }
 
-/// `OLD path: 3 runs, totals 10000 10100 9900 samples` lines for each side.
-pub fn side_lines(report: &Report) -> Vec<String> {
-    let width = report.sides.iter().map(|s| s.name.len()).max().unwrap_or(3);
-    report
-        .sides
-        .iter()
-        .map(|s| {
-            let totals: Vec<String> = s.runs.iter().map(|r| fmt_count(r.total)).collect();
-            let approx = if s.runs.iter().any(|r| r.approximate.is_some()) {
-                " (approximate)"
-            } else {
-                ""
-            };
-            let plural = if s.runs.len() == 1 { "" } else { "s" };
-            format!(
-                "{:<width$} {}: {} run{plural}, total{plural} {}{}{}",
-                s.name.to_uppercase(),
-                s.label,
-                s.runs.len(),
-                totals.join(" "),
-                approx,
-                exposure_phrase(report.normalize, &s.runs),
-            )
-        })
-        .collect()
+/// Each side's header line: `OLD path: 3 runs, totals 10000 10100 9900`,
+/// folded to `width` columns: when it does not fit, the totals (and
+/// exposures) go on indented lines of their own, never split mid-list
+/// across the name. Lines start with `prefix` (continuations with as many
+/// spaces plus two).
+pub fn side_lines(
+    report: &Report,
+    opts: &RenderOptions,
+    prefix: &str,
+    width: usize,
+) -> Vec<String> {
+    let names: Vec<String> = (0..report.sides.len())
+        .map(|i| side_title(report, i, opts))
+        .collect();
+    let pad = names.iter().map(|n| n.chars().count()).max().unwrap_or(3);
+    let indent = " ".repeat(prefix.chars().count() + 2);
+    let mut out = Vec::new();
+    for (s, name) in report.sides.iter().zip(&names) {
+        let totals: Vec<String> = s.runs.iter().map(|r| fmt_count(r.total)).collect();
+        let approx = if s.runs.iter().any(|r| r.approximate.is_some()) {
+            " (approximate)"
+        } else {
+            ""
+        };
+        let plural = if s.runs.len() == 1 { "" } else { "s" };
+        let head = format!(
+            "{prefix}{name:<pad$} {}: {} run{plural}",
+            s.label,
+            s.runs.len()
+        );
+        let tail = format!(
+            "total{plural} {}{approx}{}",
+            totals.join(" "),
+            exposure_phrase(report.normalize, &s.runs),
+        );
+        let one = format!("{head}, {tail}");
+        if one.chars().count() <= width {
+            out.push(one);
+            continue;
+        }
+        out.push(head);
+        for (k, l) in wrap_words(&tail, width - indent.len())
+            .into_iter()
+            .enumerate()
+        {
+            let more = if k == 0 { "" } else { "  " };
+            out.push(format!("{indent}{more}{l}"));
+        }
+    }
+    out
 }
 
 /// The runs' exposures when they are not the totals already shown: the

@@ -1,29 +1,43 @@
 //! `-o text` (default): the header (sides, runs and totals, normalisation,
 //! event, legend), an aligned borderless table (prettytable-rs) with the
-//! symbol last so a long name only runs past column 80 at the end of its own
-//! line, and the summary. ASCII only, ready to paste into a review email.
-//! More than one compared side: one column group (Δ and mark) per side
-//! when the columns before the symbol fit in [`GROUPED_MAX`] characters
-//! (so a 40-character kernel name still ends by column 80) and `--wide` is
-//! off; otherwise one block per side.
+//! symbol last, and the summary. ASCII only, ready to paste into a review
+//! email: without `--wide` every line fits [`MAX_WIDTH`] columns (a name
+//! too long for what the numbers leave is cut with `...`, in the middle
+//! unless that hides what tells it from another row's name, see
+//! [`super::fitted_labels`]; `--wide` prints it whole). More than one compared side: one column
+//! group (Δ and mark) per side when the columns before the symbol fit in
+//! [`GROUPED_MAX`] characters and `--wide` is off ([`grouped`]); otherwise
+//! one block per side.
 
-use super::{NumFmt, RenderOptions};
+mod grouped;
+
+use super::{NumFmt, RenderOptions, MAX_WIDTH};
+use crate::aggregate::Normalize;
 use crate::diff::{Comparison, Report, Row};
 use prettytable::format::{FormatBuilder, TableFormat};
 use prettytable::{Cell, Row as PRow, Table};
 use std::io::{self, Write};
 
+pub use grouped::GROUPED_MAX;
+
+/// What marks the cut in a shortened name (ASCII output).
+pub const ELLIPSIS: &str = "...";
+
+/// The line said instead of a total row under `-n robust`.
+pub const NO_ROBUST_TOTAL: &str =
+    "(no total row: under -n robust a sum over all symbols has no fixed meaning)";
+
 pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
     let nf = NumFmt::for_report(report);
-    header(report, out)?;
+    header(report, opts, out)?;
     if report.comparisons.len() > 1 && !opts.wide {
-        if let Some(lines) = grouped(report, &nf) {
+        if let Some(lines) = grouped::table(report, &nf, opts) {
             writeln!(out)?;
             for l in lines {
                 writeln!(out, "{l}")?;
             }
             for c in &report.comparisons {
-                let name = report.sides[c.side].name.to_uppercase();
+                let name = super::side_title(report, c.side, opts);
                 writeln!(out)?;
                 let (worse, better, other) = super::elided_lines(c, &nf);
                 for l in [worse, better, other].into_iter().flatten() {
@@ -34,8 +48,9 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
                     &format!("{name}: {}", super::summary_sentence(report, c)),
                 )?;
                 write_wrapped(out, &format!("{name}: noise: {}", super::noise_sentence(c)))?;
-                renames(c, &nf, out)?;
+                renames(c, &nf, opts, out)?;
             }
+            auto_top_note(report, opts, out)?;
             for w in &report.warnings {
                 write_wrapped(out, &format!("warning: {}", ascii(w)))?;
             }
@@ -48,121 +63,76 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
             writeln!(
                 out,
                 "== {} vs {} ==",
-                report.sides[c.side].name.to_uppercase(),
-                report.sides[0].name.to_uppercase()
+                super::side_title(report, c.side, opts),
+                super::side_title(report, 0, opts)
             )?;
         }
         table(report, c, &nf, opts, out)?;
         writeln!(out)?;
         write_wrapped(out, &super::summary_sentence(report, c))?;
         write_wrapped(out, &format!("noise: {}", super::noise_sentence(c)))?;
-        renames(c, &nf, out)?;
+        renames(c, &nf, opts, out)?;
     }
+    auto_top_note(report, opts, out)?;
     for w in &report.warnings {
         write_wrapped(out, &format!("warning: {}", ascii(w)))?;
     }
     Ok(())
 }
 
-/// Widest the columns before the symbol may be in the grouped layout.
-pub const GROUPED_MAX: usize = 40;
-
-/// The multi-way table: `old`, then per compared side its Δ and mark, the
-/// symbol last; rows are the union of every side's shown rows (the first
-/// side's order, then the others' new rows in theirs); `.` where a side
-/// does not show the row. `None` when it would be wider than [`GROUPED_MAX`].
-fn grouped(report: &Report, nf: &NumFmt) -> Option<Vec<String>> {
-    let (order, by_side) = super::union_rows(report);
-    let vunit = if report.normalize == crate::aggregate::Normalize::Share {
-        "%"
-    } else {
-        ""
+/// When a terminal got at most [`RenderOptions::auto_top`] rows of each
+/// sign, say so (and how to see the rest).
+fn auto_top_note(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
+    let Some(n) = opts.auto_top else {
+        return Ok(());
     };
-    let mut rows: Vec<Vec<String>> = Vec::new();
-    let mut title = vec![format!("{}{vunit}", report.sides[0].name)];
-    for c in &report.comparisons {
-        title.push(format!("d {}", report.sides[c.side].name));
-        title.push(String::new());
+    let cut = report
+        .comparisons
+        .iter()
+        .any(|c| c.elided.worse + c.elided.better > 0);
+    if cut {
+        write_wrapped(
+            out,
+            &format!(
+                "(on a terminal at most {n} rows of each sign are shown: --top N for more, \
+                 or send the output to a pipe or file for all)"
+            ),
+        )?;
     }
-    title.push("symbol".to_string());
-    rows.push(title);
-    for k in &order {
-        let any = by_side.iter().find_map(|m| m.get(k))?;
-        let mut cells = vec![nf.value(any.old)];
-        for m in &by_side {
-            match m.get(k) {
-                Some(r) => cells.extend([nf.delta(r.delta), r.mark().to_string()]),
-                None => cells.extend([".".to_string(), " ".to_string()]),
-            }
-        }
-        cells.push(ascii(&super::symbol_label(any)));
-        rows.push(cells);
-    }
-    let first = report.comparisons.first()?;
-    let mut total = vec![nf.value(first.total.old)];
-    for c in &report.comparisons {
-        total.extend([nf.delta(c.total.delta), " ".to_string()]);
-    }
-    total.push("total".to_string());
-    rows.push(total);
-    let ncols = rows[0].len();
-    let widths: Vec<usize> = (0..ncols)
-        .map(|i| rows.iter().map(|r| r[i].len()).max().unwrap_or(0))
-        .collect();
-    let before: usize = widths[..ncols - 1].iter().map(|w| w + 1).sum();
-    if before > GROUPED_MAX {
-        return None;
-    }
-    let mut lines = Vec::with_capacity(rows.len() + 1);
-    for r in &rows {
-        let mut l = String::new();
-        for (i, cell) in r.iter().enumerate() {
-            let marks = i > 0 && i + 1 < ncols && i % 2 == 0;
-            if i + 1 == ncols {
-                l.push_str(cell);
-            } else if marks {
-                l.push_str(&format!("{cell:<w$} ", w = widths[i]));
-            } else {
-                l.push_str(&format!("{cell:>w$} ", w = widths[i]));
-            }
-        }
-        lines.push(l.trim_end().to_string());
-    }
-    lines.insert(
-        0,
-        format!(
-            "(d NAME: delta of NAME against {}; . not shown for that side)",
-            report.sides[0].name
-        ),
-    );
-    Some(lines)
+    Ok(())
 }
 
-fn renames(c: &Comparison, nf: &NumFmt, out: &mut dyn Write) -> io::Result<()> {
-    {
-        if !c.renames.is_empty() {
-            writeln!(
-                out,
-                "possible renames (similar change; not merged, use --alias to merge):"
-            )?;
-            for r in c.renames.iter().take(10) {
-                writeln!(
-                    out,
-                    "  {} -> {}  ({} / {})",
-                    ascii(&r.old_symbol),
-                    ascii(&r.new_symbol),
-                    nf.delta(r.old_delta),
-                    nf.delta(r.new_delta)
-                )?;
-            }
-            if c.renames.len() > 10 {
-                writeln!(
-                    out,
-                    "  ... {} more pairs (see -o json)",
-                    c.renames.len() - 10
-                )?;
-            }
+/// The "possible renames" lines, each within [`MAX_WIDTH`] (`--wide`: whole names).
+fn renames(
+    c: &Comparison,
+    nf: &NumFmt,
+    opts: &RenderOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    if c.renames.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "possible renames (gone and new, similar names and sizes; --alias merges):"
+    )?;
+    for r in &c.renames {
+        let (d1, d2) = (nf.delta(r.old_delta), nf.delta(r.new_delta));
+        let (mut a, mut b) = (ascii(&r.old_symbol), ascii(&r.new_symbol));
+        let avail = MAX_WIDTH.saturating_sub(format!("   ->   ({d1} / {d2})").len());
+        if !opts.wide && a.len() + b.len() > avail {
+            let half = avail / 2;
+            let (ma, mb) = if a.len() <= half {
+                (a.len(), avail - a.len())
+            } else if b.len() <= half {
+                (avail - b.len(), b.len())
+            } else {
+                (half, avail - half)
+            };
+            a = super::truncate_middle(&a, ma, ELLIPSIS);
+            b = super::truncate_middle(&b, mb, ELLIPSIS);
         }
+        writeln!(out, "  {a} -> {b}  ({d1} / {d2})")?;
     }
     Ok(())
 }
@@ -195,12 +165,12 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
-fn header(report: &Report, out: &mut dyn Write) -> io::Result<()> {
-    for line in super::side_lines(report) {
-        write_wrapped(out, &ascii(&line))?;
+fn header(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
+    for line in super::side_lines(report, opts, "", MAX_WIDTH) {
+        writeln!(out, "{}", ascii(&line))?;
     }
     if let Some(e) = &report.event {
-        writeln!(out, "event: {}", ascii(e))?;
+        write_wrapped(out, &format!("event: {}", ascii(e)))?;
     }
     write_wrapped(
         out,
@@ -233,68 +203,115 @@ fn table(
     opts: &RenderOptions,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let unit = "";
-    let vunit = if report.normalize == crate::aggregate::Normalize::Share {
+    let vunit = if report.normalize == Normalize::Share {
         "%"
     } else {
         ""
     };
-    let mut t = Table::new();
-    t.set_format(table_format());
-    let mut titles = vec![
-        cell_r(format!("delta{unit}")),
-        cell_r("delta%"),
-        cell_r(format!("old{vunit}")),
-        cell_r(format!("new{vunit}")),
-    ];
-    if opts.wide {
-        titles.extend([
-            cell_r("old cv"),
-            cell_r("new cv"),
-            cell_r("delta ci"),
-            cell_r("ratio"),
-            cell_r("ratio ci"),
-            cell_r("p"),
-            cell_r("q"),
-            cell_r("phi"),
-            cell_r("df"),
-            cell_r("n"),
-        ]);
-    }
-    titles.extend([Cell::new(" "), Cell::new("symbol")]);
-    t.set_titles(PRow::new(titles));
     let runs = format!(
         "{}+{}",
         report.sides[0].runs.len(),
         report.sides[c.side].runs.len()
     );
-    let add = |t: &mut Table, r: &Row| {
-        let mut cells = vec![
-            cell_r(nf.delta(r.delta)),
-            cell_r(super::delta_pct(r)),
-            cell_r(nf.value(r.old)),
-            cell_r(nf.value(r.new)),
-        ];
-        if opts.wide {
-            cells.extend([
-                cell_r(super::cv(r.old_cv)),
-                cell_r(super::cv(r.new_cv)),
-                cell_r(super::interval(r.delta_ci, |v| nf.delta(v))),
-                cell_r(super::ratio(r.ratio)),
-                cell_r(super::interval(r.ratio_ci, super::ratio)),
-                cell_r(super::pvalue(r.p)),
-                cell_r(super::pvalue(r.q)),
-                cell_r(super::dispersion(r.dispersion)),
-                cell_r(r.df.map_or("-".to_string(), super::fmt_df)),
-                cell_r(format!("n={runs}")),
-            ]);
-        }
-        cells.extend([
-            Cell::new(r.mark()),
-            Cell::new(&ascii(&super::symbol_label(r))),
-        ]);
-        t.add_row(PRow::new(cells));
+    // Every cell before the symbol, as text: title, rows, total.
+    let mut titles = vec![
+        "delta".to_string(),
+        "delta%".to_string(),
+        format!("old{vunit}"),
+        format!("new{vunit}"),
+    ];
+    if opts.wide {
+        titles.extend(
+            [
+                "old cv", "new cv", "delta ci", "ratio", "ratio ci", "p", "q", "phi", "df", "n",
+            ]
+            .map(str::to_string),
+        );
+    }
+    titles.push(" ".to_string());
+    let mut cells: Vec<Vec<String>> = c
+        .rows
+        .iter()
+        .map(|r| {
+            let mut v = vec![
+                nf.delta(r.delta),
+                super::delta_pct(r),
+                nf.value(r.old),
+                nf.value(r.new),
+            ];
+            if opts.wide {
+                v.extend([
+                    super::cv(r.old_cv),
+                    super::cv(r.new_cv),
+                    super::interval(r.delta_ci, |v| nf.delta(v)),
+                    super::ratio(r.ratio),
+                    super::interval(r.ratio_ci, super::ratio),
+                    super::pvalue(r.p),
+                    super::pvalue(r.q),
+                    super::dispersion(r.dispersion),
+                    r.df.map_or("-".to_string(), super::fmt_df),
+                    format!("n={runs}"),
+                ]);
+            }
+            v.push(r.mark().to_string());
+            v
+        })
+        .collect();
+    let show_total = report.normalize != Normalize::Robust;
+    let mut total = vec![
+        nf.delta(c.total.delta),
+        if c.total.old > 0.0 {
+            super::signed_pct(c.total.delta / c.total.old * 100.0)
+        } else {
+            String::new()
+        },
+        nf.value(c.total.old),
+        nf.value(c.total.new),
+    ];
+    if opts.wide {
+        total.extend((0..9).map(|_| String::new()));
+        total.push(format!("n={runs}"));
+    }
+    total.push(" ".to_string());
+    // The symbol starts after every column's width plus padding and separator.
+    let ncols = titles.len();
+    let before: usize = (0..ncols)
+        .map(|i| {
+            let rows = cells.iter().chain(show_total.then_some(&total));
+            let w = rows.map(|r| r[i].len()).max().unwrap_or(0);
+            w.max(titles[i].len()) + 2
+        })
+        .sum();
+    let max_name = MAX_WIDTH.saturating_sub(before);
+    let max_name = if opts.wide { usize::MAX } else { max_name };
+    let fit: Vec<(&Row, usize)> = c.rows.iter().map(|r| (r, max_name)).collect();
+    for (v, label) in cells
+        .iter_mut()
+        .zip(super::fitted_labels(&fit, ELLIPSIS, &ascii))
+    {
+        v.push(label);
+    }
+    total.push("total".to_string());
+    titles.push("symbol".to_string());
+
+    let mut t = Table::new();
+    t.set_format(table_format());
+    let styled = |v: &[String]| {
+        let n = v.len();
+        PRow::new(
+            v.iter()
+                .enumerate()
+                .map(|(i, s)| if i + 2 >= n { Cell::new(s) } else { cell_r(s) })
+                .collect(),
+        )
     };
+    t.set_titles(styled(&titles));
+    for v in &cells {
+        t.add_row(styled(v));
+    }
+    if show_total {
+        t.add_row(styled(&total));
+    }
     // Where the "... N more" lines go: after the last regression, before the
     // first improvement (rank order), or at the end when sorted by name.
     let first_better = c
@@ -307,26 +324,6 @@ fn table(
         .iter()
         .rposition(|r| r.delta > 0.0)
         .map_or(0, |i| i + 1);
-    for r in &c.rows {
-        add(&mut t, r);
-    }
-    let mut total_cells = vec![
-        cell_r(nf.delta(c.total.delta)),
-        cell_r(if c.total.old > 0.0 {
-            super::signed_pct(c.total.delta / c.total.old * 100.0)
-        } else {
-            String::new()
-        }),
-        cell_r(nf.value(c.total.old)),
-        cell_r(nf.value(c.total.new)),
-    ];
-    if opts.wide {
-        total_cells.extend((0..9).map(|_| Cell::new("")));
-        total_cells.push(cell_r(format!("n={runs}")));
-    }
-    total_cells.extend([Cell::new(" "), Cell::new("total")]);
-    t.add_row(PRow::new(total_cells));
-
     let rendered = t.to_string();
     let mut lines: Vec<String> = rendered.lines().map(|l| l.trim_end().to_string()).collect();
     // lines[0] is the title; row k is lines[k + 1]; the total is last.
@@ -342,7 +339,11 @@ fn table(
         .rows
         .windows(2)
         .all(|w| !(w[0].delta < 0.0 && w[1].delta > 0.0));
-    let total_line = lines.pop().unwrap_or_default();
+    let total_line = if show_total {
+        lines.pop().unwrap_or_default()
+    } else {
+        NO_ROBUST_TOTAL.to_string()
+    };
     let mut inserts: Vec<(usize, String)> = Vec::new();
     if sorted_by_sign {
         if let Some(w) = worse {

@@ -562,11 +562,20 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
         let d = st.dso_ids.get(dso).map(|&i| &st.dsos[i as usize]);
         Some(user::unresolved_hint(d, dso))
     };
-    warnings.extend(unresolved::warning(origin, &p, &why, ""));
+    p.unresolved = unresolved::note(&p, &why, "");
     // Stacks are named like the self cost (`st.key`): frames that resolve
     // to one name merge; unresolved ones are `[unknown]`.
     for (frames, c) in stacks {
-        let names: Vec<String> = frames.into_iter().map(|f| key(f).name).collect();
+        let names: Vec<String> = frames
+            .into_iter()
+            .map(|f| {
+                let k = key(f);
+                if k.mode.is_some_and(Mode::is_kernel) && k.name != UNKNOWN {
+                    p.kernel_frames.insert(k.name.clone());
+                }
+                k.name
+            })
+            .collect();
         *p.stacks.entry(names).or_insert(0.0) += c;
     }
     p.total = total;

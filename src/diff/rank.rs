@@ -1,0 +1,188 @@
+//! Ranking and trimming of one comparison's rows: `--sort` orders them,
+//! `--min-delta` hides small ones and `--top N` keeps the N rows of each
+//! sign that rank highest **by the sort key** (the largest Δ, ratio or
+//! impact; with `--sort name` the first N of each sign), counting the rest.
+
+use super::{Elided, Row, SortBy};
+
+/// The `--sort impact` key: the bound of Δ's interval nearest zero (0 when
+/// the interval spans zero or is unknown).
+pub fn impact(row: &Row) -> f64 {
+    match row.delta_ci {
+        Some((lo, _)) if lo > 0.0 => lo,
+        Some((_, hi)) if hi < 0.0 => hi,
+        _ => 0.0,
+    }
+}
+
+/// Rank rows: signed, worse first; ties by Δ, then by name, then by dso.
+pub fn rank(rows: &mut [Row], sort: SortBy) {
+    let by_name = |a: &Row, b: &Row| a.symbol.cmp(&b.symbol).then_with(|| a.dso.cmp(&b.dso));
+    rows.sort_by(|a, b| match sort {
+        SortBy::Delta => b.delta.total_cmp(&a.delta).then_with(|| by_name(a, b)),
+        SortBy::Impact => impact(b)
+            .total_cmp(&impact(a))
+            .then_with(|| b.delta.total_cmp(&a.delta))
+            .then_with(|| by_name(a, b)),
+        SortBy::Ratio => b
+            .ratio
+            .total_cmp(&a.ratio)
+            .then_with(|| b.delta.total_cmp(&a.delta))
+            .then_with(|| by_name(a, b)),
+        SortBy::Name => by_name(a, b),
+    });
+}
+
+/// Apply `--min-delta` and `--top N` to rows already in `sort` order: the N
+/// regressions ranked first and the N improvements ranked last (their key
+/// is the most negative: Δ, impact, ratio below 1), or with `--sort name`
+/// the first N of each sign. Shown rows keep their order; the others are
+/// counted in [`Elided`] and returned as the second vector (in order).
+pub fn trim(
+    rows: Vec<Row>,
+    top: Option<usize>,
+    min_delta: f64,
+    sort: SortBy,
+) -> (Vec<Row>, Vec<Row>, Elided) {
+    let mut elided = Elided::default();
+    let mut kept: Vec<Row> = Vec::with_capacity(rows.len());
+    let mut hidden = Vec::new();
+    for r in rows {
+        if r.delta.abs() < min_delta {
+            elided.small += 1;
+            hidden.push(r);
+        } else {
+            kept.push(r);
+        }
+    }
+    let Some(n) = top else {
+        return (kept, hidden, elided);
+    };
+    let worse: Vec<usize> = (0..kept.len()).filter(|&i| kept[i].delta > 0.0).collect();
+    let better: Vec<usize> = (0..kept.len()).filter(|&i| kept[i].delta < 0.0).collect();
+    let better_shown = if sort == SortBy::Name {
+        &better[..n.min(better.len())]
+    } else {
+        &better[better.len().saturating_sub(n)..]
+    };
+    let mut show = vec![false; kept.len()];
+    for &i in worse.iter().take(n).chain(better_shown) {
+        show[i] = true;
+    }
+    let mut out = Vec::new();
+    for (i, r) in kept.into_iter().enumerate() {
+        if show[i] {
+            out.push(r);
+            continue;
+        }
+        if r.delta > 0.0 {
+            elided.worse += 1;
+            elided.worse_delta += r.delta;
+        } else if r.delta < 0.0 {
+            elided.better += 1;
+            elided.better_delta += r.delta;
+        } else {
+            elided.unchanged += 1;
+        }
+        hidden.push(r);
+    }
+    (out, hidden, elided)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::row;
+    use super::*;
+    use crate::diff::Status;
+
+    fn names(rows: &[Row]) -> Vec<&str> {
+        rows.iter().map(|r| r.symbol.as_str()).collect()
+    }
+
+    #[test]
+    fn rank_is_signed_worse_first_ties_by_name() {
+        let mut rows = vec![
+            row("b", -1.0, Status::Changed, None, false),
+            row("z", 2.0, Status::Changed, None, false),
+            row("a", 2.0, Status::Changed, None, false),
+            row("c", 0.0, Status::Same, None, false),
+        ];
+        rank(&mut rows, SortBy::Delta);
+        assert_eq!(names(&rows), ["a", "z", "c", "b"]);
+        rank(&mut rows, SortBy::Name);
+        assert_eq!(names(&rows), ["a", "b", "c", "z"]);
+    }
+
+    #[test]
+    fn impact_ranks_big_and_certain_first() {
+        let mut rows = vec![
+            row(
+                "big-uncertain",
+                5.0,
+                Status::Changed,
+                Some((-1.0, 11.0)),
+                false,
+            ),
+            row(
+                "small-certain",
+                1.0,
+                Status::Changed,
+                Some((0.8, 1.2)),
+                true,
+            ),
+            row("better", -3.0, Status::Changed, Some((-4.0, -2.0)), true),
+        ];
+        rank(&mut rows, SortBy::Impact);
+        assert_eq!(names(&rows), ["small-certain", "big-uncertain", "better"]);
+        assert_eq!(impact(&rows[2]), -2.0);
+    }
+
+    #[test]
+    fn top_keeps_n_of_each_sign_and_counts_the_rest() {
+        let rows: Vec<Row> = [3.0, 2.0, 1.0, 0.0, -0.5, -1.0, -4.0]
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| row(&format!("s{i}"), d, Status::Changed, None, false))
+            .collect();
+        let (shown, hidden, e) = trim(rows.clone(), Some(1), 0.0, SortBy::Delta);
+        assert_eq!(names(&shown), ["s0", "s6"]);
+        assert_eq!(names(&hidden), ["s1", "s2", "s3", "s4", "s5"]);
+        assert_eq!((e.worse, e.better, e.unchanged), (2, 2, 1));
+        assert_eq!(e.worse_delta, 3.0);
+        assert_eq!(e.better_delta, -1.5);
+        let (shown, hidden, e) = trim(rows, None, 1.0, SortBy::Delta);
+        assert_eq!(shown.len(), 5, "|delta| < 1.0 hides 0 and -0.5 only");
+        assert_eq!(names(&hidden), ["s3", "s4"]);
+        assert_eq!(e.small, 2);
+    }
+
+    /// `--top` takes the top by the sort key: with `--sort ratio` a new
+    /// symbol (ratio ∞) with a small Δ is shown before a large Δ of ratio
+    /// 1.1, and the improvement with the smallest ratio is kept.
+    #[test]
+    fn top_follows_the_sort_key() {
+        let mut rows = vec![
+            row("big_small_ratio", 5.0, Status::Changed, None, false),
+            row("fell_most", -3.0, Status::Changed, None, false),
+            row("halved", -0.8, Status::Changed, None, false),
+            row("brand_new", 0.2, Status::New, None, false),
+        ];
+        rows[0].ratio = 1.1;
+        rows[1].ratio = 0.7;
+        rows[2].ratio = 0.5;
+        rows[3].ratio = f64::INFINITY;
+        let mut by_ratio = rows.clone();
+        rank(&mut by_ratio, SortBy::Ratio);
+        let (shown, _, e) = trim(by_ratio, Some(1), 0.0, SortBy::Ratio);
+        assert_eq!(names(&shown), ["brand_new", "halved"]);
+        assert_eq!((e.worse, e.better), (1, 1));
+        let mut by_delta = rows.clone();
+        rank(&mut by_delta, SortBy::Delta);
+        let (shown, _, _) = trim(by_delta, Some(1), 0.0, SortBy::Delta);
+        assert_eq!(names(&shown), ["big_small_ratio", "fell_most"]);
+        let mut by_name = rows;
+        rank(&mut by_name, SortBy::Name);
+        let (shown, _, _) = trim(by_name, Some(1), 0.0, SortBy::Name);
+        assert_eq!(names(&shown), ["big_small_ratio", "fell_most"]);
+    }
+}
