@@ -231,6 +231,16 @@ pub struct Analysis {
     /// [default: /proc/kallsyms when the file was recorded on the running kernel].
     #[arg(long, value_name = "FILE")]
     pub kallsyms: Option<String>,
+
+    /// Use a kernel symbol map even when it does not seem to belong to the recording or image
+    /// (another kernel's map is refused by default); a warning says why it was doubted.
+    #[arg(long)]
+    pub force_map: bool,
+
+    /// Accept runs of one side whose counts are the same (one recording given twice, e.g. in
+    /// two formats), which are refused by default since they fake agreement between runs.
+    #[arg(long)]
+    pub allow_duplicates: bool,
 }
 
 /// The analysis flags read as fields of the command line (`cli.alpha`).

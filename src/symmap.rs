@@ -193,6 +193,14 @@ impl SymbolMap {
     }
 }
 
+/// Function padding: the filler before each function (`__pfx_*` with call
+/// padding, `__cfi_*` with kCFI), which the CPU does not execute in a
+/// kernel without call-depth tracking. Samples there mean that the map is
+/// not the sampled kernel's.
+pub fn is_padding(name: &str) -> bool {
+    name.starts_with("__pfx_") || name.starts_with("__cfi_")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

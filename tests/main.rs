@@ -2,6 +2,7 @@
 //! time low); each area is a module.
 
 mod batch;
+mod careless;
 mod cli;
 mod damage;
 mod html;

@@ -67,6 +67,10 @@ pub struct ParseOptions {
     pub map: Option<Arc<SymbolMap>>,
     /// Kernel symbols for perf.data (`--kallsyms`, or a map beside the file).
     pub kallsyms: Option<Arc<SymbolMap>>,
+    /// `--force-map`: use a kernel map that does not seem to belong to the
+    /// recording (perf.data) or image (/proc/profile), with a warning,
+    /// instead of refusing it.
+    pub force_map: bool,
 }
 
 /// A parse failure. `Malformed` is the `path:line: expected …, found "…"`

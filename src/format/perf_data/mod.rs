@@ -18,9 +18,12 @@
 //! when the file was recorded on the running kernel: same release and, when
 //! both are known, same build-id as `/sys/kernel/notes`), the way perf
 //! builds its kernel symbol table ([`SymbolMap::perf_index`]). A given map
-//! must hold the recording's kernel reference symbol (`_text`, from the
-//! `[kernel.kallsyms]_text` mmap record) at the recorded address: a map of
-//! another kernel or boot is refused. User addresses are named from the ELF
+//! is checked against what the recording knows ([`kernel`]): the reference
+//! symbol (`_text`) at the address and `_etext` at the end of the
+//! `[kernel.kallsyms]_text` mmap record, the header's release and kernel
+//! build-id against the map's own claims, and the kernel samples' addresses
+//! (in function padding, or in the recorded text but named nothing): a map
+//! of another kernel or boot is refused, unless `--force-map`. User addresses are named from the ELF
 //! symbol tables of the mapped binaries ([`elf`]) when they exist here with
 //! the recorded build-id; otherwise the sample counts as `[unknown]` in its
 //! dso, never under a wrong name. Unresolved kernel addresses are `[unknown]`
@@ -34,7 +37,7 @@ use super::{ParseError, ParseOptions, Sniff, WeightBy};
 use crate::profile::{Format, Mode, Profile, SymbolKey, Weight};
 use crate::symmap::SymbolMap;
 use check::{check_record, check_records, check_sections};
-use kernel::{check_map, kernel_symbols};
+use kernel::{identity_mismatch, judge, kernel_symbols, map_mismatch, Fit};
 use linux_perf_data::linux_perf_event_reader::{CpuMode, EventRecord, SamplingPolicy};
 use linux_perf_data::{DsoKey, PerfFileReader, PerfFileRecord};
 use rustc_hash::FxHashMap;
@@ -112,6 +115,10 @@ struct State<'a> {
     unresolved_dsos: Vec<String>,
     /// Kernel address → frame, for the few thousand hot addresses.
     kcache: Vec<(u64, Frame)>,
+    /// How well the kernel map names the kernel samples ([`kernel::Fit`]).
+    fit: Fit,
+    /// Why the kernel map seems not to be the recording's ([`kernel`]).
+    doubts: Vec<String>,
 }
 
 impl State<'_> {
@@ -232,6 +239,19 @@ impl State<'_> {
             Frame::User(d, _) | Frame::UserUnknown(d) => self.dsos[d as usize].path.as_str().into(),
             Frame::Unknown(_) => UNKNOWN.into(),
         }
+    }
+
+    /// Count a kernel sample's leaf for the map check ([`kernel::Fit`]).
+    fn fit_kernel(&mut self, leaf: Frame, ip: u64, w: f64) {
+        let name = match leaf {
+            Frame::Kernel(i) => self
+                .kernel
+                .as_ref()
+                .and_then(|k| k.symbols.get(i as usize))
+                .map(|s| s.name.as_str()),
+            _ => None,
+        };
+        self.fit.add(name, ip, w);
     }
 
     fn kernel_symbol(&self, i: u32) -> Option<&crate::symmap::MapSymbol> {
@@ -371,6 +391,11 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
         Ok(m) => (Some(m), None),
         Err(e) => (None, Some(e)),
     };
+    let doubts: Vec<String> = kernel
+        .as_deref()
+        .and_then(|m| identity_mismatch(m, release.as_deref(), kernel_id.as_deref()))
+        .into_iter()
+        .collect();
     let mut st = State {
         origin,
         kernel,
@@ -382,6 +407,8 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
         build_ids,
         unresolved_dsos: Vec::new(),
         kcache: vec![(u64::MAX, Frame::KernelUnknown); KCACHE],
+        fit: Fit::default(),
+        doubts,
     };
 
     let mut p = Profile::new(origin, Format::PerfData);
@@ -504,6 +531,9 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
                 let leaf = st
                     .frame(pid, mode, ip)
                     .map_err(|e| at_record(e, record_no))?;
+                if mode == Mode::Kernel {
+                    st.fit_kernel(leaf, ip, w);
+                }
                 if let Some(re) = &opts.dso {
                     if !re.is_match(&st.dso_of(leaf)) {
                         continue;
@@ -569,6 +599,9 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
             }
             _ => {}
         }
+    }
+    if let Some(map) = &st.kernel {
+        warnings.extend(judge(map, &st.fit, &st.doubts, opts.force_map, origin)?);
     }
     if lost > 0 {
         warnings.push(format!(
@@ -662,8 +695,10 @@ fn mmap(
         if let Some(reloc) = path.strip_prefix("[kernel.kallsyms]") {
             if !reloc.is_empty() && !*checked {
                 *checked = true;
+                st.fit.text = Some((start, start.saturating_add(len)));
                 if let Some(map) = &st.kernel {
-                    check_map(map, reloc, pgoff, st.origin)?;
+                    st.doubts
+                        .extend(map_mismatch(map, reloc, pgoff, start, len));
                 }
             }
         }
