@@ -10,6 +10,7 @@ use crate::diff;
 use crate::exit;
 use crate::load;
 use crate::render::{self, OutputFormat};
+use crate::sanity;
 use anyhow::{Context, Result};
 use std::io::Write;
 
@@ -81,7 +82,7 @@ pub fn run(config: &Config, out: &mut dyn Write, err: &mut dyn Write) -> Result<
 
 /// Everything but rendering: the report of a configuration.
 pub fn build_report(config: &Config) -> Result<diff::Report> {
-    let mut warnings = Vec::new();
+    let mut warnings = sanity::same_paths(&config.sides);
     let mut sides = Vec::new();
     for spec in &config.sides {
         let loaded = load::load_side(&spec.paths, &config.load)?;
@@ -92,7 +93,21 @@ pub fn build_report(config: &Config) -> Result<diff::Report> {
             runs: loaded.runs,
         });
     }
+    let found = sanity::prepare(
+        &mut sides,
+        &config.load.parse,
+        &config.identity,
+        config.allow_duplicates,
+    )?;
+    warnings.extend(found.warnings);
     let mut report = compare_sides(&sides, config)?;
+    if !found.notes.is_empty() {
+        // Restricted to kernel samples: shares are no longer of all samples.
+        report
+            .notes
+            .retain(|n| n != crate::config::KERNEL_ONLY_NOTE);
+    }
+    report.notes.extend(found.notes);
     warnings.append(&mut report.warnings);
     report.warnings = warnings;
     Ok(report)

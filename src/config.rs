@@ -22,6 +22,11 @@ use regex::Regex;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+/// The header note of `--kernel-only` (replaced by the scope note when
+/// runs are restricted to their kernel samples, see [`crate::scope`]).
+pub const KERNEL_ONLY_NOTE: &str =
+    "filter: kernel samples only (--kernel-only); shares stay relative to all samples";
+
 /// One side as the user named it.
 #[derive(Clone, Debug)]
 pub struct SideSpec {
@@ -39,6 +44,9 @@ pub struct Config {
     pub run_info: RunInfo,
     pub jobs: Option<usize>,
     pub fail_on_regression: bool,
+    /// `--allow-duplicates`: runs of one side with the same counts are a
+    /// warning, not an error.
+    pub allow_duplicates: bool,
     /// `--color`; resolved against the terminal and `NO_COLOR` by the app layer.
     pub color: ColorArg,
     pub identity: Identity,
@@ -116,10 +124,7 @@ impl Config {
             );
         }
         if cli.kernel_only {
-            notes.push(
-                "filter: kernel samples only (--kernel-only); shares stay relative to all samples"
-                    .to_string(),
-            );
+            notes.push(KERNEL_ONLY_NOTE.to_string());
         }
         if let Some(c) = &cli.comm {
             notes.push(format!("filter: --comm {c}"));
@@ -202,6 +207,7 @@ impl Config {
             run_info,
             jobs: cli.jobs,
             fail_on_regression: cli.fail_on_regression,
+            allow_duplicates: cli.allow_duplicates,
             color: cli.color,
             identity,
             relative,

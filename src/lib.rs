@@ -25,5 +25,7 @@ pub mod load;
 pub mod manpage;
 pub mod profile;
 pub mod render;
+pub mod sanity;
+pub mod scope;
 pub mod stats;
 pub mod symmap;

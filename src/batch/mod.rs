@@ -21,6 +21,7 @@ use crate::exit;
 use crate::input::{self, Location, BUF_SIZE};
 use crate::load;
 use crate::profile::Profile;
+use crate::sanity;
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
@@ -227,14 +228,37 @@ pub fn build(config: &BatchConfig, bar: &ProgressBar) -> Result<Batch> {
     bar.set_length(jobs.len() as u64);
     let benches: Vec<Result<Bench>> = jobs
         .into_par_iter()
-        .map(|(name, sides, skipped, extra)| {
+        .map(|(name, mut sides, mut skipped, extra)| {
             let kernels = sides.iter().map(|s| s.name.clone()).collect();
-            let report = match skipped {
+            let c = &config.config;
+            let found = match skipped {
                 Some(_) => None,
-                None => {
-                    let mut r = compare_sides(&sides, &config.config)
-                        .with_context(|| format!("benchmark {name}"))?;
+                // Refused inputs (duplicate runs, filters that cannot
+                // apply) skip this benchmark, named as an error.
+                None => match sanity::prepare(
+                    &mut sides,
+                    &c.load.parse,
+                    &c.identity,
+                    c.allow_duplicates,
+                ) {
+                    Ok(found) => Some(found),
+                    Err(e) => {
+                        skipped = Some(format!("refused: {e:#}"));
+                        None
+                    }
+                },
+            };
+            let report = match found {
+                None => None,
+                Some(found) => {
+                    let mut r =
+                        compare_sides(&sides, c).with_context(|| format!("benchmark {name}"))?;
+                    if !found.notes.is_empty() {
+                        r.notes.retain(|n| n != crate::config::KERNEL_ONLY_NOTE);
+                    }
+                    r.notes.extend(found.notes);
                     let mut w = extra;
+                    w.extend(found.warnings);
                     w.append(&mut r.warnings);
                     r.warnings = w;
                     Some(r)
@@ -250,6 +274,16 @@ pub fn build(config: &BatchConfig, bar: &ProgressBar) -> Result<Batch> {
         })
         .collect();
     let benches = benches.into_iter().collect::<Result<Vec<_>>>()?;
+    for b in &benches {
+        if let Some(why) = b
+            .skipped
+            .as_deref()
+            .and_then(|s| s.strip_prefix("refused: "))
+        {
+            errors += 1;
+            warnings.push(format!("benchmark {}: refused: {why}", b.name));
+        }
+    }
     Ok(Batch {
         baseline: config.baseline.clone(),
         benches,
