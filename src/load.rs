@@ -313,10 +313,9 @@ fn load_tar(
             _ => maps.explicit.is_some() || opts.parse.map.is_some(),
         };
         if needs_map(format) && !has_map {
-            let mut bytes = Vec::new();
-            reader
-                .read_to_end(&mut bytes)
-                .with_context(|| format!("{origin}: cannot read"))?;
+            // Held until the archive's maps are read, bounded as any
+            // binary stream.
+            let bytes = format::read_bounded(&mut *reader, &origin, format.name())?;
             deferred.push((out.len(), origin, dir, format, bytes));
             out.push(None);
             continue;
@@ -446,6 +445,66 @@ pub fn load_stream_beside<'a>(
         Outcome::Run(p) => Ok(*p),
         Outcome::Skipped(why) => Err(why),
     })
+}
+
+/// A stream whose format is known ([`sniff_stream`]), not yet parsed.
+pub struct Sniffed<'a> {
+    pub format: Format,
+    reader: Box<dyn BufRead + 'a>,
+}
+
+/// Undo a stream's compression and detect its format (unless forced), for
+/// a caller that decides how to parse it: `Ok(Err(reason))` when it is not
+/// a profile.
+pub fn sniff_stream<'a>(
+    raw: Box<dyn BufRead + 'a>,
+    origin: &str,
+    opts: &LoadOptions,
+) -> Result<std::result::Result<Sniffed<'a>, String>> {
+    let (_, reader) = input::decompress(raw).with_context(|| format!("{origin}: cannot read"))?;
+    Ok(detect(reader, origin, opts)?.map(|(format, reader)| Sniffed { format, reader }))
+}
+
+impl Sniffed<'_> {
+    /// Whether parsing needs a symbol map that only a file beside the
+    /// stream can give (neither `--map` nor `--kallsyms` was given).
+    pub fn needs_beside_map(&self, opts: &LoadOptions) -> bool {
+        match self.format {
+            Format::PerfData => opts.parse.kallsyms.is_none(),
+            Format::ProcProfile => opts.parse.map.is_none(),
+            _ => false,
+        }
+    }
+
+    /// The decompressed bytes, at most [`format::MAX_IN_MEMORY`], to parse
+    /// later (with [`load_stream_beside`]).
+    pub fn into_bytes(mut self, origin: &str) -> Result<Vec<u8>> {
+        Ok(format::read_bounded(
+            &mut *self.reader,
+            origin,
+            self.format.name(),
+        )?)
+    }
+
+    /// Parse, with the maps `beside` the stream.
+    pub fn parse(
+        mut self,
+        origin: &str,
+        opts: &LoadOptions,
+        beside: Option<Arc<Beside>>,
+    ) -> Result<Profile> {
+        let maps = Maps {
+            explicit: None,
+            beside,
+        };
+        let parse = options_for(self.format, opts, &maps)?;
+        Ok(format::parse(
+            self.format,
+            &mut *self.reader,
+            origin,
+            &parse,
+        )?)
+    }
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! time low); each area is a module.
 
 mod batch;
+mod bounds;
 mod careless;
 mod cli;
 mod damage;
