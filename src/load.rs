@@ -54,8 +54,14 @@ enum Outcome {
 /// Load every run named by `paths` (one side).
 pub fn load_side(paths: &[String], opts: &LoadOptions) -> Result<Loaded> {
     let mut locations = Vec::new();
+    let mut walk_warnings = Vec::new();
     for path in paths {
-        let (expanded, from_dir) = input::expand(path)?;
+        let input::Expanded {
+            locations: expanded,
+            from_dir,
+            warnings,
+        } = input::expand(path)?;
+        walk_warnings.extend(warnings);
         let explicit = opts.path_maps.get(path).cloned();
         let mut beside: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
         if from_dir {
@@ -96,7 +102,10 @@ pub fn load_side(paths: &[String], opts: &LoadOptions) -> Result<Loaded> {
         .par_iter()
         .map(|(loc, from_dir, maps)| load_location(loc, *from_dir, maps, opts))
         .collect();
-    let mut loaded = Loaded::default();
+    let mut loaded = Loaded {
+        warnings: walk_warnings,
+        ..Loaded::default()
+    };
     let mut skipped = Vec::new();
     for r in results {
         for outcome in r? {

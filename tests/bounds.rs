@@ -155,3 +155,115 @@ fn archive_member_bomb_stays_bounded() {
         eprintln!("{args:?}: peak RSS {} MiB", rss >> 10);
     }
 }
+
+fn mkfifo(path: &Path) {
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo on a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+}
+
+/// A side directory and a batch tree with a symlink loop, a link to `/`, a
+/// dangling link and a FIFO: links to directories are not followed, the
+/// dangling link and the FIFO are passed over, each kind counted in a
+/// warning; a link to a file is read.
+#[test]
+fn directory_walks_do_not_follow_directory_links() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let rp = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/readprofile/default");
+    for (dir, w) in [("tree/v1/bench", "sockets"), ("tree/v2/bench", "pipes")] {
+        std::fs::create_dir_all(d.join(dir)).unwrap();
+        for r in 1..=3 {
+            std::fs::copy(
+                rp.join(format!("{w}/run{r}.txt")),
+                d.join(format!("{dir}/run{r}.txt")),
+            )
+            .unwrap();
+        }
+    }
+    let v1 = d.join("tree/v1/bench");
+    std::os::unix::fs::symlink("..", v1.join("loop")).unwrap();
+    std::os::unix::fs::symlink("/", v1.join("root")).unwrap();
+    std::os::unix::fs::symlink("nowhere.txt", v1.join("dangling.txt")).unwrap();
+    std::os::unix::fs::symlink(rp.join("sockets/run4.txt"), v1.join("run4.txt")).unwrap();
+    mkfifo(&v1.join("fifo.txt"));
+    let want = [
+        "2 symbolic link(s) to directories not followed: ",
+        "/tree/v1/bench/loop, ",
+        "/tree/v1/bench/root",
+        "1 dangling symbolic link(s) skipped: ",
+        "1 special file(s) (FIFO, socket, device) skipped: ",
+    ];
+    let tree = d.join("tree").to_string_lossy().into_owned();
+    let side = v1.to_string_lossy().into_owned();
+    let new = d.join("tree/v2/bench").to_string_lossy().into_owned();
+    for args in [
+        vec![side.as_str(), new.as_str(), "-o", "csv"],
+        vec!["batch", tree.as_str(), "--baseline", "v1", "-o", "json"],
+    ] {
+        let (o, _) = run_measured(diffprofile().args(&args), Duration::from_secs(120))
+            .unwrap_or_else(|| panic!("{args:?}: hung"));
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {e}");
+        for w in want {
+            assert!(e.contains(w), "{args:?}: {w:?} not in {e}");
+        }
+    }
+    // The link to a file is a run: 4 runs of v1 in the batch report.
+    let o = diffprofile()
+        .args(["batch", &tree, "--baseline", "v1", "-o", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let runs = &v["benchmarks"][0]["report"]["sides"][0]["runs"];
+    assert_eq!(runs.as_array().unwrap().len(), 4, "{runs}");
+}
+
+/// A perf.data whose mmap records name a path where a FIFO now sits (the
+/// libc of a real recording, renamed in place to a FIFO of this test): the
+/// FIFO is not opened (it would block for ever), its samples count as
+/// `[unknown]` in it, with the reason in a warning.
+#[test]
+fn a_fifo_named_by_a_perf_data_is_not_opened() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("libc");
+    mkfifo(&fifo);
+    let libc = b"/usr/lib/x86_64-linux-gnu/libc.so.6";
+    let name = fifo.to_str().unwrap().as_bytes();
+    assert!(
+        name.len() <= libc.len(),
+        "temp dir path too long: {}",
+        name.len()
+    );
+    let mut data = crate::cli::gunzip("testdata/raw/sockets-run1.perf.data.gz");
+    let mut patched = 0;
+    let mut at = 0;
+    while let Some(i) = data[at..].windows(libc.len()).position(|w| w == libc) {
+        let i = at + i;
+        data[i..i + libc.len()].fill(0);
+        data[i..i + name.len()].copy_from_slice(name);
+        patched += 1;
+        at = i + libc.len();
+    }
+    assert_eq!(patched, 2, "the mmap record and the build-id table");
+    let path = tmp.path().join("fifo.perf.data");
+    std::fs::write(&path, &data).unwrap();
+    let (o, _) = run_measured(
+        diffprofile().args([
+            "--kallsyms",
+            "testdata/raw/kallsyms.gz",
+            path.to_str().unwrap(),
+            "testdata/perf-report/sym-n/sockets/run1.txt",
+            "-o",
+            "csv",
+        ]),
+        Duration::from_secs(120),
+    )
+    .expect("diffprofile hung on a FIFO");
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(
+        e.contains(&format!("{}: not a regular file", fifo.display())),
+        "{e}"
+    );
+}

@@ -342,9 +342,15 @@ fn list(config: &BatchConfig, warnings: &mut Vec<String>) -> Result<(Vec<Member>
     let mut members = Vec::new();
     let mut maps: BTreeMap<String, Vec<load::MapFile>> = BTreeMap::new();
     if meta.is_dir() {
-        let mut files = Vec::new();
-        walk(root, "", &mut files)?;
-        for (path, full) in files {
+        let walked = input::walk_dir(root)?;
+        warnings.extend(walked.warnings);
+        for full in walked.files {
+            let rel = full.strip_prefix(root).unwrap_or(&full);
+            let path = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/");
             if load::is_map_name(&path) {
                 maps.entry(dir_of(&path).to_string())
                     .or_default()
@@ -419,34 +425,6 @@ fn list(config: &BatchConfig, warnings: &mut Vec<String>) -> Result<(Vec<Member>
 
 fn hidden(path: &str) -> bool {
     path.split('/').any(|c| c.starts_with('.') && c != ".")
-}
-
-/// Regular files below `dir` as (relative path, full path); hidden entries
-/// skipped, as for a directory named on the command line.
-fn walk(dir: &Path, prefix: &str, out: &mut Vec<(String, PathBuf)>) -> Result<()> {
-    let entries = std::fs::read_dir(dir)
-        .with_context(|| format!("{}: cannot read directory", dir.display()))?;
-    for entry in entries {
-        let entry = entry.with_context(|| format!("{}: cannot read directory", dir.display()))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.') {
-            continue;
-        }
-        let path = entry.path();
-        let rel = if prefix.is_empty() {
-            name
-        } else {
-            format!("{prefix}/{name}")
-        };
-        let meta =
-            std::fs::metadata(&path).with_context(|| format!("{}: cannot open", path.display()))?;
-        if meta.is_dir() {
-            walk(&path, &rel, out)?;
-        } else if meta.is_file() {
-            out.push((rel, path));
-        }
-    }
-    Ok(())
 }
 
 /// Parse one member (or take its run, parsed while an archive was read),

@@ -39,7 +39,7 @@ pub type Why = String;
 impl ElfSymbols {
     /// Read `path`; `build_id` is the recorded one, if any.
     pub fn load(path: &str, build_id: Option<&[u8]>) -> Result<ElfSymbols, Why> {
-        let f = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+        let f = open_regular(path)?;
         // SAFETY: the binary is only read; a file truncated while mapped
         // could fault, as for every tool that maps binaries (perf, samply).
         // Mapping instead of reading matters: only the symbol table pages of
@@ -132,18 +132,22 @@ impl ElfSymbols {
         let k = self.funcs.partition_point(|f| f.0 <= addr).checked_sub(1)?;
         (addr < self.funcs.get(k)?.1).then_some(k as u32)
     }
+}
 
-    /// The function holding file offset `off`.
-    #[cfg(test)]
-    pub fn lookup(&self, off: u64) -> Option<&str> {
-        let &(so, _, va) = self
-            .segments
-            .iter()
-            .find(|&&(o, size, _)| off >= o && off - o < size)?;
-        let addr = (off - so).checked_add(va)?;
-        let k = self.funcs.partition_point(|f| f.0 <= addr);
-        let f = self.funcs.get(k.checked_sub(1)?)?;
-        (addr < f.1).then_some(f.2.as_str())
+/// Open a file a recording names only if it is a regular file: a FIFO or a
+/// device at that path would block the open or never end. Opened without
+/// blocking, then checked on the open file (no window for a swap).
+fn open_regular(path: &str) -> Result<std::fs::File, Why> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| format!("{path}: {e}"))?;
+    match f.metadata() {
+        Ok(m) if m.is_file() => Ok(f),
+        Ok(_) => Err(format!("{path}: not a regular file")),
+        Err(e) => Err(format!("{path}: {e}")),
     }
 }
 
@@ -151,21 +155,73 @@ impl ElfSymbols {
 mod tests {
     use super::*;
 
-    #[test]
-    fn resolves_own_test_binary() {
-        // The running test binary has a symbol table with this function.
-        let exe = std::env::current_exe().unwrap();
-        let syms = ElfSymbols::load(exe.to_str().unwrap(), None).unwrap();
-        assert!(!syms.funcs.is_empty());
-        let f = &syms.funcs[syms.funcs.len() / 2];
-        // Map its address back to a file offset through the segments.
+    /// The file offset of a virtual address, through the segments.
+    fn offset(syms: &ElfSymbols, addr: u64) -> u64 {
         let &(so, _, va) = syms
             .segments
             .iter()
-            .find(|&&(_, size, va)| f.0 >= va && f.0 - va < size)
-            .unwrap();
-        assert_eq!(syms.lookup(f.0 - va + so), Some(f.2.as_str()));
+            .find(|&&(_, size, va)| addr >= va && addr - va < size)
+            .expect("a loaded address");
+        addr - va + so
+    }
+
+    #[test]
+    fn resolves_own_test_binary() {
+        // The running test binary has a symbol table; this function is in it.
+        let exe = std::env::current_exe().unwrap();
+        let syms = ElfSymbols::load(exe.to_str().unwrap(), None).unwrap();
+        assert!(syms.funcs.len() > 100);
+        // Every 97th function, at its start, middle and last byte, through
+        // the real lookup (`lookup_index` + `name`), back to its name.
+        let mut checked = 0;
+        for f in syms.funcs.iter().step_by(97) {
+            if syms
+                .segments
+                .iter()
+                .all(|&(_, size, va)| !(f.0 >= va && f.0 - va < size))
+            {
+                continue;
+            }
+            for addr in [f.0, f.0 + (f.1 - f.0) / 2, f.1 - 1] {
+                let i = syms.lookup_index(offset(&syms, addr)).expect("a function");
+                let name = syms.name(i).unwrap();
+                // Aliases at one address are merged to perf's choice.
+                assert_eq!(syms.funcs[i as usize].0, f.0, "{name} for {}", f.2);
+                assert_eq!(name, f.2);
+                checked += 1;
+            }
+        }
+        assert!(checked > 30, "{checked}");
+        // Past the end of the last function, and outside every segment.
+        let end = syms.funcs.last().unwrap().1;
+        if syms
+            .segments
+            .iter()
+            .any(|&(_, size, va)| end >= va && end - va < size)
+        {
+            assert_eq!(syms.lookup_index(offset(&syms, end)), None);
+        }
+        assert_eq!(syms.lookup_index(u64::MAX), None);
+        assert!(syms.name(u32::MAX).is_none());
         assert!(ElfSymbols::load("/nonexistent/binary", None).is_err());
         assert!(ElfSymbols::load(exe.to_str().unwrap(), Some(&[1; 20])).is_err());
+    }
+
+    #[test]
+    fn a_fifo_is_not_opened() {
+        let dir = tempfile_dir();
+        let fifo = dir.join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo on a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = ElfSymbols::load(fifo.to_str().unwrap(), None).unwrap_err();
+        assert!(e.ends_with("fifo: not a regular file"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn tempfile_dir() -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("diffprofile-elf-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d
     }
 }
