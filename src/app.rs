@@ -74,10 +74,63 @@ pub fn run(config: &Config, out: &mut dyn Write, err: &mut dyn Write) -> Result<
     }
     let regressed = report.comparisons.iter().any(|c| c.regressions > 0);
     Ok(if config.fail_on_regression && regressed {
+        writeln!(err, "diffprofile: {}", gate_sentence(&report))?;
         exit::REGRESSION
     } else {
         exit::SUCCESS
     })
+}
+
+/// Regressions named in the `--fail-on-regression` line; the rest counted.
+const GATE_NAMED: usize = 5;
+
+/// The one line that says why `--fail-on-regression` exits 1: how many
+/// significant regressions, the largest shown ones by name.
+pub fn gate_sentence(report: &diff::Report) -> String {
+    let nf = render::NumFmt::for_report(report);
+    let multi = report.comparisons.len() > 1;
+    let mut shown: Vec<(f64, String)> = report
+        .comparisons
+        .iter()
+        .flat_map(|c| {
+            let side = &report.sides[c.side].name;
+            c.rows
+                .iter()
+                .filter(|r| r.significant && r.delta > 0.0)
+                .map(move |r| {
+                    let at = if multi {
+                        format!("{}: ", side.to_uppercase())
+                    } else {
+                        String::new()
+                    };
+                    (
+                        r.delta,
+                        format!(
+                            "{at}{} {}",
+                            render::printable(&render::symbol_label(r)),
+                            nf.delta(r.delta)
+                        ),
+                    )
+                })
+        })
+        .collect();
+    shown.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let total: usize = report.comparisons.iter().map(|c| c.regressions).sum();
+    let named: Vec<&str> = shown
+        .iter()
+        .take(GATE_NAMED)
+        .map(|s| s.1.as_str())
+        .collect();
+    let rest = total.saturating_sub(named.len());
+    format!(
+        "--fail-on-regression: exit status 1 for {total} significant regression(s): {}{}",
+        named.join(", "),
+        if rest > 0 {
+            format!(" and {rest} more")
+        } else {
+            String::new()
+        }
+    )
 }
 
 /// Everything but rendering: the report of a configuration.

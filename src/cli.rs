@@ -118,15 +118,15 @@ pub struct Analysis {
     pub sort: SortArg,
 
     /// Show the N largest rows of each sign; the rest are summarised in one line per sign.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count)]
     pub top: Option<usize>,
 
     /// Hide rows whose absolute delta is below X (in the output unit).
-    #[arg(long, value_name = "X", default_value_t = 0.0)]
+    #[arg(long, value_name = "X", default_value_t = 0.0, allow_negative_numbers = true, value_parser = non_negative)]
     pub min_delta: f64,
 
     /// Significance level, used as the false discovery rate with BH/BY.
-    #[arg(long, value_name = "A", default_value_t = 0.05)]
+    #[arg(long, value_name = "A", default_value_t = 0.05, allow_negative_numbers = true, value_parser = non_negative)]
     pub alpha: f64,
 
     /// Multiple-testing correction.
@@ -138,7 +138,7 @@ pub struct Analysis {
     pub fail_on_regression: bool,
 
     /// Worker threads [default: all cores].
-    #[arg(short = 'j', long, value_name = "N")]
+    #[arg(short = 'j', long, value_name = "N", allow_negative_numbers = true, value_parser = workers)]
     pub jobs: Option<usize>,
 
     /// The event to read when a profile holds several.
@@ -154,7 +154,7 @@ pub struct Analysis {
     pub run_info: Option<String>,
 
     /// Assumed run-to-run CV (e.g. 0.05) when one run per side cannot estimate it.
-    #[arg(long, value_name = "C")]
+    #[arg(long, value_name = "C", allow_negative_numbers = true, value_parser = non_negative)]
     pub noise_cv: Option<f64>,
 
     /// What a perf script sample is worth.
@@ -241,6 +241,38 @@ pub struct Analysis {
     /// two formats), which are refused by default since they fake agreement between runs.
     #[arg(long)]
     pub allow_duplicates: bool,
+}
+
+/// A whole number flag (`--top`, `--jobs`): a negative one is refused in
+/// words, not as "invalid digit".
+fn count(s: &str) -> Result<usize, String> {
+    if s.trim().starts_with('-') {
+        return Err("must be ≥ 0".to_string());
+    }
+    s.trim()
+        .parse()
+        .map_err(|_| "expected a whole number ≥ 0".to_string())
+}
+
+/// `--jobs`: at least one worker.
+fn workers(s: &str) -> Result<usize, String> {
+    match count(s) {
+        Ok(0) => Err("must be ≥ 1".to_string()),
+        Err(_) if s.trim().starts_with('-') => Err("must be ≥ 1".to_string()),
+        Err(_) => Err("expected a whole number ≥ 1".to_string()),
+        ok => ok,
+    }
+}
+
+/// A real number flag that cannot be negative (`--min-delta`, `--alpha`,
+/// `--noise-cv`); finer ranges are checked in [`crate::config`].
+fn non_negative(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_nan() => Err("expected a number ≥ 0".to_string()),
+        Ok(v) if v < 0.0 => Err("must be ≥ 0".to_string()),
+        Ok(v) => Ok(v),
+        Err(_) => Err("expected a number ≥ 0".to_string()),
+    }
 }
 
 /// The analysis flags read as fields of the command line (`cli.alpha`).

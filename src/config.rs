@@ -12,6 +12,7 @@ use crate::cli::{
 use crate::diff::{DiffOptions, SortBy};
 use crate::format::{ParseOptions, WeightBy};
 use crate::identity::{AliasMap, GroupBy, Identity};
+use crate::input;
 use crate::load::LoadOptions;
 use crate::profile::Format;
 use crate::render::{OutputFormat, RenderOptions};
@@ -105,7 +106,7 @@ impl Config {
             Some(path) => {
                 let text = std::fs::read_to_string(path)
                     .with_context(|| format!("{path}: cannot read --run-info file"))?;
-                aggregate::parse_run_info(&text, path)?
+                aggregate::parse_run_info(input::strip_bom(&text), path)?
             }
             None => RunInfo::default(),
         };
@@ -320,7 +321,7 @@ fn identity(cli: &Cli, notes: &mut Vec<String>) -> Result<Identity> {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("{path}: cannot read --alias file"))?;
             notes.push(format!("aliases: {path}"));
-            AliasMap::parse(&text, path)?
+            AliasMap::parse(input::strip_bom(&text), path)?
         }
         None => AliasMap::default(),
     };

@@ -47,26 +47,59 @@ pub fn decompress<'a>(
 ) -> io::Result<(Compression, Box<dyn BufRead + 'a>)> {
     let head = reader.fill_buf()?;
     let kind = Compression::sniff(head);
+    let named = |inner: Box<dyn Read + 'a>, what| -> Box<dyn BufRead + 'a> {
+        Box::new(BufReader::with_capacity(BUF_SIZE, Named { inner, what }))
+    };
     let out: Box<dyn BufRead + 'a> = match kind {
         Compression::None => reader,
-        Compression::Gzip => Box::new(BufReader::with_capacity(
-            BUF_SIZE,
-            flate2::bufread::MultiGzDecoder::new(reader),
-        )),
-        Compression::Zstd => Box::new(BufReader::with_capacity(
-            BUF_SIZE,
-            zstd::stream::read::Decoder::with_buffer(reader)?,
-        )),
-        Compression::Xz => Box::new(BufReader::with_capacity(
-            BUF_SIZE,
-            xz2::bufread::XzDecoder::new_multi_decoder(reader),
-        )),
-        Compression::Bzip2 => Box::new(BufReader::with_capacity(
-            BUF_SIZE,
-            bzip2::bufread::MultiBzDecoder::new(reader),
-        )),
+        Compression::Gzip => named(
+            Box::new(flate2::bufread::MultiGzDecoder::new(reader)),
+            "gzip",
+        ),
+        Compression::Zstd => named(
+            Box::new(zstd::stream::read::Decoder::with_buffer(reader)?),
+            "zstd",
+        ),
+        Compression::Xz => named(
+            Box::new(xz2::bufread::XzDecoder::new_multi_decoder(reader)),
+            "xz",
+        ),
+        Compression::Bzip2 => named(
+            Box::new(bzip2::bufread::MultiBzDecoder::new(reader)),
+            "bzip2",
+        ),
     };
     Ok((kind, out))
+}
+
+/// A decoder whose errors say what is wrong in words, `truncated gzip
+/// stream` or `corrupt zstd stream (…)`, instead of each decoder's own
+/// phrase (`incomplete deflate stream`, `premature eof`, …).
+struct Named<'a> {
+    inner: Box<dyn Read + 'a>,
+    what: &'static str,
+}
+
+impl Read for Named<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf).map_err(|e| name_error(e, self.what))
+    }
+}
+
+/// A decoder's error in words; errors of the reader below it (a failing
+/// disk) pass through.
+fn name_error(e: io::Error, what: &str) -> io::Error {
+    use io::ErrorKind::{InvalidData, InvalidInput, Other, UnexpectedEof};
+    if !matches!(e.kind(), UnexpectedEof | InvalidInput | InvalidData | Other) {
+        return e;
+    }
+    let msg = e.to_string();
+    let ends = ["incomplete", "premature", "EOF", "eof", "unexpected end"];
+    if e.kind() == UnexpectedEof || ends.iter().any(|m| msg.contains(m)) {
+        io::Error::new(UnexpectedEof, format!("truncated {what} stream"))
+    } else {
+        io::Error::new(InvalidData, format!("corrupt {what} stream ({msg})"))
+    }
 }
 
 /// True when a (decompressed) prefix is a tar archive: `ustar` magic at offset 257.
@@ -241,6 +274,27 @@ pub fn open(loc: &Location) -> Result<Opened> {
         tar,
         reader,
     })
+}
+
+/// The UTF-8 byte-order mark some editors and Windows tools put first.
+pub const BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// Drop a UTF-8 byte-order mark at the start of a stream (any text input
+/// may carry one; no binary format starts with it). Returns whether there
+/// was one, and the stream without it, otherwise unchanged.
+pub fn skip_bom<'a>(
+    mut reader: Box<dyn BufRead + 'a>,
+) -> io::Result<(bool, Box<dyn BufRead + 'a>)> {
+    let head = fill_at_least(&mut reader, BOM.len())?;
+    if head == BOM {
+        return Ok((true, reader));
+    }
+    Ok((false, Box::new(io::Cursor::new(head).chain(reader))))
+}
+
+/// A whole text file without its byte-order mark, if any.
+pub fn strip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
 /// Read up to `n` bytes (fewer only at EOF) without losing them: returns the

@@ -357,10 +357,12 @@ fn load_tar(
 /// and the reader with the sniffed prefix replayed, or why it is not a profile.
 #[allow(clippy::type_complexity)]
 fn detect<'a>(
-    mut reader: Box<dyn BufRead + 'a>,
+    reader: Box<dyn BufRead + 'a>,
     origin: &str,
     opts: &LoadOptions,
 ) -> Result<std::result::Result<(Format, Box<dyn BufRead + 'a>), String>> {
+    let (_, mut reader) =
+        input::skip_bom(reader).with_context(|| format!("{origin}: cannot read"))?;
     let format = match opts.format {
         Some(f) => f,
         None => {
@@ -409,10 +411,13 @@ fn parse_reader<'a>(
         Err(why) => return Ok(Outcome::Skipped(why)),
     };
     let parse = options_for(format, opts, maps)?;
+    // (A file that starts with a byte-order mark is read as a stream, which
+    // drops it, not mapped.)
     let file = match plain {
         Some(path) if format::maps_files(format) => std::fs::File::open(path)
             .ok()
-            .filter(|f| f.metadata().is_ok_and(|m| m.is_file())),
+            .filter(|f| f.metadata().is_ok_and(|m| m.is_file()))
+            .filter(|f| !starts_with_bom(f)),
         _ => None,
     };
     let profile = match file {
@@ -423,6 +428,11 @@ fn parse_reader<'a>(
         None => format::parse(format, &mut *reader, origin, &parse)?,
     };
     Ok(Outcome::Run(Box::new(profile)))
+}
+
+fn starts_with_bom(f: &std::fs::File) -> bool {
+    let mut head = [0u8; 3];
+    std::os::unix::fs::FileExt::read_exact_at(f, &mut head, 0).is_ok() && head == input::BOM
 }
 
 /// One stream that is meant to be one run (a file of a results tree, a

@@ -63,6 +63,13 @@ impl SymbolMap {
 
     /// Parse map text; `source` names it in errors.
     pub fn parse(mut reader: impl BufRead, source: &str) -> Result<SymbolMap> {
+        if reader
+            .fill_buf()
+            .with_context(|| format!("{source}: cannot read symbol map"))?
+            .starts_with(input::BOM)
+        {
+            reader.consume(input::BOM.len());
+        }
         let mut symbols = Vec::new();
         let mut line = Vec::new();
         let mut line_no = 0u64;

@@ -15,3 +15,4 @@ mod props_more;
 mod raw;
 mod stats_vectors;
 mod testdata;
+mod words;

@@ -131,6 +131,12 @@ pub fn run(
         writeln!(err, "diffprofile: error: {}: {why}", config.root)?;
         exit::ERROR
     } else if config.config.fail_on_regression && regressed {
+        writeln!(
+            err,
+            "diffprofile: {}: {}",
+            config.root,
+            output::gate_sentence(&batch)
+        )?;
         exit::REGRESSION
     } else {
         exit::SUCCESS

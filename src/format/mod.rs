@@ -86,12 +86,10 @@ pub enum ParseError {
     },
     #[error("{path}: {message}")]
     Invalid { path: String, message: String },
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: io::Error,
-    },
+    /// (The I/O error is shown, not chained: chained, `{:#}` would print
+    /// its message twice.)
+    #[error("{path}: {error}")]
+    Io { path: String, error: io::Error },
 }
 
 impl ParseError {
@@ -113,7 +111,7 @@ impl ParseError {
     pub fn io(path: &str, source: io::Error) -> Self {
         ParseError::Io {
             path: path.to_string(),
-            source,
+            error: source,
         }
     }
 }

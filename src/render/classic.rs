@@ -14,19 +14,15 @@ pub fn render(report: &Report, _opts: &RenderOptions, out: &mut dyn Write) -> io
             writeln!(
                 out,
                 "# {} vs {}",
-                report.sides[c.side].name, report.sides[0].name
+                super::printable(&report.sides[c.side].name),
+                super::printable(&report.sides[0].name)
             )?;
         }
         for r in &c.rows {
             writeln!(
                 out,
                 "{}",
-                line(
-                    &nf.value(r.delta),
-                    &pct(r),
-                    &super::text::ascii(&r.symbol),
-                    r
-                )
+                line(&nf.value(r.delta), &pct(r), &super::printable(&r.symbol), r)
             )?;
         }
         let e = &c.elided;

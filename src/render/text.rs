@@ -1,7 +1,9 @@
 //! `-o text` (default): the header (sides, runs and totals, normalisation,
 //! event, legend), an aligned borderless table (prettytable-rs) with the
 //! symbol last so a long name only runs past column 80 at the end of its own
-//! line, and the summary. ASCII only, ready to paste into a review email.
+//! line, and the summary. Names are printed as they are (UTF-8), control
+//! characters escaped ([`super::printable`]); ready to paste into a review
+//! email.
 //! More than one compared side: one column group (Δ and mark) per side
 //! when the columns before the symbol fit in [`GROUPED_MAX`] characters
 //! (so a 40-character kernel name still ends by column 80) and `--wide` is
@@ -23,7 +25,7 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
                 writeln!(out, "{l}")?;
             }
             for c in &report.comparisons {
-                let name = report.sides[c.side].name.to_uppercase();
+                let name = super::printable(&report.sides[c.side].name.to_uppercase());
                 writeln!(out)?;
                 let (worse, better, other) = super::elided_lines(c, &nf);
                 for l in [worse, better, other].into_iter().flatten() {
@@ -37,7 +39,7 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
                 renames(c, &nf, out)?;
             }
             for w in &report.warnings {
-                write_wrapped(out, &format!("warning: {}", ascii(w)))?;
+                write_wrapped(out, &format!("warning: {}", super::printable(w)))?;
             }
             return Ok(());
         }
@@ -48,8 +50,8 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
             writeln!(
                 out,
                 "== {} vs {} ==",
-                report.sides[c.side].name.to_uppercase(),
-                report.sides[0].name.to_uppercase()
+                super::printable(&report.sides[c.side].name.to_uppercase()),
+                super::printable(&report.sides[0].name.to_uppercase())
             )?;
         }
         table(report, c, &nf, opts, out)?;
@@ -59,7 +61,7 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
         renames(c, &nf, out)?;
     }
     for w in &report.warnings {
-        write_wrapped(out, &format!("warning: {}", ascii(w)))?;
+        write_wrapped(out, &format!("warning: {}", super::printable(w)))?;
     }
     Ok(())
 }
@@ -79,9 +81,15 @@ fn grouped(report: &Report, nf: &NumFmt) -> Option<Vec<String>> {
         ""
     };
     let mut rows: Vec<Vec<String>> = Vec::new();
-    let mut title = vec![format!("{}{vunit}", report.sides[0].name)];
+    let mut title = vec![format!(
+        "{}{vunit}",
+        super::printable(&report.sides[0].name)
+    )];
     for c in &report.comparisons {
-        title.push(format!("d {}", report.sides[c.side].name));
+        title.push(format!(
+            "d {}",
+            super::printable(&report.sides[c.side].name)
+        ));
         title.push(String::new());
     }
     title.push("symbol".to_string());
@@ -95,7 +103,7 @@ fn grouped(report: &Report, nf: &NumFmt) -> Option<Vec<String>> {
                 None => cells.extend([".".to_string(), " ".to_string()]),
             }
         }
-        cells.push(ascii(&super::symbol_label(any)));
+        cells.push(super::printable(&super::symbol_label(any)));
         rows.push(cells);
     }
     let first = report.comparisons.first()?;
@@ -107,7 +115,7 @@ fn grouped(report: &Report, nf: &NumFmt) -> Option<Vec<String>> {
     rows.push(total);
     let ncols = rows[0].len();
     let widths: Vec<usize> = (0..ncols)
-        .map(|i| rows.iter().map(|r| r[i].len()).max().unwrap_or(0))
+        .map(|i| rows.iter().map(|r| super::width(&r[i])).max().unwrap_or(0))
         .collect();
     let before: usize = widths[..ncols - 1].iter().map(|w| w + 1).sum();
     if before > GROUPED_MAX {
@@ -120,10 +128,13 @@ fn grouped(report: &Report, nf: &NumFmt) -> Option<Vec<String>> {
             let marks = i > 0 && i + 1 < ncols && i % 2 == 0;
             if i + 1 == ncols {
                 l.push_str(cell);
-            } else if marks {
-                l.push_str(&format!("{cell:<w$} ", w = widths[i]));
             } else {
-                l.push_str(&format!("{cell:>w$} ", w = widths[i]));
+                let pad = " ".repeat(widths[i].saturating_sub(super::width(cell)));
+                if marks {
+                    l.push_str(&format!("{cell}{pad} "));
+                } else {
+                    l.push_str(&format!("{pad}{cell} "));
+                }
             }
         }
         lines.push(l.trim_end().to_string());
@@ -132,7 +143,7 @@ fn grouped(report: &Report, nf: &NumFmt) -> Option<Vec<String>> {
         0,
         format!(
             "(d NAME: delta of NAME against {}; . not shown for that side)",
-            report.sides[0].name
+            super::printable(&report.sides[0].name)
         ),
     );
     Some(lines)
@@ -149,8 +160,8 @@ fn renames(c: &Comparison, nf: &NumFmt, out: &mut dyn Write) -> io::Result<()> {
                 writeln!(
                     out,
                     "  {} -> {}  ({} / {})",
-                    ascii(&r.old_symbol),
-                    ascii(&r.new_symbol),
+                    super::printable(&r.old_symbol),
+                    super::printable(&r.new_symbol),
                     nf.delta(r.old_delta),
                     nf.delta(r.new_delta)
                 )?;
@@ -181,7 +192,7 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut cur = String::new();
     for word in text.split(' ') {
         let extra = if cur.is_empty() { 0 } else { 1 };
-        if !cur.is_empty() && cur.len() + extra + word.len() > width {
+        if !cur.is_empty() && super::width(&cur) + extra + super::width(word) > width {
             lines.push(std::mem::take(&mut cur));
             cur.push_str("  ");
         } else if !cur.is_empty() {
@@ -197,17 +208,17 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 
 fn header(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     for line in super::side_lines(report) {
-        write_wrapped(out, &ascii(&line))?;
+        write_wrapped(out, &super::printable(&line))?;
     }
     if let Some(e) = &report.event {
-        writeln!(out, "event: {}", ascii(e))?;
+        writeln!(out, "event: {}", super::printable(e))?;
     }
     write_wrapped(
         out,
         &format!("normalize: {}", super::unit_sentence(report.normalize)),
     )?;
     for n in &report.notes {
-        write_wrapped(out, &ascii(n))?;
+        write_wrapped(out, &super::printable(n))?;
     }
     writeln!(
         out,
@@ -287,7 +298,7 @@ fn table(
         }
         cells.extend([
             Cell::new(r.mark()),
-            Cell::new(&ascii(&super::symbol_label(r))),
+            Cell::new(&super::printable(&super::symbol_label(r))),
         ]);
         t.add_row(PRow::new(cells));
     };
@@ -383,22 +394,4 @@ fn paint(line: &str, r: &Row) -> String {
         ""
     };
     format!("\x1b[{weight}{hue}m{line}\x1b[0m")
-}
-
-/// Text output is ASCII only and free of control characters: anything else
-/// in a name is escaped (`\u{e9}`, `\u{1b}`), so a crafted symbol name can
-/// neither break the layout nor send escape sequences to a terminal.
-pub fn ascii(s: &str) -> String {
-    if s.bytes().all(|b| (0x20..0x7f).contains(&b)) {
-        return s.to_string();
-    }
-    s.chars()
-        .map(|c| {
-            if c.is_ascii() && !c.is_ascii_control() {
-                c.to_string()
-            } else {
-                c.escape_unicode().to_string()
-            }
-        })
-        .collect()
 }
