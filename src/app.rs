@@ -55,11 +55,7 @@ pub fn use_color(choice: ColorArg, stdout_is_terminal: bool, no_color: bool) -> 
 /// Run a validated configuration; write the report to `out` and warnings
 /// meant for the terminal to `err`.
 pub fn run(config: &Config, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(config.jobs.unwrap_or(0))
-        .build()
-        .context("cannot start worker threads")?;
-    let report = pool.install(|| build_report(config))?;
+    let report = pool(config)?.install(|| build_report(config))?;
     if config.output == OutputFormat::Flamegraph {
         if let Some(why) = report.flame.as_ref().and_then(|f| f.missing_reason()) {
             anyhow::bail!("-o flamegraph: {why}");
@@ -131,6 +127,14 @@ pub fn gate_sentence(report: &diff::Report) -> String {
             String::new()
         }
     )
+}
+
+/// The worker threads of a run: `--jobs N`, else one per core.
+pub fn pool(config: &Config) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(config.jobs.unwrap_or(0))
+        .build()
+        .context("cannot start worker threads")
 }
 
 /// Everything but rendering: the report of a configuration.
