@@ -150,21 +150,15 @@ pub fn build_report(config: &Config) -> Result<diff::Report> {
             runs: loaded.runs,
         });
     }
-    let found = sanity::prepare(
+    let mut found = sanity::prepare(
         &mut sides,
         &config.load.parse,
         &config.identity,
         config.allow_duplicates,
     )?;
-    warnings.extend(found.warnings);
+    warnings.append(&mut found.warnings);
     let mut report = compare_sides(&sides, config)?;
-    if !found.notes.is_empty() {
-        // Restricted to kernel samples: shares are no longer of all samples.
-        report
-            .notes
-            .retain(|n| n != crate::config::KERNEL_ONLY_NOTE);
-    }
-    report.notes.extend(found.notes);
+    found.add_notes(&mut report.notes);
     warnings.append(&mut report.warnings);
     report.warnings = warnings;
     Ok(report)

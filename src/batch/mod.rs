@@ -1,12 +1,17 @@
 //! `diffprofile batch`: a results tree (a directory, or a tar archive read
 //! in place) → one comparison per benchmark of every kernel against the
-//! baseline. Members are listed and matched against the [`Layout`], read
-//! (tar members into memory, never onto disk), parsed in parallel (rayon)
-//! and grouped by benchmark and kernel in sorted path order; each benchmark
-//! is then compared with [`crate::app::compare_sides`], again in parallel.
-//! Missing baselines, missing kernels, empty, unrecognised, unreadable and
-//! malformed members all end up as warnings (in the output and on stderr),
-//! never dropped. Rendering is in [`output`].
+//! baseline. Members are listed and matched against the [`Layout`] (a
+//! directory walked without following links to directories; an archive's
+//! members parsed as it is read, see [`archive`]), parsed in parallel
+//! (rayon) and grouped by benchmark and kernel in sorted path order; each
+//! benchmark is checked ([`crate::sanity`]: refused when one recording is
+//! given twice, or a filter cannot apply) and compared with
+//! [`crate::app::compare_sides`], again in parallel. Missing baselines,
+//! missing kernels, empty, unrecognised, unreadable and malformed members,
+//! paths with no place in the layout and refused benchmarks all end up as
+//! warnings (in the output and on stderr), never dropped; a batch that
+//! exits with 2 says why as the last line of its report. Rendering is in
+//! [`output`].
 
 mod archive;
 mod layout;
@@ -265,15 +270,12 @@ pub fn build(config: &BatchConfig, bar: &ProgressBar) -> Result<Batch> {
             };
             let report = match found {
                 None => None,
-                Some(found) => {
+                Some(mut found) => {
                     let mut r =
                         compare_sides(&sides, c).with_context(|| format!("benchmark {name}"))?;
-                    if !found.notes.is_empty() {
-                        r.notes.retain(|n| n != crate::config::KERNEL_ONLY_NOTE);
-                    }
-                    r.notes.extend(found.notes);
+                    found.add_notes(&mut r.notes);
                     let mut w = extra;
-                    w.extend(found.warnings);
+                    w.append(&mut found.warnings);
                     w.append(&mut r.warnings);
                     r.warnings = w;
                     Some(r)

@@ -31,6 +31,18 @@ pub struct Findings {
     pub warnings: Vec<String>,
 }
 
+impl Findings {
+    /// Add the notes to a report's header notes: the scope note replaces
+    /// `--kernel-only`'s, whose "shares stay relative to all samples" no
+    /// longer holds once runs are restricted to their kernel samples.
+    pub fn add_notes(&mut self, notes: &mut Vec<String>) {
+        if !self.notes.is_empty() {
+            notes.retain(|n| n != crate::config::KERNEL_ONLY_NOTE);
+        }
+        notes.append(&mut self.notes);
+    }
+}
+
 /// Check the sides, bring them to their common scope, and say what is odd.
 pub fn prepare(
     sides: &mut [Side],
