@@ -258,7 +258,7 @@ fn fold(buf: &[u32], map: &SymbolMap, origin: &str, force: bool) -> Result<Profi
     if padding > 0.0 {
         p.warnings.push(format!(
             "{origin}: {padding} of {} ticks ({:.1}%) land in function padding \
-             (__pfx_*/__cfi_*), which does not run: is {} the map of the kernel the image \
+             (__pfx_*/__cfi_*): is {} the map of the kernel the image \
              was taken on?",
             p.total,
             100.0 * padding / p.total.max(1.0),

@@ -272,15 +272,18 @@ impl Fit {
         }
     }
 
-    /// Refuse at 2% of the kernel samples (and at least 5); a real kernel
-    /// with call-depth tracking may execute a little padding.
+    /// Refuse at 10% of the kernel samples (and at least 5): with the
+    /// recorded kernel's map there are none, unless the kernel executes its
+    /// padding (call-depth tracking thunks, FineIBT's `__cfi_` preambles),
+    /// which takes a few instructions per call; a map trimmed to another
+    /// kernel's addresses puts most samples there. Fewer are a warning.
     pub fn verdict(&self) -> Verdict {
         let bad = self.padding + self.unnamed;
         if bad <= 0.0 || self.kernel <= 0.0 {
             return Verdict::Fits;
         }
         let share = 100.0 * bad / self.kernel;
-        let padding = "in function padding (__pfx_*/__cfi_*), which does not run";
+        let padding = "in function padding (__pfx_*/__cfi_*)";
         let unnamed = "at addresses of the recorded kernel text that the map names nothing";
         let place = match (self.padding > 0.0, self.unnamed > 0.0) {
             (true, false) => padding.to_string(),
@@ -294,7 +297,7 @@ impl Fit {
             "{bad} of {} kernel samples ({share:.1}%) land {place}",
             self.kernel
         );
-        if bad >= 5.0 && share >= 2.0 {
+        if bad >= 5.0 && share >= 10.0 {
             Verdict::Wrong(why)
         } else {
             Verdict::Doubtful(why)
@@ -499,16 +502,24 @@ mod tests {
         fit.add(Some("__pfx_do_syscall_64"), 0x10f0, 1.0);
         fit.add(None, 0x5000, 1.0); // outside the kernel text: a module, BPF
         assert!(matches!(fit.verdict(), Verdict::Doubtful(_)));
+        for _ in 0..8 {
+            fit.add(None, 0x1800, 1.0);
+        }
+        // 9 of 110: 8.2%, still a doubt.
+        assert!(matches!(fit.verdict(), Verdict::Doubtful(_)));
         for _ in 0..4 {
             fit.add(None, 0x1800, 1.0);
         }
         match fit.verdict() {
             Verdict::Wrong(why) => assert!(
-                why.starts_with("5 of 106 kernel samples (4.7%) land in function padding")
-                    && why.ends_with("(1) or at addresses of the recorded kernel text that the map names nothing (4)"),
+                why.starts_with("13 of 114 kernel samples (11.4%) land in function padding")
+                    && why.ends_with(
+                        "(1) or at addresses of the recorded kernel text that the map names \
+                         nothing (12)"
+                    ),
                 "{why}"
             ),
-            _ => panic!("5 of 106 samples in padding or unnamed text"),
+            _ => panic!("13 of 114 samples in padding or unnamed text"),
         }
     }
 }
