@@ -23,9 +23,10 @@
 //! `[kernel.kallsyms]_text` mmap record, the header's release and kernel
 //! build-id against the map's own claims, and the kernel samples' addresses
 //! (in function padding, or in the recorded text but named nothing): a map
-//! of another kernel or boot is refused, unless `--force-map`. User addresses are named from the ELF
-//! symbol tables of the mapped binaries ([`elf`]) when they exist here with
-//! the recorded build-id; otherwise the sample counts as `[unknown]` in its
+//! of another kernel or boot is refused, unless `--force-map`. User
+//! addresses are named from the ELF symbol tables of the mapped binaries
+//! ([`elf`]; regular files only) when they exist here with the recorded
+//! build-id; otherwise the sample counts as `[unknown]` in its
 //! dso, never under a wrong name. Unresolved kernel addresses are `[unknown]`
 //! in `[kernel.kallsyms]` (perf report lists them per address).
 
