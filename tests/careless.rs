@@ -347,7 +347,7 @@ fn the_same_file_on_both_sides_is_a_warning() {
         "csv",
     ]);
     assert!(
-        stderr(&o).contains("1 run(s) hold the same counts as a run of another side"),
+        stderr(&o).contains("2 run(s) on different sides hold the same counts"),
         "{}",
         stderr(&o)
     );

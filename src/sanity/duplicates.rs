@@ -7,129 +7,210 @@
 //! `--allow-duplicates`), and a warning for the same counts on two sides.
 //! Runs are compared by their kernel counts by name (what readprofile,
 //! perf report, perf script and perf.data of one recording share), equal
-//! or within 1% of the samples; only runs whose sums are within 1% are
-//! compared, after a sort by sum.
+//! or within 1% of the samples. Equal ones are grouped by a hash of their
+//! counts; of each group one run is compared with the others whose sums
+//! are within 1% (after a sort by sum), and a comparison stops as soon as
+//! the difference passes the bound, so many runs of one benchmark cost
+//! little.
 
 use super::LIST_MAX;
 use crate::aggregate::Side;
 use crate::profile::{Mode, Profile};
 use anyhow::{bail, Result};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
 
 /// A run: (side, index in the side).
 type RunId = (usize, usize);
 
-/// A run's counts by name.
-type Print<'a> = BTreeMap<&'a str, f64>;
+/// A run's counts by name, sorted by name.
+type Print<'a> = Vec<(&'a str, f64)>;
+
+/// Names shown of one group of copies; the rest are counted.
+const GROUP_SHOWN: usize = 4;
 
 /// A run's counts by name: its kernel rows when it has any (what every
 /// format of one recording shares), else all rows.
 fn fingerprint(run: &Profile) -> Print<'_> {
     let kernel = run.counts.keys().any(|k| k.mode == Some(Mode::Kernel));
-    let mut out: BTreeMap<&str, f64> = BTreeMap::new();
+    // Counts are sorted by name first: one name's rows (several dsos or
+    // modes) are adjacent.
+    let mut out: Print<'_> = Vec::with_capacity(run.counts.len());
     for (k, &c) in &run.counts {
         if c > 0.0 && (!kernel || k.mode == Some(Mode::Kernel)) {
-            *out.entry(k.name.as_str()).or_default() += c;
+            match out.last_mut() {
+                Some(last) if last.0 == k.name => last.1 += c,
+                _ => out.push((k.name.as_str(), c)),
+            }
         }
     }
     out
 }
 
-/// Same counts, or within 1% of the samples (two formats of one recording
-/// may differ by a tick or two: readprofile's bins, assembler labels).
-fn same(a: &Print<'_>, sa: f64, b: &Print<'_>, sb: f64) -> bool {
-    if sa <= 0.0 || sb <= 0.0 || (sa - sb).abs() > 0.01 * sa.max(sb) {
+/// Within 1% of the samples (two formats of one recording may differ by a
+/// tick or two: readprofile's bins, assembler labels). Walks both sorted
+/// lists at once and stops once the difference passes the bound.
+fn near(a: &Print<'_>, sa: f64, b: &Print<'_>, sb: f64) -> bool {
+    let bound = 0.01 * sa.max(sb);
+    if sa <= 0.0 || sb <= 0.0 || (sa - sb).abs() > bound {
         return false;
     }
-    let names: BTreeSet<&&str> = a.keys().chain(b.keys()).collect();
-    let diff: f64 = names
-        .into_iter()
-        .map(|n| (a.get(*n).unwrap_or(&0.0) - b.get(*n).unwrap_or(&0.0)).abs())
-        .sum();
-    diff <= 0.01 * sa.max(sb)
+    let (mut i, mut j, mut diff) = (0, 0, 0.0);
+    while i < a.len() || j < b.len() {
+        let d = match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) if x.0 == y.0 => {
+                i += 1;
+                j += 1;
+                x.1 - y.1
+            }
+            (Some(x), Some(y)) if x.0 < y.0 => {
+                i += 1;
+                x.1
+            }
+            (Some(x), None) => {
+                i += 1;
+                x.1
+            }
+            (_, Some(y)) => {
+                j += 1;
+                y.1
+            }
+            (None, None) => break,
+        };
+        diff += d.abs();
+        if diff > bound {
+            return false;
+        }
+    }
+    true
 }
 
-/// Pairs of runs (by side and index) with the same counts.
-fn duplicate_pairs(sides: &[Side]) -> Vec<(RunId, RunId)> {
+/// Union-find root.
+fn root(up: &BTreeMap<RunId, RunId>, mut x: RunId) -> RunId {
+    while let Some(&u) = up.get(&x) {
+        x = u;
+    }
+    x
+}
+
+fn union(up: &mut BTreeMap<RunId, RunId>, a: RunId, b: RunId) {
+    let (ra, rb) = (root(up, a), root(up, b));
+    if ra != rb {
+        up.insert(ra.max(rb), ra.min(rb));
+    }
+}
+
+/// Groups of two or more runs (anywhere) with the same counts, each sorted,
+/// in order of their first run.
+fn duplicate_groups(sides: &[Side]) -> Vec<Vec<RunId>> {
     let mut prints: Vec<(RunId, Print<'_>, f64)> = Vec::new();
     for (i, s) in sides.iter().enumerate() {
         for (j, r) in s.runs.iter().enumerate() {
             let f = fingerprint(r);
-            let sum = f.values().sum();
+            let sum = f.iter().map(|x| x.1).sum();
             prints.push(((i, j), f, sum));
         }
     }
-    // Only runs whose sums are within 1% can match: sort by sum, look ahead.
-    prints.sort_by(|a, b| a.2.total_cmp(&b.2).then(a.0.cmp(&b.0)));
-    let mut out = Vec::new();
-    for (x, (ia, fa, sa)) in prints.iter().enumerate() {
-        for (ib, fb, sb) in &prints[x + 1..] {
-            if *sb > sa * 1.01 + 1e-9 {
-                break;
-            }
-            if same(fa, *sa, fb, *sb) {
-                out.push(((*ia).min(*ib), (*ia).max(*ib)));
+    let mut up: BTreeMap<RunId, RunId> = BTreeMap::new();
+    // Equal counts: by hash (checked), one representative each.
+    let mut by_hash: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+    let mut reps = Vec::new();
+    for (k, (id, f, sum)) in prints.iter().enumerate() {
+        if *sum <= 0.0 {
+            continue;
+        }
+        let mut h = rustc_hash::FxHasher::default();
+        for (n, c) in f {
+            n.hash(&mut h);
+            c.to_bits().hash(&mut h);
+        }
+        let same = by_hash.entry(h.finish()).or_default();
+        match same.iter().find(|&&o| prints[o].1 == *f) {
+            Some(&o) => union(&mut up, prints[o].0, *id),
+            None => {
+                same.push(k);
+                reps.push(k);
             }
         }
     }
-    out.sort();
-    out
+    // Nearly equal: representatives whose sums are within 1%.
+    reps.sort_by(|&a, &b| prints[a].2.total_cmp(&prints[b].2).then(a.cmp(&b)));
+    for (x, &a) in reps.iter().enumerate() {
+        let (ida, fa, sa) = &prints[a];
+        for &b in &reps[x + 1..] {
+            let (idb, fb, sb) = &prints[b];
+            if *sb > sa * 1.01 + 1e-9 {
+                break;
+            }
+            if near(fa, *sa, fb, *sb) {
+                union(&mut up, *ida, *idb);
+            }
+        }
+    }
+    let mut groups: BTreeMap<RunId, Vec<RunId>> = BTreeMap::new();
+    for (id, _, _) in &prints {
+        groups.entry(root(&up, *id)).or_default().push(*id);
+    }
+    groups.into_values().filter(|g| g.len() > 1).collect()
 }
 
 /// Runs of one side with the same counts are refused (unless allowed, then
 /// a warning); the same counts on two sides are a warning.
 pub(super) fn check(sides: &[Side], allow: bool) -> Result<Vec<String>> {
-    let pairs = duplicate_pairs(sides);
     let name = |(i, j): RunId| format!("{} ({})", sides[i].runs[j].source, sides[i].runs[j].format);
-    let (within, mut across): (Vec<_>, Vec<_>) = pairs.into_iter().partition(|(a, b)| a.0 == b.0);
-    // One file named on two sides is said by [`same_paths`].
-    across.retain(|&(a, b)| sides[a.0].runs[a.1].source != sides[b.0].runs[b.1].source);
-    let mut warnings = Vec::new();
-    // Runs of one side, grouped: each group one recording given repeatedly.
-    let mut group: BTreeMap<RunId, RunId> = BTreeMap::new();
-    fn root(group: &BTreeMap<RunId, RunId>, mut x: RunId) -> RunId {
-        while let Some(&up) = group.get(&x) {
-            x = up;
+    let mut within: Vec<String> = Vec::new();
+    let mut across: Vec<String> = Vec::new();
+    let mut across_runs = 0;
+    for g in duplicate_groups(sides) {
+        let mut by_side: BTreeMap<usize, Vec<RunId>> = BTreeMap::new();
+        for &id in &g {
+            by_side.entry(id.0).or_default().push(id);
         }
-        x
-    }
-    for &(a, b) in &within {
-        let (ra, rb) = (root(&group, a), root(&group, b));
-        if ra != rb {
-            group.insert(ra.max(rb), ra.min(rb));
+        for (side, ids) in by_side.iter().filter(|(_, ids)| ids.len() > 1) {
+            let shown: Vec<String> = ids.iter().take(GROUP_SHOWN).map(|&id| name(id)).collect();
+            within.push(format!(
+                "{}: {}{}",
+                sides[*side].name.to_uppercase(),
+                shown.join(" = "),
+                if ids.len() > GROUP_SHOWN {
+                    format!(" (and {} more)", ids.len() - GROUP_SHOWN)
+                } else {
+                    String::new()
+                }
+            ));
         }
-    }
-    let mut groups: BTreeMap<RunId, Vec<RunId>> = BTreeMap::new();
-    for &(a, b) in &within {
-        for x in [a, b] {
-            let members = groups.entry(root(&group, x)).or_default();
-            if !members.contains(&x) {
-                members.push(x);
+        // One file named on two sides is said by [`super::same_paths`].
+        let sources: std::collections::BTreeSet<&str> = g
+            .iter()
+            .map(|&(i, j)| sides[i].runs[j].source.as_str())
+            .collect();
+        if by_side.len() > 1 && sources.len() > 1 {
+            across_runs += g.len();
+            let mut sided = by_side.iter().map(|(&s, ids)| (s, ids[0]));
+            if let (Some((s1, a)), Some((s2, b))) = (sided.next(), sided.next()) {
+                across.push(format!(
+                    "{} of {} = {} of {}",
+                    name(a),
+                    sides[s1].name.to_uppercase(),
+                    name(b),
+                    sides[s2].name.to_uppercase()
+                ));
             }
         }
     }
-    if !groups.is_empty() {
-        let shown: Vec<String> = groups
-            .values()
-            .take(LIST_MAX)
-            .map(|g| {
-                let mut g = g.clone();
-                g.sort();
-                let side = sides[g[0].0].name.to_uppercase();
-                let names: Vec<String> = g.into_iter().map(name).collect();
-                format!("{side}: {}", names.join(" = "))
-            })
-            .collect();
-        let more = if groups.len() > LIST_MAX {
-            format!("; and {} more", groups.len() - LIST_MAX)
+    let mut warnings = Vec::new();
+    if !within.is_empty() {
+        let n = within.len();
+        let more = if n > LIST_MAX {
+            format!("; and {} more", n - LIST_MAX)
         } else {
             String::new()
         };
+        within.truncate(LIST_MAX);
         let what = format!(
-            "{} recording(s) given more than once in one side (in several formats?), their \
+            "{n} recording(s) given more than once in one side (in several formats?), their \
              runs hold the same counts: {}{more}",
-            groups.len(),
-            shown.join("; ")
+            within.join("; ")
         );
         if !allow {
             bail!(
@@ -140,26 +221,14 @@ pub(super) fn check(sides: &[Side], allow: bool) -> Result<Vec<String>> {
         warnings.push(format!("--allow-duplicates: {what}"));
     }
     if !across.is_empty() {
-        let shown: Vec<String> = across
-            .iter()
-            .take(3)
-            .map(|&(a, b)| {
-                format!(
-                    "{} of {} = {} of {}",
-                    name(a),
-                    sides[a.0].name.to_uppercase(),
-                    name(b),
-                    sides[b.0].name.to_uppercase()
-                )
-            })
-            .collect();
+        let n = across.len();
+        across.truncate(3);
         warnings.push(format!(
-            "{} run(s) hold the same counts as a run of another side, the same recording \
-             on both sides? {}{}",
-            across.len(),
-            shown.join("; "),
-            if across.len() > 3 {
-                format!(" and {} more", across.len() - 3)
+            "{across_runs} run(s) on different sides hold the same counts, the same \
+             recording on both sides? {}{}",
+            across.join("; "),
+            if n > 3 {
+                format!(" and {} more", n - 3)
             } else {
                 String::new()
             }
@@ -235,9 +304,38 @@ mod tests {
         );
         // Across sides: a warning each.
         assert!(
-            w.contains("2 run(s) hold the same counts as a run of another side")
+            w.contains("3 run(s) on different sides hold the same counts")
                 && w.contains("rp.txt (readprofile) of OLD = new.txt (readprofile) of NEW"),
             "{w}"
+        );
+    }
+
+    #[test]
+    fn many_copies_are_grouped_and_listed_short() {
+        // 100 runs: 25 copies each of 4 recordings, as in a results tree
+        // built by copying.
+        let rec = |k: usize| -> Vec<(String, f64)> {
+            (0..300)
+                .map(|s| (format!("sym{s}"), ((s * 7 + k * 13) % 50 + 1) as f64))
+                .collect()
+        };
+        let runs: Vec<Profile> = (0..100)
+            .map(|i| {
+                let rows = rec(i % 4);
+                let rows: Vec<(&str, f64)> = rows.iter().map(|(n, c)| (n.as_str(), *c)).collect();
+                run(&format!("run{i:02}.txt"), Format::Readprofile, &rows)
+            })
+            .collect();
+        let sides = vec![Side::new("old", runs)];
+        let e = check(&sides, false).unwrap_err().to_string();
+        assert!(
+            e.starts_with(
+                "4 recording(s) given more than once in one side (in several formats?), their \
+                 runs hold the same counts: OLD: run00.txt (readprofile) = run04.txt \
+                 (readprofile) = run08.txt (readprofile) = run12.txt (readprofile) (and 21 more); \
+                 OLD: run01.txt"
+            ),
+            "{e}"
         );
     }
 }
