@@ -18,7 +18,7 @@
 //! when the file was recorded on the running kernel: same release and, when
 //! both are known, same build-id as `/sys/kernel/notes`), the way perf
 //! builds its kernel symbol table ([`SymbolMap::perf_index`]). A given map
-//! is checked against what the recording knows ([`kernel`]): the reference
+//! is checked against what the recording knows ([`mapcheck`]): the reference
 //! symbol (`_text`) at the address and `_etext` at the end of the
 //! `[kernel.kallsyms]_text` mmap record, the header's release and kernel
 //! build-id against the map's own claims, and the kernel samples' addresses
@@ -33,14 +33,16 @@
 mod check;
 mod elf;
 mod kernel;
+mod mapcheck;
 
 use super::{ParseError, ParseOptions, Sniff, WeightBy};
 use crate::profile::{Format, Mode, Profile, SymbolKey, Weight};
 use crate::symmap::SymbolMap;
 use check::{check_record, check_records, check_sections};
-use kernel::{identity_mismatch, judge, kernel_symbols, map_mismatch, Fit};
+use kernel::kernel_symbols;
 use linux_perf_data::linux_perf_event_reader::{CpuMode, EventRecord, SamplingPolicy};
 use linux_perf_data::{DsoKey, PerfFileReader, PerfFileRecord};
+use mapcheck::{identity_mismatch, judge, map_mismatch, Fit};
 use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 use std::io::{BufRead, Cursor};
@@ -116,9 +118,9 @@ struct State<'a> {
     unresolved_dsos: Vec<String>,
     /// Kernel address → frame, for the few thousand hot addresses.
     kcache: Vec<(u64, Frame)>,
-    /// How well the kernel map names the kernel samples ([`kernel::Fit`]).
+    /// How well the kernel map names the kernel samples ([`mapcheck::Fit`]).
     fit: Fit,
-    /// Why the kernel map seems not to be the recording's ([`kernel`]).
+    /// Why the kernel map seems not to be the recording's ([`mapcheck`]).
     doubts: Vec<String>,
 }
 
@@ -242,7 +244,7 @@ impl State<'_> {
         }
     }
 
-    /// Count a kernel sample's leaf for the map check ([`kernel::Fit`]).
+    /// Count a kernel sample's leaf for the map check ([`mapcheck::Fit`]).
     fn fit_kernel(&mut self, leaf: Frame, ip: u64, w: f64) {
         let name = match leaf {
             Frame::Kernel(i) => self
