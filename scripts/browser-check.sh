@@ -7,8 +7,9 @@
 # screenshot the README shows as docs/report.png.
 #
 # usage: scripts/browser-check.sh            (needs `chromium`: apt-get install chromium)
-# The check itself is the test html::browser_check_in_headless_chromium_skips_without_chromium
-# in tests/html.rs; `cargo test` runs it too and skips it when chromium is missing.
+# The check itself is the test html::browser_check_in_headless_chromium in
+# tests/html.rs; `cargo test` runs it too, skips it when chromium is missing,
+# and fails then under CI=true (.ci/run installs chromium).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v chromium >/dev/null; then
@@ -16,7 +17,7 @@ if ! command -v chromium >/dev/null; then
     exit 2
 fi
 out=$(cargo test --test main -- --exact --nocapture \
-      html::browser_check_in_headless_chromium_skips_without_chromium 2>&1) || {
+      html::browser_check_in_headless_chromium 2>&1) || {
     echo "$out" >&2
     exit 1
 }

@@ -14,6 +14,7 @@ use crate::exit;
 use crate::load;
 use crate::noise_model::{self, NoiseModel, Replicates};
 use crate::render::{self, OutputFormat};
+use crate::sanity;
 use anyhow::{Context, Result};
 use std::io::Write;
 use std::sync::Arc;
@@ -141,6 +142,7 @@ pub fn run(config: &Config, out: &mut dyn Write, err: &mut dyn Write) -> Result<
     }
     let regressed = report.comparisons.iter().any(|c| c.regressions > 0);
     Ok(if config.fail_on_regression && regressed {
+        writeln!(err, "diffprofile: {}", gate_sentence(&report))?;
         exit::REGRESSION
     } else {
         exit::SUCCESS
@@ -262,9 +264,61 @@ fn load_noise_model(
     Ok(Some(Arc::new(model)))
 }
 
+/// Regressions named in the `--fail-on-regression` line; the rest counted.
+const GATE_NAMED: usize = 5;
+
+/// The one line that says why `--fail-on-regression` exits 1: how many
+/// significant regressions, the largest shown ones by name.
+pub fn gate_sentence(report: &diff::Report) -> String {
+    let nf = render::NumFmt::for_report(report);
+    let multi = report.comparisons.len() > 1;
+    let mut shown: Vec<(f64, String)> = report
+        .comparisons
+        .iter()
+        .flat_map(|c| {
+            let side = &report.sides[c.side].name;
+            c.rows
+                .iter()
+                .filter(|r| r.significant && r.delta > 0.0)
+                .map(move |r| {
+                    let at = if multi {
+                        format!("{}: ", side.to_uppercase())
+                    } else {
+                        String::new()
+                    };
+                    (
+                        r.delta,
+                        format!(
+                            "{at}{} {}",
+                            render::printable(&render::symbol_label(r)),
+                            nf.delta(r.delta)
+                        ),
+                    )
+                })
+        })
+        .collect();
+    shown.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let total: usize = report.comparisons.iter().map(|c| c.regressions).sum();
+    let named: Vec<&str> = shown
+        .iter()
+        .take(GATE_NAMED)
+        .map(|s| s.1.as_str())
+        .collect();
+    let rest = total.saturating_sub(named.len());
+    format!(
+        "--fail-on-regression: exit status 1 for {total} significant regression(s): {}{}",
+        named.join(", "),
+        if rest > 0 {
+            format!(" and {rest} more")
+        } else {
+            String::new()
+        }
+    )
+}
+
 /// Everything but rendering: the report of a configuration.
 pub fn build_report(config: &Config) -> Result<diff::Report> {
-    let mut warnings = Vec::new();
+    let mut warnings = sanity::same_paths(&config.sides);
     let mut sides = Vec::new();
     for spec in &config.sides {
         let loaded = load::load_side(&spec.paths, &config.load)?;
@@ -275,6 +329,13 @@ pub fn build_report(config: &Config) -> Result<diff::Report> {
             runs: loaded.runs,
         });
     }
+    let mut found = sanity::prepare(
+        &mut sides,
+        &config.load.parse,
+        &config.identity,
+        config.allow_duplicates,
+    )?;
+    warnings.append(&mut found.warnings);
     let model = load_noise_model(config, &mut warnings)?;
     let mut report = match model {
         Some(model) => {
@@ -284,6 +345,7 @@ pub fn build_report(config: &Config) -> Result<diff::Report> {
         }
         None => compare_sides(&sides, config)?,
     };
+    found.add_notes(&mut report.notes);
     warnings.append(&mut report.warnings);
     report.warnings = diff::dedup_warnings(warnings);
     Ok(report)

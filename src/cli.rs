@@ -168,15 +168,15 @@ pub struct ReportArgs {
 
     /// Show the N rows of each sign that rank first by --sort; the rest are summarised in one
     /// line per sign [default: all; 25 when text goes to a terminal].
-    #[arg(long, value_name = "N", help_heading = OUTPUT)]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count, help_heading = OUTPUT)]
     pub top: Option<usize>,
 
     /// Hide rows whose absolute delta is below X (in the output unit).
-    #[arg(long, value_name = "X", default_value_t = 0.0, help_heading = OUTPUT)]
+    #[arg(long, value_name = "X", default_value_t = 0.0, allow_negative_numbers = true, value_parser = non_negative, help_heading = OUTPUT)]
     pub min_delta: f64,
 
     /// Significance level, used as the false discovery rate with BH/BY.
-    #[arg(long, value_name = "A", default_value_t = 0.05, help_heading = STATISTICS)]
+    #[arg(long, value_name = "A", default_value_t = 0.05, allow_negative_numbers = true, value_parser = non_negative, help_heading = STATISTICS)]
     pub alpha: f64,
 
     /// Multiple-testing correction.
@@ -193,7 +193,7 @@ pub struct ReportArgs {
     pub wide: bool,
 
     /// Assumed run-to-run CV (e.g. 0.05) when one run per side has too few symbols to measure it.
-    #[arg(long, value_name = "C", help_heading = STATISTICS)]
+    #[arg(long, value_name = "C", allow_negative_numbers = true, value_parser = non_negative, help_heading = STATISTICS)]
     pub noise_cv: Option<f64>,
 
     /// Judge run-to-run noise with a noise model (written by `diffprofile noise-model`).
@@ -239,7 +239,7 @@ pub struct Analysis {
     pub normalize: Option<NormalizeArg>,
 
     /// Worker threads [default: all cores].
-    #[arg(short = 'j', long, value_name = "N")]
+    #[arg(short = 'j', long, value_name = "N", allow_negative_numbers = true, value_parser = workers)]
     pub jobs: Option<usize>,
 
     /// The event to read when a profile holds several.
@@ -336,6 +336,48 @@ pub struct Analysis {
     /// perf.data: keep C++ and Rust names mangled (perf report --no-demangle).
     #[arg(long)]
     pub no_demangle: bool,
+
+    /// Use a kernel symbol map even when it does not seem to belong to the recording or image
+    /// (another kernel's map is refused by default); a warning says why it was doubted.
+    #[arg(long)]
+    pub force_map: bool,
+
+    /// Accept runs of one side whose counts are the same (one recording given twice, e.g. in
+    /// two formats), which are refused by default since they fake agreement between runs.
+    #[arg(long)]
+    pub allow_duplicates: bool,
+}
+
+/// A whole number flag (`--top`, `--jobs`): a negative one is refused in
+/// words, not as "invalid digit".
+fn count(s: &str) -> Result<usize, String> {
+    if s.trim().starts_with('-') {
+        return Err("must be ≥ 0".to_string());
+    }
+    s.trim()
+        .parse()
+        .map_err(|_| "expected a whole number ≥ 0".to_string())
+}
+
+/// `--jobs`: at least one worker.
+fn workers(s: &str) -> Result<usize, String> {
+    match count(s) {
+        Ok(0) => Err("must be ≥ 1".to_string()),
+        Err(_) if s.trim().starts_with('-') => Err("must be ≥ 1".to_string()),
+        Err(_) => Err("expected a whole number ≥ 1".to_string()),
+        ok => ok,
+    }
+}
+
+/// A real number flag that cannot be negative (`--min-delta`, `--alpha`,
+/// `--noise-cv`); finer ranges are checked in [`crate::config`].
+fn non_negative(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_nan() => Err("expected a number ≥ 0".to_string()),
+        Ok(v) if v < 0.0 => Err("must be ≥ 0".to_string()),
+        Ok(v) => Ok(v),
+        Err(_) => Err("expected a number ≥ 0".to_string()),
+    }
 }
 
 /// The analysis flags read as fields of the command line (`cli.alpha`).

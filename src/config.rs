@@ -14,6 +14,7 @@ use crate::flame::FlameView;
 use crate::format::perf_data::UserSymbolOptions;
 use crate::format::{ParseOptions, WeightBy};
 use crate::identity::{AliasMap, GroupBy, Identity};
+use crate::input;
 use crate::load::LoadOptions;
 use crate::profile::Format;
 use crate::render::{OutputFormat, RenderOptions};
@@ -24,6 +25,11 @@ use regex::Regex;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// The header note of `--kernel-only` (replaced by the scope note when
+/// runs are restricted to their kernel samples, see [`crate::scope`]).
+pub const KERNEL_ONLY_NOTE: &str =
+    "filter: kernel samples only (--kernel-only); shares stay relative to all samples";
 
 /// One side as the user named it.
 #[derive(Clone, Debug)]
@@ -42,6 +48,9 @@ pub struct Config {
     pub run_info: RunInfo,
     pub jobs: Option<usize>,
     pub fail_on_regression: bool,
+    /// `--allow-duplicates`: runs of one side with the same counts are a
+    /// warning, not an error.
+    pub allow_duplicates: bool,
     /// `--color`; resolved against the terminal and `NO_COLOR` by the app layer.
     pub color: ColorArg,
     pub identity: Identity,
@@ -146,7 +155,7 @@ impl Config {
             Some(path) => {
                 let text = std::fs::read_to_string(path)
                     .with_context(|| format!("{path}: cannot read --run-info file"))?;
-                aggregate::parse_run_info(&text, path)?
+                aggregate::parse_run_info(input::strip_bom(&text), path)?
             }
             None => RunInfo::default(),
         };
@@ -165,10 +174,7 @@ impl Config {
             );
         }
         if cli.kernel_only {
-            notes.push(
-                "filter: kernel samples only (--kernel-only); shares stay relative to all samples"
-                    .to_string(),
-            );
+            notes.push(KERNEL_ONLY_NOTE.to_string());
         }
         if let Some(c) = &cli.comm {
             notes.push(format!("filter: --comm {c}"));
@@ -195,6 +201,7 @@ impl Config {
             map: read_map("--map", &cli.map)?,
             kallsyms: read_map("--kallsyms", &cli.kallsyms)?,
             user: user_symbols(&cli)?,
+            force_map: cli.force_map,
             stacks: matches!(output_arg, OutputArg::Html | OutputArg::Flamegraph),
         };
         let path_maps = side_maps(&cli, &sides)?;
@@ -262,6 +269,7 @@ impl Config {
             run_info,
             jobs: cli.jobs,
             fail_on_regression: cli.report.fail_on_regression,
+            allow_duplicates: cli.allow_duplicates,
             color: cli.report.color,
             identity,
             relative,
@@ -432,7 +440,7 @@ fn identity(cli: &Cli, notes: &mut Vec<String>) -> Result<Identity> {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("{path}: cannot read --alias file"))?;
             notes.push(format!("aliases: {path}"));
-            AliasMap::parse(&text, path)?
+            AliasMap::parse(input::strip_bom(&text), path)?
         }
         None => AliasMap::default(),
     };

@@ -1,5 +1,6 @@
 //! Opening what the user names: files, `-` (stdin), directories (every
-//! regular file below, in sorted path order), tar archives (every regular
+//! regular file below, in sorted path order, links to directories not
+//! followed: [`walk_dir`]), tar archives (every regular
 //! member), each possibly compressed (gzip, zstd, xz, bzip2: detected by magic
 //! bytes, never by name). Produces [`Source`]s: a name for messages and a
 //! buffered reader over the decompressed bytes.
@@ -46,26 +47,59 @@ pub fn decompress<'a>(
 ) -> io::Result<(Compression, Box<dyn BufRead + 'a>)> {
     let head = reader.fill_buf()?;
     let kind = Compression::sniff(head);
+    let named = |inner: Box<dyn Read + 'a>, what| -> Box<dyn BufRead + 'a> {
+        Box::new(BufReader::with_capacity(BUF_SIZE, Named { inner, what }))
+    };
     let out: Box<dyn BufRead + 'a> = match kind {
         Compression::None => reader,
-        Compression::Gzip => Box::new(BufReader::with_capacity(
-            BUF_SIZE,
-            flate2::bufread::MultiGzDecoder::new(reader),
-        )),
-        Compression::Zstd => Box::new(BufReader::with_capacity(
-            BUF_SIZE,
-            zstd::stream::read::Decoder::with_buffer(reader)?,
-        )),
-        Compression::Xz => Box::new(BufReader::with_capacity(
-            BUF_SIZE,
-            xz2::bufread::XzDecoder::new_multi_decoder(reader),
-        )),
-        Compression::Bzip2 => Box::new(BufReader::with_capacity(
-            BUF_SIZE,
-            bzip2::bufread::MultiBzDecoder::new(reader),
-        )),
+        Compression::Gzip => named(
+            Box::new(flate2::bufread::MultiGzDecoder::new(reader)),
+            "gzip",
+        ),
+        Compression::Zstd => named(
+            Box::new(zstd::stream::read::Decoder::with_buffer(reader)?),
+            "zstd",
+        ),
+        Compression::Xz => named(
+            Box::new(xz2::bufread::XzDecoder::new_multi_decoder(reader)),
+            "xz",
+        ),
+        Compression::Bzip2 => named(
+            Box::new(bzip2::bufread::MultiBzDecoder::new(reader)),
+            "bzip2",
+        ),
     };
     Ok((kind, out))
+}
+
+/// A decoder whose errors say what is wrong in words, `truncated gzip
+/// stream` or `corrupt zstd stream (…)`, instead of each decoder's own
+/// phrase (`incomplete deflate stream`, `premature eof`, …).
+struct Named<'a> {
+    inner: Box<dyn Read + 'a>,
+    what: &'static str,
+}
+
+impl Read for Named<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf).map_err(|e| name_error(e, self.what))
+    }
+}
+
+/// A decoder's error in words; errors of the reader below it (a failing
+/// disk) pass through.
+fn name_error(e: io::Error, what: &str) -> io::Error {
+    use io::ErrorKind::{InvalidData, InvalidInput, Other, UnexpectedEof};
+    if !matches!(e.kind(), UnexpectedEof | InvalidInput | InvalidData | Other) {
+        return e;
+    }
+    let msg = e.to_string();
+    let ends = ["incomplete", "premature", "EOF", "eof", "unexpected end"];
+    if e.kind() == UnexpectedEof || ends.iter().any(|m| msg.contains(m)) {
+        io::Error::new(UnexpectedEof, format!("truncated {what} stream"))
+    } else {
+        io::Error::new(InvalidData, format!("corrupt {what} stream ({msg})"))
+    }
 }
 
 /// True when a (decompressed) prefix is a tar archive: `ustar` magic at offset 257.
@@ -89,49 +123,126 @@ impl Location {
     }
 }
 
+/// What a command-line path expands to.
+#[derive(Debug)]
+pub struct Expanded {
+    pub locations: Vec<Location>,
+    /// The path was a directory.
+    pub from_dir: bool,
+    /// Entries of the directory passed over ([`Walk::warnings`]).
+    pub warnings: Vec<String>,
+}
+
 /// Expand one command-line path into the locations of its runs: a file is
-/// itself, a directory every regular file below it (sorted by path; hidden
-/// files and directories skipped), `-` stdin. Archives are expanded later,
-/// when they are read ([`open`] reports them as archives). The flag is
-/// true when the path was a directory.
-pub fn expand(path: &str) -> Result<(Vec<Location>, bool)> {
+/// itself, a directory every regular file below it ([`walk_dir`]), `-`
+/// stdin. Archives are expanded later, when they are read ([`open`] reports
+/// them as archives).
+pub fn expand(path: &str) -> Result<Expanded> {
     if path == "-" {
-        return Ok((vec![Location::Stdin], false));
+        return Ok(Expanded {
+            locations: vec![Location::Stdin],
+            from_dir: false,
+            warnings: Vec::new(),
+        });
     }
     let p = Path::new(path);
     let meta = std::fs::metadata(p).with_context(|| format!("{path}: cannot open"))?;
     if meta.is_dir() {
-        let mut files = Vec::new();
-        walk(p, &mut files)?;
-        files.sort();
-        if files.is_empty() {
-            bail!("{path}: directory holds no files");
+        let walked = walk_dir(p)?;
+        if walked.files.is_empty() {
+            bail!(
+                "{path}: directory holds no files{}",
+                match walked.warnings.as_slice() {
+                    [] => String::new(),
+                    w => format!(" ({})", w.join("; ")),
+                }
+            );
         }
-        Ok((files.into_iter().map(Location::File).collect(), true))
+        Ok(Expanded {
+            locations: walked.files.into_iter().map(Location::File).collect(),
+            from_dir: true,
+            warnings: walked.warnings,
+        })
     } else {
-        Ok((vec![Location::File(p.to_path_buf())], false))
+        Ok(Expanded {
+            locations: vec![Location::File(p.to_path_buf())],
+            from_dir: false,
+            warnings: Vec::new(),
+        })
     }
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    let entries = std::fs::read_dir(dir)
-        .with_context(|| format!("{}: cannot read directory", dir.display()))?;
+/// The regular files below a directory, and what was passed over.
+#[derive(Debug, Default)]
+pub struct Walk {
+    /// Sorted by path.
+    pub files: Vec<PathBuf>,
+    /// One counted sentence per kind of entry passed over: links to
+    /// directories (not followed), dangling links, special files.
+    pub warnings: Vec<String>,
+}
+
+/// Entries named in a walk's warning; the rest are counted.
+const WALK_LIST_MAX: usize = 5;
+
+/// Every regular file below `root` (walkdir): hidden files and directories
+/// skipped; a symbolic link to a file is read, a link to a directory is not
+/// followed (so a loop, or a link to `/`, is never walked), a dangling link
+/// and a FIFO, socket or device are passed over; each kind is counted in a
+/// warning. An unreadable directory is an error.
+pub fn walk_dir(root: &Path) -> Result<Walk> {
+    let mut walk = Walk::default();
+    let (mut dir_links, mut dangling, mut special) = (Vec::new(), Vec::new(), Vec::new());
+    let entries = walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
     for entry in entries {
-        let entry = entry.with_context(|| format!("{}: cannot read directory", dir.display()))?;
-        let name = entry.file_name();
-        if name.to_string_lossy().starts_with('.') {
+        let entry = entry.map_err(|e| {
+            let at = e.path().unwrap_or(root).display().to_string();
+            anyhow::anyhow!("{at}: cannot read directory: {}", e)
+        })?;
+        let kind = entry.file_type();
+        let path = entry.path();
+        if kind.is_dir() {
             continue;
         }
-        let path = entry.path();
-        let meta =
-            std::fs::metadata(&path).with_context(|| format!("{}: cannot open", path.display()))?;
-        if meta.is_dir() {
-            walk(&path, out)?;
-        } else if meta.is_file() {
-            out.push(path);
+        if kind.is_file() {
+            walk.files.push(path.to_path_buf());
+        } else if kind.is_symlink() {
+            match std::fs::metadata(path) {
+                Ok(m) if m.is_file() => walk.files.push(path.to_path_buf()),
+                Ok(m) if m.is_dir() => dir_links.push(path.display().to_string()),
+                Ok(_) => special.push(path.display().to_string()),
+                Err(_) => dangling.push(path.display().to_string()),
+            }
+        } else {
+            special.push(path.display().to_string());
         }
     }
-    Ok(())
+    walk.files.sort();
+    for (list, what) in [
+        (dir_links, "symbolic link(s) to directories not followed"),
+        (dangling, "dangling symbolic link(s) skipped"),
+        (special, "special file(s) (FIFO, socket, device) skipped"),
+    ] {
+        if list.is_empty() {
+            continue;
+        }
+        let mut list = list;
+        list.sort();
+        let mut shown: Vec<String> = list.iter().take(WALK_LIST_MAX).cloned().collect();
+        if list.len() > WALK_LIST_MAX {
+            shown.push(format!("and {} more", list.len() - WALK_LIST_MAX));
+        }
+        walk.warnings.push(format!(
+            "{}: {} {what}: {}",
+            root.display(),
+            list.len(),
+            shown.join(", ")
+        ));
+    }
+    Ok(walk)
 }
 
 /// An opened location: its decompressed reader, and whether it is a tar archive.
@@ -163,6 +274,27 @@ pub fn open(loc: &Location) -> Result<Opened> {
         tar,
         reader,
     })
+}
+
+/// The UTF-8 byte-order mark some editors and Windows tools put first.
+pub const BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// Drop a UTF-8 byte-order mark at the start of a stream (any text input
+/// may carry one; no binary format starts with it). Returns whether there
+/// was one, and the stream without it, otherwise unchanged.
+pub fn skip_bom<'a>(
+    mut reader: Box<dyn BufRead + 'a>,
+) -> io::Result<(bool, Box<dyn BufRead + 'a>)> {
+    let head = fill_at_least(&mut reader, BOM.len())?;
+    if head == BOM {
+        return Ok((true, reader));
+    }
+    Ok((false, Box::new(io::Cursor::new(head).chain(reader))))
+}
+
+/// A whole text file without its byte-order mark, if any.
+pub fn strip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
 /// Read up to `n` bytes (fewer only at EOF) without losing them: returns the

@@ -28,6 +28,8 @@ pub mod manpage;
 pub mod noise_model;
 pub mod profile;
 pub mod render;
+pub mod sanity;
+pub mod scope;
 pub mod significance;
 pub mod stats;
 pub mod symmap;

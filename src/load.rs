@@ -54,8 +54,14 @@ enum Outcome {
 /// Load every run named by `paths` (one side).
 pub fn load_side(paths: &[String], opts: &LoadOptions) -> Result<Loaded> {
     let mut locations = Vec::new();
+    let mut walk_warnings = Vec::new();
     for path in paths {
-        let (expanded, from_dir) = input::expand(path)?;
+        let input::Expanded {
+            locations: expanded,
+            from_dir,
+            warnings,
+        } = input::expand(path)?;
+        walk_warnings.extend(warnings);
         let explicit = opts.path_maps.get(path).cloned();
         let mut beside: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
         if from_dir {
@@ -96,7 +102,10 @@ pub fn load_side(paths: &[String], opts: &LoadOptions) -> Result<Loaded> {
         .par_iter()
         .map(|(loc, from_dir, maps)| load_location(loc, *from_dir, maps, opts))
         .collect();
-    let mut loaded = Loaded::default();
+    let mut loaded = Loaded {
+        warnings: walk_warnings,
+        ..Loaded::default()
+    };
     let mut skipped = Vec::new();
     for r in results {
         for outcome in r? {
@@ -313,10 +322,9 @@ fn load_tar(
             _ => maps.explicit.is_some() || opts.parse.map.is_some(),
         };
         if needs_map(format) && !has_map {
-            let mut bytes = Vec::new();
-            reader
-                .read_to_end(&mut bytes)
-                .with_context(|| format!("{origin}: cannot read"))?;
+            // Held until the archive's maps are read, bounded as any
+            // binary stream.
+            let bytes = format::read_bounded(&mut *reader, &origin, format.name())?;
             deferred.push((out.len(), origin, dir, format, bytes));
             out.push(None);
             continue;
@@ -349,10 +357,12 @@ fn load_tar(
 /// and the reader with the sniffed prefix replayed, or why it is not a profile.
 #[allow(clippy::type_complexity)]
 fn detect<'a>(
-    mut reader: Box<dyn BufRead + 'a>,
+    reader: Box<dyn BufRead + 'a>,
     origin: &str,
     opts: &LoadOptions,
 ) -> Result<std::result::Result<(Format, Box<dyn BufRead + 'a>), String>> {
+    let (_, mut reader) =
+        input::skip_bom(reader).with_context(|| format!("{origin}: cannot read"))?;
     let format = match opts.format {
         Some(f) => f,
         None => {
@@ -401,10 +411,13 @@ fn parse_reader<'a>(
         Err(why) => return Ok(Outcome::Skipped(why)),
     };
     let parse = options_for(format, opts, maps)?;
+    // (A file that starts with a byte-order mark is read as a stream, which
+    // drops it, not mapped.)
     let file = match plain {
         Some(path) if format::maps_files(format) => std::fs::File::open(path)
             .ok()
-            .filter(|f| f.metadata().is_ok_and(|m| m.is_file())),
+            .filter(|f| f.metadata().is_ok_and(|m| m.is_file()))
+            .filter(|f| !starts_with_bom(f)),
         _ => None,
     };
     let profile = match file {
@@ -415,6 +428,11 @@ fn parse_reader<'a>(
         None => format::parse(format, &mut *reader, origin, &parse)?,
     };
     Ok(Outcome::Run(Box::new(profile)))
+}
+
+fn starts_with_bom(f: &std::fs::File) -> bool {
+    let mut head = [0u8; 3];
+    std::os::unix::fs::FileExt::read_exact_at(f, &mut head, 0).is_ok() && head == input::BOM
 }
 
 /// One stream that is meant to be one run (a file of a results tree, a
@@ -446,6 +464,66 @@ pub fn load_stream_beside<'a>(
         Outcome::Run(p) => Ok(*p),
         Outcome::Skipped(why) => Err(why),
     })
+}
+
+/// A stream whose format is known ([`sniff_stream`]), not yet parsed.
+pub struct Sniffed<'a> {
+    pub format: Format,
+    reader: Box<dyn BufRead + 'a>,
+}
+
+/// Undo a stream's compression and detect its format (unless forced), for
+/// a caller that decides how to parse it: `Ok(Err(reason))` when it is not
+/// a profile.
+pub fn sniff_stream<'a>(
+    raw: Box<dyn BufRead + 'a>,
+    origin: &str,
+    opts: &LoadOptions,
+) -> Result<std::result::Result<Sniffed<'a>, String>> {
+    let (_, reader) = input::decompress(raw).with_context(|| format!("{origin}: cannot read"))?;
+    Ok(detect(reader, origin, opts)?.map(|(format, reader)| Sniffed { format, reader }))
+}
+
+impl Sniffed<'_> {
+    /// Whether parsing needs a symbol map that only a file beside the
+    /// stream can give (neither `--map` nor `--kallsyms` was given).
+    pub fn needs_beside_map(&self, opts: &LoadOptions) -> bool {
+        match self.format {
+            Format::PerfData => opts.parse.kallsyms.is_none(),
+            Format::ProcProfile => opts.parse.map.is_none(),
+            _ => false,
+        }
+    }
+
+    /// The decompressed bytes, at most [`format::MAX_IN_MEMORY`], to parse
+    /// later (with [`load_stream_beside`]).
+    pub fn into_bytes(mut self, origin: &str) -> Result<Vec<u8>> {
+        Ok(format::read_bounded(
+            &mut *self.reader,
+            origin,
+            self.format.name(),
+        )?)
+    }
+
+    /// Parse, with the maps `beside` the stream.
+    pub fn parse(
+        mut self,
+        origin: &str,
+        opts: &LoadOptions,
+        beside: Option<Arc<Beside>>,
+    ) -> Result<Profile> {
+        let maps = Maps {
+            explicit: None,
+            beside,
+        };
+        let parse = options_for(self.format, opts, &maps)?;
+        Ok(format::parse(
+            self.format,
+            &mut *self.reader,
+            origin,
+            &parse,
+        )?)
+    }
 }
 
 #[cfg(test)]

@@ -63,6 +63,13 @@ impl SymbolMap {
 
     /// Parse map text; `source` names it in errors.
     pub fn parse(mut reader: impl BufRead, source: &str) -> Result<SymbolMap> {
+        if reader
+            .fill_buf()
+            .with_context(|| format!("{source}: cannot read symbol map"))?
+            .starts_with(input::BOM)
+        {
+            reader.consume(input::BOM.len());
+        }
         let mut symbols = Vec::new();
         let mut line = Vec::new();
         let mut line_no = 0u64;
@@ -191,6 +198,14 @@ impl SymbolMap {
         let r = idx.get(k.checked_sub(1)?)?;
         (addr < r.end).then(|| &self.symbols[r.index])
     }
+}
+
+/// Function padding: the filler before each function (`__pfx_*` with call
+/// padding, `__cfi_*` with kCFI), which the CPU does not execute in a
+/// kernel without call-depth tracking. Samples there mean that the map is
+/// not the sampled kernel's.
+pub fn is_padding(name: &str) -> bool {
+    name.starts_with("__pfx_") || name.starts_with("__cfi_")
 }
 
 #[cfg(test)]

@@ -51,13 +51,21 @@ fn standard(prefix: &str) -> Vec<(String, PathBuf)> {
     v
 }
 
-/// Tar (optionally gzip/zstd) of `files`, members in the given order.
+/// Tar (optionally gzip/zstd) of `files`, members in the given order; a
+/// name with `..` or a leading `/` (which the tar crate refuses to write)
+/// is stored as it is.
 fn tarball(path: &Path, files: &[(String, Vec<u8>)], comp: &str) {
     let mut b = tar::Builder::new(Vec::new());
     for (rel, bytes) in files {
         let mut h = tar::Header::new_gnu();
         h.set_size(bytes.len() as u64);
         h.set_mode(0o644);
+        if rel.starts_with('/') || rel.split('/').any(|c| c == "..") {
+            h.as_old_mut().name[..rel.len()].copy_from_slice(rel.as_bytes());
+            h.set_cksum();
+            b.append(&h, &bytes[..]).unwrap();
+            continue;
+        }
         h.set_cksum();
         b.append_data(&mut h, rel, &bytes[..]).unwrap();
     }
@@ -263,6 +271,11 @@ fn corrupt_and_unrecognised_members_are_named() {
     ));
     members.push(("thr/rp/empty.txt".into(), Vec::new()));
     members.push(("README".into(), b"results of the week".to_vec()));
+    // Paths whose place in the layout is ambiguous: not read, but named.
+    let run1 = fs::read(src("rp", "pipes", 1)).unwrap();
+    members.push(("../base/rp/run5.txt".into(), run1.clone()));
+    members.push(("/base/rp/run6.txt".into(), run1.clone()));
+    members.push(("base/../../rp/run7.txt".into(), run1));
     tarball(&d.join("t.tar.gz"), &members, "gz");
     let o = run(&["batch", s(&d.join("t.tar.gz")), "--baseline", "base"]);
     let out = String::from_utf8_lossy(&o.stdout);
@@ -284,6 +297,32 @@ fn corrupt_and_unrecognised_members_are_named() {
     assert!(
         out.contains("=== benchmark perf"),
         "the rest is still reported"
+    );
+    // The report itself names the members passed over and says why the
+    // exit status is 2, before the process does.
+    let flat = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(
+            "warning: 3 member(s) not read: an absolute path or a `..` component has no place \
+             in --layout {kernel}/{bench}/**: ../base/rp/run5.txt, /base/rp/run6.txt, \
+             base/../../rp/run7.txt"
+        ),
+        "{out}"
+    );
+    assert!(
+        flat.ends_with(
+            "warning: incomplete: 1 member(s) could not be read or parsed (their runs are \
+             left out), as named above; exit status 2"
+        ),
+        "{out}"
+    );
+    assert!(
+        err.trim_end().ends_with(&format!(
+            "diffprofile: error: {}: incomplete: 1 member(s) could not be read or parsed \
+             (their runs are left out), as named above; exit status 2",
+            s(&d.join("t.tar.gz"))
+        )),
+        "{err}"
     );
     let _ = fs::remove_dir_all(&d);
 }
@@ -642,5 +681,44 @@ fn single_run_kernels_borrow_the_noise_model_of_a_replicated_one() {
             assert_eq!(vs[key], r[key], "{} {key}", r["symbol"]);
         }
     }
+    let _ = fs::remove_dir_all(&d);
+}
+
+/// One recording given twice for a kernel (its readprofile dump and its
+/// perf report) makes that benchmark refused, named in the report, and the
+/// batch exits with 2 after saying why; the other benchmark is reported.
+#[test]
+fn a_benchmark_with_duplicate_runs_is_refused() {
+    let d = scratch("dup");
+    let mut files = standard("");
+    files.push(("next/rp/run5.txt".into(), src("perf", "sockets", 1)));
+    build(&d, &files);
+    let o = run(&["batch", s(&d), "--baseline", "base", "--top", "1"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    let flat = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("=== benchmark rp: skipped: refused: 1 recording(s) given more than once")
+            && flat.contains("next/rp/run1.txt (readprofile) = next/rp/run5.txt (perf-report)"),
+        "{out}"
+    );
+    assert!(
+        flat.contains("=== benchmark perf: base next thr ==="),
+        "{out}"
+    );
+    assert!(
+        flat.ends_with(
+            "warning: incomplete: 1 benchmark(s) were refused, as named above; exit status 2"
+        ),
+        "{out}"
+    );
+    let o = run(&["batch", s(&d), "--baseline", "base", "--allow-duplicates"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let _ = fs::remove_dir_all(&d);
 }

@@ -18,7 +18,9 @@ use std::time::{Duration, Instant};
 /// Cases per source file; 21 sources × 40 = 840 runs.
 const PER_SOURCE: usize = 40;
 const SEED: u64 = 0x5eed_d1ff_0f11_e000;
-const TIMEOUT: Duration = Duration::from_secs(10);
+/// Only catches a hang (a damaged input that makes the binary loop): no
+/// case is anywhere near it, and speed is not tested here.
+const TIMEOUT: Duration = Duration::from_secs(120);
 
 struct Rng(u64);
 
@@ -401,7 +403,7 @@ fn damaged_real_profiles_never_crash() {
                     cmd.args(["-f", src.format]);
                 }
                 let problem = match run_with_timeout(&mut cmd, TIMEOUT) {
-                    None => Some("hung (killed after 10 s)".to_string()),
+                    None => Some("hung (killed after 120 s)".to_string()),
                     Some(out) => {
                         let err = String::from_utf8_lossy(&out.stderr).into_owned();
                         let code = out.status.code();

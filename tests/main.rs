@@ -2,6 +2,8 @@
 //! time low); each area is a module.
 
 mod batch;
+mod bounds;
+mod careless;
 mod cli;
 mod damage;
 mod html;
@@ -17,3 +19,4 @@ mod report_output;
 mod stats_vectors;
 mod testdata;
 mod user;
+mod words;

@@ -26,7 +26,9 @@ fn files_and_blocks_in_parallel_never_hang() {
     let mut outputs = Vec::new();
     for jobs in ["1", "2", "4"] {
         let mut cmd = diffprofile();
-        cmd.args(["--jobs", jobs, "-o", "json"]).args(&args);
+        // Six copies of one recording: --allow-duplicates.
+        cmd.args(["--jobs", jobs, "-o", "json", "--allow-duplicates"])
+            .args(&args);
         let out = run_with_timeout(&mut cmd, Duration::from_secs(120))
             .unwrap_or_else(|| panic!("--jobs {jobs}: hung"));
         assert!(

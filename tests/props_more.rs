@@ -61,6 +61,25 @@ fn output(config: &Config, format: OutputFormat) -> Vec<u8> {
     out
 }
 
+/// What `app::run` writes (the binary's path: the report is built in the
+/// thread pool of the config's `--jobs`, [`app::thread_pool`]).
+fn run_in_pool(config: &Config) -> Vec<u8> {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    app::run(config, &mut out, &mut err).expect("run");
+    out
+}
+
+/// `--jobs N` is the size of the pool the report is built in.
+#[test]
+fn jobs_sets_the_size_of_the_pool() {
+    for n in [1usize, 3, 4] {
+        let c = config(&["a", "b"], &["--jobs", &n.to_string()]);
+        let pool = app::thread_pool(c.jobs).unwrap();
+        assert_eq!(pool.current_num_threads(), n);
+        assert_eq!(pool.install(rayon::current_num_threads), n);
+    }
+}
+
 /// The JSON report without `sides` (which names the sources).
 fn json_without_sources(config: &Config) -> serde_json::Value {
     let mut v: serde_json::Value =
@@ -157,10 +176,10 @@ proptest! {
         let tmp = tempfile::tempdir().unwrap();
         let old = package(tmp.path(), "old", &a);
         let new = package(tmp.path(), "new", &b);
-        let format = [OutputFormat::Text, OutputFormat::Classic, OutputFormat::Json,
-                      OutputFormat::Csv, OutputFormat::Markdown][out];
-        let one = output(&config(&[&old[0], &new[0]], &["--jobs", "1"]), format);
-        let many = output(&config(&[&old[0], &new[0]], &["--jobs", "4"]), format);
+        let format = ["text", "classic", "json", "csv", "markdown"][out];
+        // Directories of runs on both sides: files are parsed in parallel.
+        let one = run_in_pool(&config(&[&old[0], &new[0]], &["--jobs", "1", "-o", format]));
+        let many = run_in_pool(&config(&[&old[0], &new[0]], &["--jobs", "4", "-o", format]));
         prop_assert_eq!(one, many);
     }
 

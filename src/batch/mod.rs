@@ -1,13 +1,19 @@
 //! `diffprofile batch`: a results tree (a directory, or a tar archive read
 //! in place) → one comparison per benchmark of every kernel against the
-//! baseline. Members are listed and matched against the [`Layout`], read
-//! (tar members into memory, never onto disk), parsed in parallel (rayon)
-//! and grouped by benchmark and kernel in sorted path order; each benchmark
-//! is then compared with [`crate::app::compare_sides`], again in parallel.
-//! Missing baselines, missing kernels, empty, unrecognised, unreadable and
-//! malformed members all end up as warnings (in the output and on stderr),
-//! never dropped. Rendering is in [`output`].
+//! baseline. Members are listed and matched against the [`Layout`] (a
+//! directory walked without following links to directories; an archive's
+//! members parsed as it is read, see [`archive`]), parsed in parallel
+//! (rayon) and grouped by benchmark and kernel in sorted path order; each
+//! benchmark is checked ([`crate::sanity`]: refused when one recording is
+//! given twice, or a filter cannot apply) and compared with
+//! [`crate::app::compare_sides`], again in parallel. Missing baselines,
+//! missing kernels, empty, unrecognised, unreadable and malformed members,
+//! paths with no place in the layout and refused benchmarks all end up as
+//! warnings (in the output and on stderr), never dropped; a batch that
+//! exits with 2 says why as the last line of its report. Rendering is in
+//! [`output`].
 
+mod archive;
 mod layout;
 mod output;
 
@@ -21,21 +27,29 @@ use crate::exit;
 use crate::input::{self, Location, BUF_SIZE};
 use crate::load;
 use crate::profile::Profile;
+use crate::sanity;
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
-use std::io::{BufReader, Read, Write};
+use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Non-matching paths listed by name in a warning; the rest are counted.
 const LIST_MAX: usize = 20;
 
-/// Where a member's bytes are.
+/// Where a member's run is.
 enum Data {
+    /// A file of a directory tree, parsed in [`build`].
     File(PathBuf),
+    /// An archive member's bytes (at most 1 GiB), parsed in [`build`] once
+    /// the symbol maps of the archive are known.
     Bytes(Vec<u8>),
+    /// An archive member parsed while the archive was read.
+    Loaded(Box<Result<std::result::Result<Profile, String>>>),
+    /// Being parsed on the pool (never left so after [`archive::walk`]).
+    Pending,
 }
 
 /// One file of the results tree that matched the layout.
@@ -88,7 +102,10 @@ pub fn run(
     let batch = pool.install(|| build(config, &bar));
     bar.finish_and_clear();
     let batch = batch?;
-    for w in &batch.warnings {
+    let failed = batch.errors > 0 && !config.config.load.parse.lenient;
+    // (The last warning of a failed batch says why; it ends the run below.)
+    let shown = batch.warnings.len() - usize::from(failed);
+    for w in &batch.warnings[..shown] {
         writeln!(err, "diffprofile: warning: {}: {w}", config.root)?;
     }
     for b in &batch.benches {
@@ -111,14 +128,17 @@ pub fn run(
         .flat_map(|b| &b.report)
         .flat_map(|r| &r.comparisons)
         .any(|c| c.regressions > 0);
-    Ok(if batch.errors > 0 && !config.config.load.parse.lenient {
-        writeln!(
-            err,
-            "diffprofile: error: {}: {} member(s) could not be read or parsed (named above); their runs are left out",
-            config.root, batch.errors
-        )?;
+    Ok(if failed {
+        let why = batch.warnings.last().map_or("", String::as_str);
+        writeln!(err, "diffprofile: error: {}: {why}", config.root)?;
         exit::ERROR
     } else if config.config.fail_on_regression && regressed {
+        writeln!(
+            err,
+            "diffprofile: {}: {}",
+            config.root,
+            output::gate_sentence(&batch)
+        )?;
         exit::REGRESSION
     } else {
         exit::SUCCESS
@@ -133,8 +153,9 @@ pub fn build(config: &BatchConfig, bar: &ProgressBar) -> Result<Batch> {
     bar.set_length(members.len() as u64);
     bar.set_message("parsing");
     let opts = &config.config.load;
+    let mut members = members;
     let loaded: Vec<Result<std::result::Result<Profile, String>>> = members
-        .par_iter()
+        .par_iter_mut()
         .map(|m| {
             let r = read_member(m, opts, maps.get(dir_of(&m.path)).cloned());
             bar.inc(1);
@@ -224,24 +245,44 @@ pub fn build(config: &BatchConfig, bar: &ProgressBar) -> Result<Batch> {
     bar.set_length(jobs.len() as u64);
     let benches: Vec<Result<Bench>> = jobs
         .into_par_iter()
-        .map(|(name, sides, skipped, extra)| {
+        .map(|(name, mut sides, mut skipped, extra)| {
             let kernels = sides.iter().map(|s| s.name.clone()).collect();
-            let report = match skipped {
+            let c = &config.config;
+            let found = match skipped {
                 Some(_) => None,
-                None => {
+                // Refused inputs (duplicate runs, filters that cannot
+                // apply) skip this benchmark, named as an error.
+                None => match sanity::prepare(
+                    &mut sides,
+                    &c.load.parse,
+                    &c.identity,
+                    c.allow_duplicates,
+                ) {
+                    Ok(found) => Some(found),
+                    Err(e) => {
+                        skipped = Some(format!("refused: {e:#}"));
+                        None
+                    }
+                },
+            };
+            let report = match found {
+                None => None,
+                Some(mut found) => {
                     let mut w = extra;
-                    let model = bench_noise_model(&sides, &config.config, &mut w)
+                    w.append(&mut found.warnings);
+                    let model = bench_noise_model(&sides, c, &mut w)
                         .with_context(|| format!("benchmark {name}"))?;
                     let mut r = match model {
                         Some(m) => {
-                            let mut c = config.config.clone();
+                            let mut c = c.clone();
                             c.diff.noise_model = Some(Arc::new(m));
                             c.diff.model_scope = ModelScope::OneRunPerSide;
                             compare_sides(&sides, &c)
                         }
-                        None => compare_sides(&sides, &config.config),
+                        None => compare_sides(&sides, c),
                     }
                     .with_context(|| format!("benchmark {name}"))?;
+                    found.add_notes(&mut r.notes);
                     w.append(&mut r.warnings);
                     r.warnings = w;
                     Some(r)
@@ -257,6 +298,22 @@ pub fn build(config: &BatchConfig, bar: &ProgressBar) -> Result<Batch> {
         })
         .collect();
     let benches = benches.into_iter().collect::<Result<Vec<_>>>()?;
+    let mut refused = 0;
+    for b in &benches {
+        if let Some(why) = b
+            .skipped
+            .as_deref()
+            .and_then(|s| s.strip_prefix("refused: "))
+        {
+            refused += 1;
+            warnings.push(format!("benchmark {}: refused: {why}", b.name));
+        }
+    }
+    if errors + refused > 0 && !config.config.load.parse.lenient {
+        // The report says why the exit status is 2 before the process does.
+        warnings.push(incomplete(errors, refused));
+    }
+    errors += refused;
     Ok(Batch {
         baseline: config.baseline.clone(),
         benches,
@@ -298,6 +355,23 @@ fn bench_noise_model(
     Ok(Some(model))
 }
 
+/// The last line of an incomplete batch's report: why it exits with 2.
+fn incomplete(errors: usize, refused: usize) -> String {
+    let mut what = Vec::new();
+    if errors > 0 {
+        what.push(format!(
+            "{errors} member(s) could not be read or parsed (their runs are left out)"
+        ));
+    }
+    if refused > 0 {
+        what.push(format!("{refused} benchmark(s) were refused"));
+    }
+    format!(
+        "incomplete: {}, as named above; exit status 2",
+        what.join(" and ")
+    )
+}
+
 /// The directory part of a relative member path (`""` at the top).
 fn dir_of(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)
@@ -315,34 +389,31 @@ fn list(config: &BatchConfig, warnings: &mut Vec<String>) -> Result<(Vec<Member>
     let mut unmatched = Vec::new();
     let mut members = Vec::new();
     let mut maps: BTreeMap<String, Vec<load::MapFile>> = BTreeMap::new();
-    let mut take = |path: String, data: Data, unmatched: &mut Vec<String>| match config
-        .layout
-        .matches(&path)
-    {
-        _ if load::is_map_name(&path) => {
-            let file = match data {
-                Data::File(full) => load::MapFile::Path(full),
-                Data::Bytes(bytes) => {
-                    load::MapFile::Bytes(format!("{}:{path}", config.root), bytes)
-                }
-            };
-            maps.entry(dir_of(&path).to_string())
-                .or_default()
-                .push(file);
-        }
-        Some((k, b)) => members.push(Member {
-            kernel: k.to_string(),
-            bench: b.to_string(),
-            path,
-            data,
-        }),
-        None => unmatched.push(path),
-    };
     if meta.is_dir() {
-        let mut files = Vec::new();
-        walk(root, "", &mut files)?;
-        for (rel, full) in files {
-            take(rel, Data::File(full), &mut unmatched);
+        let walked = input::walk_dir(root)?;
+        warnings.extend(walked.warnings);
+        for full in walked.files {
+            let rel = full.strip_prefix(root).unwrap_or(&full);
+            let path = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/");
+            if load::is_map_name(&path) {
+                maps.entry(dir_of(&path).to_string())
+                    .or_default()
+                    .push(load::MapFile::Path(full));
+                continue;
+            }
+            match config.layout.matches(&path) {
+                Some((k, b)) => members.push(Member {
+                    kernel: k.to_string(),
+                    bench: b.to_string(),
+                    path,
+                    data: Data::File(full),
+                }),
+                None => unmatched.push(path),
+            }
         }
     } else {
         let opened = input::open(&Location::File(root.to_path_buf()))?;
@@ -352,35 +423,18 @@ fn list(config: &BatchConfig, warnings: &mut Vec<String>) -> Result<(Vec<Member>
                 config.root
             );
         }
-        let mut archive = tar::Archive::new(opened.reader);
-        let entries = archive
-            .entries()
-            .with_context(|| format!("{}: cannot read tar archive", config.root))?;
-        let mut last = String::from("(start)");
-        for entry in entries {
-            let mut entry = entry.with_context(|| {
-                format!("{}: corrupt tar archive after member {last}", config.root)
-            })?;
-            let raw = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
-            let path = raw.trim_start_matches("./").to_string();
-            last = path.clone();
-            let kind = entry.header().entry_type();
-            if kind.is_dir() || path.is_empty() || hidden(&path) {
-                continue;
-            }
-            if !kind.is_file() {
-                unmatched.push(format!("{path} (not a regular file)"));
-                continue;
-            }
-            if config.layout.matches(&path).is_none() && !load::is_map_name(&path) {
-                unmatched.push(path);
-                continue;
-            }
-            let mut bytes = Vec::with_capacity(entry.size().min(1 << 30) as usize);
-            entry
-                .read_to_end(&mut bytes)
-                .with_context(|| format!("{}:{path}: cannot read member", config.root))?;
-            take(path, Data::Bytes(bytes), &mut unmatched);
+        let walked = archive::walk(config, opened.reader)?;
+        members = walked.members;
+        unmatched.extend(walked.unmatched);
+        maps = walked.maps;
+        if !walked.dropped.is_empty() {
+            warnings.push(format!(
+                "{} member(s) not read: an absolute path or a `..` component has no place \
+                 in --layout {}: {}",
+                walked.dropped.len(),
+                config.layout.text(),
+                walked.dropped.join(", ")
+            ));
         }
     }
     members.sort_by(|a, b| a.path.cmp(&b.path));
@@ -421,42 +475,17 @@ fn hidden(path: &str) -> bool {
     path.split('/').any(|c| c.starts_with('.') && c != ".")
 }
 
-/// Regular files below `dir` as (relative path, full path); hidden entries
-/// skipped, as for a directory named on the command line.
-fn walk(dir: &Path, prefix: &str, out: &mut Vec<(String, PathBuf)>) -> Result<()> {
-    let entries = std::fs::read_dir(dir)
-        .with_context(|| format!("{}: cannot read directory", dir.display()))?;
-    for entry in entries {
-        let entry = entry.with_context(|| format!("{}: cannot read directory", dir.display()))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.') {
-            continue;
-        }
-        let path = entry.path();
-        let rel = if prefix.is_empty() {
-            name
-        } else {
-            format!("{prefix}/{name}")
-        };
-        let meta =
-            std::fs::metadata(&path).with_context(|| format!("{}: cannot open", path.display()))?;
-        if meta.is_dir() {
-            walk(&path, &rel, out)?;
-        } else if meta.is_file() {
-            out.push((rel, path));
-        }
-    }
-    Ok(())
-}
-
-/// Parse one member, with the symbol maps of its directory; its origin (in
-/// runs and messages) is its relative path.
+/// Parse one member (or take its run, parsed while an archive was read),
+/// with the symbol maps of its directory; its origin (in runs and messages)
+/// is its relative path.
 fn read_member(
-    m: &Member,
+    m: &mut Member,
     opts: &load::LoadOptions,
     maps: Option<Arc<load::Beside>>,
 ) -> Result<std::result::Result<Profile, String>> {
-    match &m.data {
+    match std::mem::replace(&mut m.data, Data::Pending) {
+        Data::Loaded(r) => *r,
+        Data::Pending => bail!("{}: member was not read", m.path),
         Data::Bytes(b) => load::load_stream_beside(Box::new(&b[..]), &m.path, opts, maps),
         Data::File(p) => {
             let f = std::fs::File::open(p).with_context(|| format!("{}: cannot open", m.path))?;

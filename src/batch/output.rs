@@ -49,6 +49,42 @@ fn entries(batch: &Batch) -> Vec<Entry<'_>> {
     out
 }
 
+/// The one line that says why `batch --fail-on-regression` exits 1: how
+/// many significant regressions, the largest by benchmark, kernel and name.
+pub fn gate_sentence(batch: &Batch) -> String {
+    let list = entries(batch);
+    let total: usize = batch
+        .benches
+        .iter()
+        .flat_map(|b| &b.report)
+        .flat_map(|r| &r.comparisons)
+        .map(|c| c.regressions)
+        .sum();
+    let named: Vec<String> = list
+        .iter()
+        .take(5)
+        .map(|e| {
+            render::printable(&format!(
+                "{}/{}: {} {}",
+                e.bench,
+                e.kernel,
+                render::symbol_label(e.row),
+                e.nf.delta(e.row.delta)
+            ))
+        })
+        .collect();
+    let rest = total.saturating_sub(named.len());
+    format!(
+        "--fail-on-regression: exit status 1 for {total} significant regression(s): {}{}",
+        named.join(", "),
+        if rest > 0 {
+            format!(" and {rest} more")
+        } else {
+            String::new()
+        }
+    )
+}
+
 fn ext(format: OutputFormat) -> &'static str {
     match format {
         OutputFormat::Text | OutputFormat::Classic => "txt",
@@ -81,14 +117,19 @@ fn counts(b: &Bench) -> Vec<(String, usize, usize)> {
         .collect()
 }
 
-/// Aligned plain-text table: the last column left-aligned, the others right.
+/// Aligned plain-text table: the last column left-aligned, the others right;
+/// cells escaped ([`render::printable`]) before they are measured.
 fn table(rows: &[Vec<String>]) -> Vec<String> {
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| r.iter().map(|c| render::printable(c)).collect())
+        .collect();
     let n = rows.iter().map(|r| r.len()).max().unwrap_or(0);
     let widths: Vec<usize> = (0..n)
         .map(|i| {
             rows.iter()
                 .filter_map(|r| r.get(i))
-                .map(|s| s.len())
+                .map(|s| render::width(s))
                 .max()
                 .unwrap_or(0)
         })
@@ -102,7 +143,8 @@ fn table(rows: &[Vec<String>]) -> Vec<String> {
                     if i + 1 == r.len() {
                         s.clone()
                     } else {
-                        format!("{s:>w$}", w = widths[i])
+                        let pad = widths[i].saturating_sub(render::width(s));
+                        format!("{}{s}", " ".repeat(pad))
                     }
                 })
                 .collect();
@@ -172,24 +214,24 @@ fn index_text(batch: &Batch, files: bool, fmt: OutputFormat, out: &mut dyn Write
         }
     }
     if md {
-        writeln!(out, "## {}\n", title)?;
+        writeln!(out, "## {}\n", crate::render::markdown::esc(&title))?;
         md_table(&rows, out)?;
         writeln!(out, "\n## Benchmarks\n")?;
         md_table(&summary, out)?;
         for w in &batch.warnings {
-            writeln!(out, "\n> warning: {}", w.replace('|', "\\|"))?;
+            writeln!(out, "\n> warning: {}", crate::render::markdown::esc(w))?;
         }
     } else {
         text::write_wrapped(out, &format!("=== {title} ==="))?;
         for l in table(&rows) {
-            writeln!(out, "{}", text::ascii(&l))?;
+            writeln!(out, "{l}")?;
         }
         writeln!(out, "\n=== benchmarks ===")?;
         for l in table(&summary) {
-            writeln!(out, "{}", text::ascii(&l))?;
+            writeln!(out, "{l}")?;
         }
         for w in &batch.warnings {
-            text::write_wrapped(out, &format!("warning: {}", text::ascii(w)))?;
+            text::write_wrapped(out, &format!("warning: {}", render::printable(w)))?;
         }
     }
     Ok(())
@@ -197,7 +239,7 @@ fn index_text(batch: &Batch, files: bool, fmt: OutputFormat, out: &mut dyn Write
 
 fn md_table(rows: &[Vec<String>], out: &mut dyn Write) -> Result<()> {
     for (i, r) in rows.iter().enumerate() {
-        let cells: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
+        let cells: Vec<String> = r.iter().map(|c| crate::render::markdown::esc(c)).collect();
         writeln!(out, "| {} |", cells.join(" | "))?;
         if i == 0 {
             let n = r.len();
@@ -455,9 +497,9 @@ pub fn write_stdout(batch: &Batch, config: &BatchConfig, out: &mut dyn Write) ->
                     None => format!("benchmark {}: {}", b.name, b.kernels.join(" ")),
                 };
                 if md {
-                    writeln!(out, "## {}\n", title.replace('|', "\\|"))?;
+                    writeln!(out, "## {}\n", crate::render::markdown::esc(&title))?;
                 } else {
-                    text::write_wrapped(out, &format!("=== {} ===", text::ascii(&title)))?;
+                    text::write_wrapped(out, &format!("=== {} ===", render::printable(&title)))?;
                 }
                 render_one(b, config, out)?;
                 writeln!(out)?;

@@ -71,6 +71,10 @@ pub struct ParseOptions {
     /// Where perf.data finds user-space names (`--symfs`, `--debug-dir`,
     /// `--jit-map-dir`, `--no-demangle`, the build-id cache).
     pub user: perf_data::UserSymbolOptions,
+    /// `--force-map`: use a kernel map that does not seem to belong to the
+    /// recording (perf.data) or image (/proc/profile), with a warning,
+    /// instead of refusing it.
+    pub force_map: bool,
 }
 
 /// A parse failure. `Malformed` is the `path:line: expected …, found "…"`
@@ -86,12 +90,10 @@ pub enum ParseError {
     },
     #[error("{path}: {message}")]
     Invalid { path: String, message: String },
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: io::Error,
-    },
+    /// (The I/O error is shown, not chained: chained, `{:#}` would print
+    /// its message twice.)
+    #[error("{path}: {error}")]
+    Io { path: String, error: io::Error },
 }
 
 impl ParseError {
@@ -113,7 +115,7 @@ impl ParseError {
     pub fn io(path: &str, source: io::Error) -> Self {
         ParseError::Io {
             path: path.to_string(),
-            source,
+            error: source,
         }
     }
 }

@@ -32,10 +32,15 @@
 //! wraps); names are kept whole (readprofile cuts them at 127 bytes) and split
 //! on any whitespace (readprofile only on spaces); a map address beyond the
 //! image is an error (readprofile reads past its buffer).
+//!
+//! A map of another kernel is refused (unless `--force-map`): the kernel
+//! allocates `(_etext - _stext) / step` counters, so an image of another
+//! length is not this map's kernel's. Ticks that land in function padding
+//! (`__pfx_*`, `__cfi_*`, never executed) are a warning: the map is doubtful.
 
 use super::{ParseError, ParseOptions, Sniff};
 use crate::profile::{Format, Mode, Profile, SymbolKey, Weight};
-use crate::symmap::SymbolMap;
+use crate::symmap::{is_padding, SymbolMap};
 use std::io::BufRead;
 
 /// Largest sampling step taken as plausible when sniffing (the kernel's
@@ -81,7 +86,7 @@ pub fn parse_bytes(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Pr
         ));
     };
     let buf = words(bytes, origin)?;
-    fold(&buf, map, origin)
+    fold(&buf, map, origin, opts.force_map)
 }
 
 /// The image as readprofile holds it: native words, byte-swapped when the
@@ -115,7 +120,7 @@ fn words(bytes: &[u8], origin: &str) -> Result<Vec<u32>, ParseError> {
 }
 
 /// readprofile's main loop over `map` (see the module comment).
-fn fold(buf: &[u32], map: &SymbolMap, origin: &str) -> Result<Profile, ParseError> {
+fn fold(buf: &[u32], map: &SymbolMap, origin: &str, force: bool) -> Result<Profile, ParseError> {
     let step = u64::from(buf[0]);
     if step == 0 {
         return Err(ParseError::invalid(
@@ -135,6 +140,7 @@ fn fold(buf: &[u32], map: &SymbolMap, origin: &str) -> Result<Profile, ParseErro
         ));
     };
     let add0 = syms[start].addr;
+    let mismatch = length_mismatch(map, add0, step, entries - 1);
     let mut p = Profile::new(origin, Format::ProcProfile);
     p.weight = Weight::Samples;
     let mut fn_add = add0;
@@ -225,7 +231,59 @@ fn fold(buf: &[u32], map: &SymbolMap, origin: &str) -> Result<Profile, ParseErro
     }
     p.unattributed = (unknown + hidden) as f64;
     p.total = p.symbol_sum() + p.unattributed;
+    if let Some(why) = mismatch {
+        if !force {
+            return Err(ParseError::invalid(
+                origin,
+                format!(
+                    "the symbol map {} does not belong to this image: {why} (readprofile's \
+                     own check); give the System.map of the kernel the image was taken on, \
+                     or --force-map to use it anyway",
+                    map.source
+                ),
+            ));
+        }
+        p.warnings.push(format!(
+            "{origin}: --force-map: ticks folded onto {} although it does not seem to \
+             belong to this image ({why})",
+            map.source
+        ));
+    }
+    let padding: f64 = p
+        .counts
+        .iter()
+        .filter(|(k, _)| is_padding(&k.name))
+        .map(|(_, &c)| c)
+        .sum();
+    if padding > 0.0 {
+        p.warnings.push(format!(
+            "{origin}: {padding} of {} ticks ({:.1}%) land in function padding \
+             (__pfx_*/__cfi_*): is {} the map of the kernel the image \
+             was taken on?",
+            p.total,
+            100.0 * padding / p.total.max(1.0),
+            map.source
+        ));
+    }
     Ok(p)
+}
+
+/// Why an image and a map disagree, if they do: the kernel allocates
+/// `(_etext - _stext) / step` counters, so a map whose text is longer or
+/// shorter than the image's is another kernel's.
+fn length_mismatch(map: &SymbolMap, stext: u64, step: u64, counters: usize) -> Option<String> {
+    let etext = map
+        .symbols
+        .iter()
+        .find(|s| (s.name == "_etext" || s.name == "__etext") && s.addr > stext)?
+        .addr;
+    let want = (etext - stext) / step;
+    (want != counters as u64).then(|| {
+        format!(
+            "the image holds {counters} counters, the map's _stext {stext:#x} .. _etext \
+             {etext:#x} at step {step} make {want}"
+        )
+    })
 }
 
 #[cfg(test)]
@@ -274,9 +332,10 @@ ffffffff81000030 T _etext\n";
 
     #[test]
     fn credits_bins_shifted_by_one_step_like_readprofile() {
-        // step 4, 12 text counters + the unknown one. Bins (by counter index):
+        // step 4, (_etext - _stext) / 4 = 12 counters, the last of which
+        // also takes every hit outside the text. Bins (by counter index):
         // startup_64 [0x00,0x10) gets counters 0..3 (bound (0x10)/4 = 4, from indx 1 → counters 0,1,2)
-        let counters = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 7];
+        let counters = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 7];
         let p = run(&image(4, &counters, false)).unwrap();
         // startup_64: buf[1..4] = counters 0..=2
         assert_eq!(count(&p, "startup_64"), 7.0);
@@ -287,12 +346,60 @@ ffffffff81000030 T _etext\n";
         assert_eq!(count(&p, "f"), 128.0 + 256.0 + 512.0 + 1024.0);
         assert_eq!(p.unattributed, 7.0);
         assert_eq!(p.total, p.symbol_sum() + 7.0);
-        assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings); // counter 11
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    }
+
+    #[test]
+    fn refuses_a_map_whose_text_is_not_the_images() {
+        // 13 counters where the map's text makes 12: another kernel's map.
+        let img = image(4, &[1; 13], false);
+        let e = run(&img).unwrap_err().to_string();
+        assert!(
+            e.contains("does not belong to this image: the image holds 13 counters")
+                && e.contains("make 12")
+                && e.contains("--force-map"),
+            "{e}"
+        );
+        let map = SymbolMap::parse(MAP.as_bytes(), "System.map").unwrap();
+        let opts = ParseOptions {
+            map: Some(Arc::new(map)),
+            force_map: true,
+            ..ParseOptions::default()
+        };
+        let p = parse(&mut &img[..], "img", &opts).unwrap();
+        assert!(
+            p.warnings.iter().any(|w| w.contains("--force-map")),
+            "{:?}",
+            p.warnings
+        );
+    }
+
+    #[test]
+    fn ticks_in_function_padding_are_a_warning() {
+        let map = "ffffffff81000000 T _stext\n\
+ffffffff81000000 T startup_64\n\
+ffffffff81000010 t __pfx_f\n\
+ffffffff81000020 t f\n\
+ffffffff81000030 T _etext\n";
+        let opts = ParseOptions {
+            map: Some(Arc::new(SymbolMap::parse(map.as_bytes(), "m").unwrap())),
+            ..ParseOptions::default()
+        };
+        let img = image(4, &[0, 0, 0, 0, 5, 0, 0, 0, 3, 0, 0, 0], false);
+        let p = parse(&mut &img[..], "img", &opts).unwrap();
+        assert_eq!(count(&p, "__pfx_f"), 5.0);
+        assert!(
+            p.warnings
+                .iter()
+                .any(|w| w.starts_with("img: 5 of 8 ticks (62.5%) land in function padding")),
+            "{:?}",
+            p.warnings
+        );
     }
 
     #[test]
     fn detects_swapped_byte_order() {
-        let counters = [1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 5];
+        let counters = [1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 5];
         let a = run(&image(4, &counters, false)).unwrap();
         let b = run(&image(4, &counters, true)).unwrap();
         assert_eq!(a.counts, b.counts);

@@ -23,7 +23,7 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
         }
         for r in &c.rows {
             let (delta, pct) = (nf.value(r.delta), pct(r));
-            let mut symbol = super::text::ascii(&r.symbol);
+            let mut symbol = super::printable(&r.symbol);
             if !opts.wide {
                 // `{delta:>10} {pct:>9} {symbol} *`
                 let fixed = delta.len().max(10) + 1 + pct.len().max(9) + 1 + 2;

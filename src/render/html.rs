@@ -28,8 +28,11 @@ pub fn escape(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
-            // Control characters are not allowed in XML (the SVG is XML).
-            c if c.is_control() && c != '\n' && c != '\t' => out.push('\u{fffd}'),
+            // Control characters are not allowed in XML (the SVG is XML);
+            // bidirectional controls would reorder what is shown.
+            c if (c.is_control() && c != '\n' && c != '\t') || super::is_bidi(c) => {
+                out.push('\u{fffd}')
+            }
             c => out.push(c),
         }
     }

@@ -52,13 +52,14 @@ fn row_lines(rows: &[(Vec<String>, &Row)], wide: bool) -> Vec<String> {
 }
 
 /// Table-safe text: `|` escaped, backquotes replaced, control characters
-/// shown as `\u{..}` (never sent raw to a terminal or renderer).
-fn esc(s: &str) -> String {
-    s.chars()
+/// shown as `\u{..}` ([`super::printable`]; never sent raw to a terminal
+/// or renderer).
+pub fn esc(s: &str) -> String {
+    super::printable(s)
+        .chars()
         .map(|c| match c {
             '|' => "\\|".to_string(),
             '`' => "'".to_string(),
-            c if c.is_control() => c.escape_unicode().to_string(),
             c => c.to_string(),
         })
         .collect()
@@ -102,7 +103,8 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
             writeln!(
                 out,
                 "### {} vs {}\n",
-                report.sides[c.side].name, report.sides[0].name
+                esc(&report.sides[c.side].name),
+                esc(&report.sides[0].name)
             )?;
         }
         let runs = format!(

@@ -73,11 +73,45 @@ pub fn render(
 /// capitals (`OLD`, `NEW`, `NEW2`).
 pub fn side_title(report: &Report, i: usize, opts: &RenderOptions) -> String {
     let name = report.sides.get(i).map_or("", |s| s.name.as_str());
-    if opts.names_as_given {
+    printable(&if opts.names_as_given {
         name.to_string()
     } else {
         name.to_uppercase()
+    })
+}
+
+/// A name as every text output prints it (symbols, events, side and
+/// benchmark names): valid UTF-8 as it is (`函数_ünïcödé`), control
+/// characters (C0, DEL, C1) and the bidirectional controls escaped as
+/// `\u{..}`, so a crafted name can neither break the layout nor send escape
+/// sequences to a terminal nor reorder what is shown.
+pub fn printable(s: &str) -> String {
+    let bidi = |c: char| matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    if !s.chars().any(|c| c.is_control() || bidi(c)) {
+        return s.to_string();
     }
+    s.chars()
+        .map(|c| {
+            if c.is_control() || is_bidi(c) {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// The Unicode bidirectional controls, which reorder how text is shown.
+pub fn is_bidi(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+    )
+}
+
+/// Columns a string takes on a terminal (East Asian wide characters take two).
+pub fn width(s: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(s)
 }
 
 /// A row's key across the comparisons of a multi-way report.

@@ -1,7 +1,8 @@
 //! `-o text` (default): the header (sides, runs and totals, normalisation,
 //! event, legend), an aligned borderless table (prettytable-rs) with the
-//! symbol last, and the summary. ASCII only, ready to paste into a review
-//! email: without `--wide` every line fits [`MAX_WIDTH`] columns (a name
+//! symbol last, and the summary. Names are printed as they are (UTF-8),
+//! control characters escaped ([`super::printable`]); ready to paste into a
+//! review email: without `--wide` every line fits [`MAX_WIDTH`] columns (a name
 //! too long for what the numbers leave is cut with `...`, in the middle
 //! unless that hides what tells it from another row's name, see
 //! [`super::fitted_labels`]; `--wide` prints it whole). More than one compared side: one column
@@ -52,7 +53,7 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
             }
             auto_top_note(report, opts, out)?;
             for w in &report.warnings {
-                write_wrapped(out, &format!("warning: {}", ascii(w)))?;
+                write_wrapped(out, &format!("warning: {}", super::printable(w)))?;
             }
             return Ok(());
         }
@@ -75,7 +76,7 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
     }
     auto_top_note(report, opts, out)?;
     for w in &report.warnings {
-        write_wrapped(out, &format!("warning: {}", ascii(w)))?;
+        write_wrapped(out, &format!("warning: {}", super::printable(w)))?;
     }
     Ok(())
 }
@@ -118,7 +119,10 @@ fn renames(
     )?;
     for r in &c.renames {
         let (d1, d2) = (nf.delta(r.old_delta), nf.delta(r.new_delta));
-        let (mut a, mut b) = (ascii(&r.old_symbol), ascii(&r.new_symbol));
+        let (mut a, mut b) = (
+            super::printable(&r.old_symbol),
+            super::printable(&r.new_symbol),
+        );
         let avail = MAX_WIDTH.saturating_sub(format!("   ->   ({d1} / {d2})").len());
         if !opts.wide && a.len() + b.len() > avail {
             let half = avail / 2;
@@ -167,17 +171,17 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 
 fn header(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
     for line in super::side_lines(report, opts, "", MAX_WIDTH) {
-        writeln!(out, "{}", ascii(&line))?;
+        writeln!(out, "{}", super::printable(&line))?;
     }
     if let Some(e) = &report.event {
-        write_wrapped(out, &format!("event: {}", ascii(e)))?;
+        write_wrapped(out, &format!("event: {}", super::printable(e)))?;
     }
     write_wrapped(
         out,
         &format!("normalize: {}", super::unit_sentence(report.normalize)),
     )?;
     for n in &report.notes {
-        write_wrapped(out, &ascii(n))?;
+        write_wrapped(out, &super::printable(n))?;
     }
     writeln!(
         out,
@@ -287,7 +291,7 @@ fn table(
     let fit: Vec<(&Row, usize)> = c.rows.iter().map(|r| (r, max_name)).collect();
     for (v, label) in cells
         .iter_mut()
-        .zip(super::fitted_labels(&fit, ELLIPSIS, &ascii))
+        .zip(super::fitted_labels(&fit, ELLIPSIS, &super::printable))
     {
         v.push(label);
     }
@@ -388,22 +392,4 @@ fn paint(line: &str, r: &Row) -> String {
         ""
     };
     format!("\x1b[{weight}{hue}m{line}\x1b[0m")
-}
-
-/// Text output is ASCII only and free of control characters: anything else
-/// in a name is escaped (`\u{e9}`, `\u{1b}`), so a crafted symbol name can
-/// neither break the layout nor send escape sequences to a terminal.
-pub fn ascii(s: &str) -> String {
-    if s.bytes().all(|b| (0x20..0x7f).contains(&b)) {
-        return s.to_string();
-    }
-    s.chars()
-        .map(|c| {
-            if c.is_ascii() && !c.is_ascii_control() {
-                c.to_string()
-            } else {
-                c.escape_unicode().to_string()
-            }
-        })
-        .collect()
 }

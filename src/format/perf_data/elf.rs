@@ -30,10 +30,10 @@ pub struct Image {
 }
 
 impl Image {
-    /// Map `path` (a regular file: the caller checks).
+    /// Map `path`, a regular file ([`open_regular`]: never a FIFO or device).
     pub fn open(path: &Path) -> Result<Image, Why> {
         let shown = path.display().to_string();
-        let f = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
+        let f = open_regular(&shown)?;
         // SAFETY: the binary is only read; a file truncated while mapped
         // could fault, as for every tool that maps binaries (perf, samply).
         // Mapping matters: only the symbol table pages of a 100 MB library
@@ -234,6 +234,23 @@ fn section_holds_code_or_data<'d, E: FileHeader<Endian = Endianness>>(
         .is_ok_and(|n| n.windows(4).any(|w| w == b"text") || n.windows(4).any(|w| w == b"data"))
 }
 
+/// Open a file a recording names only if it is a regular file: a FIFO or a
+/// device at that path would block the open or never end. Opened without
+/// blocking, then checked on the open file (no window for a swap).
+fn open_regular(path: &str) -> Result<std::fs::File, Why> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| format!("{path}: {e}"))?;
+    match f.metadata() {
+        Ok(m) if m.is_file() => Ok(f),
+        Ok(_) => Err(format!("{path}: not a regular file")),
+        Err(e) => Err(format!("{path}: {e}")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,5 +267,23 @@ mod tests {
         let (start, name) = syms[syms.len() / 2];
         assert_eq!(t.lookup(start).as_deref(), Some(name));
         assert!(Image::open(Path::new("/nonexistent/binary")).is_err());
+    }
+
+    #[test]
+    fn a_fifo_is_not_opened() {
+        let dir = tempfile_dir();
+        let fifo = dir.join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo on a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = Image::open(&fifo).err().expect("a FIFO is refused");
+        assert!(e.ends_with("fifo: not a regular file"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn tempfile_dir() -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("diffprofile-elf-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d
     }
 }

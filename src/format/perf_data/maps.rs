@@ -6,9 +6,9 @@
 //! mapping replaces what it overlaps, as perf splits them), each naming a
 //! [`super::user::Dso`]: the recorded file, or `/tmp/perf-PID.map` for
 //! executable anonymous memory (JIT code, perf's `map__new`). The kernel's
-//! own mapping only checks that the kernel symbols belong to the recording.
+//! own mapping is checked against the kernel map ([`super::mapcheck`]).
 
-use super::kernel::check_map;
+use super::mapcheck::map_mismatch;
 use super::{jitmap, ParseError, State};
 use linux_perf_data::linux_perf_event_reader::CpuMode;
 
@@ -56,8 +56,10 @@ pub(super) fn mmap(
         if let Some(reloc) = path.strip_prefix("[kernel.kallsyms]") {
             if !reloc.is_empty() && !*checked {
                 *checked = true;
+                st.fit.text = Some((start, start.saturating_add(len)));
                 if let Some(map) = &st.kernel {
-                    check_map(map, reloc, pgoff, st.origin)?;
+                    st.doubts
+                        .extend(map_mismatch(map, reloc, pgoff, start, len));
                 }
             }
         }

@@ -18,13 +18,17 @@
 //! when the file was recorded on the running kernel: same release and, when
 //! both are known, same build-id as `/sys/kernel/notes`), the way perf
 //! builds its kernel symbol table ([`SymbolMap::perf_index`]). A given map
-//! must hold the recording's kernel reference symbol (`_text`, from the
-//! `[kernel.kallsyms]_text` mmap record) at the recorded address: a map of
-//! another kernel or boot is refused. User addresses are named from the ELF
-//! symbol tables of the mapped binaries, their debug files or perf's
-//! build-id cache, with the recorded build-id ([`user`], [`symsrc`],
-//! [`elf`], [`symtab`], [`plt`], [`demangle`]), and JIT code from
-//! `/tmp/perf-PID.map` ([`jitmap`]); otherwise the sample counts as `[unknown]` in its dso,
+//! is checked against what the recording knows ([`mapcheck`]): the reference
+//! symbol (`_text`) at the address and `_etext` at the end of the
+//! `[kernel.kallsyms]_text` mmap record, the header's release and kernel
+//! build-id against the map's own claims, and the kernel samples' addresses
+//! (in function padding, or in the recorded text but named nothing): a map
+//! of another kernel or boot is refused, unless `--force-map`. User
+//! addresses are named from the ELF symbol tables of the mapped binaries
+//! (regular files only), their debug files or perf's build-id cache, with
+//! the recorded build-id ([`user`], [`symsrc`], [`elf`], [`symtab`],
+//! [`plt`], [`demangle`]), and JIT code from `/tmp/perf-PID.map`
+//! ([`jitmap`]); otherwise the sample counts as `[unknown]` in its dso,
 //! never under a wrong name, and a warning counts them per dso and says
 //! what would name them. Unresolved kernel addresses are `[unknown]` in
 //! `[kernel.kallsyms]` (perf report lists them per address).
@@ -34,6 +38,7 @@ mod demangle;
 mod elf;
 mod jitmap;
 mod kernel;
+mod mapcheck;
 mod maps;
 mod plt;
 mod symsrc;
@@ -50,6 +55,7 @@ use check::{check_record, check_records, check_sections};
 use kernel::kernel_symbols;
 use linux_perf_data::linux_perf_event_reader::{CpuMode, EventRecord, Mmap2FileId, SamplingPolicy};
 use linux_perf_data::{DsoKey, PerfFileReader, PerfFileRecord};
+use mapcheck::{identity_mismatch, judge, Fit};
 use maps::{mmap, MapRecord, Mapping, PROT_EXEC};
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
@@ -111,6 +117,10 @@ struct State<'a> {
     build_ids: HashMap<Vec<u8>, Vec<u8>>,
     /// Kernel address → frame, for the few thousand hot addresses.
     kcache: Vec<(u64, Frame)>,
+    /// How well the kernel map names the kernel samples ([`mapcheck::Fit`]).
+    fit: Fit,
+    /// Why the kernel map seems not to be the recording's ([`mapcheck`]).
+    doubts: Vec<String>,
 }
 
 impl State<'_> {
@@ -195,6 +205,19 @@ impl State<'_> {
             Frame::User(d, _) | Frame::UserUnknown(d) => self.dsos[d as usize].path.as_str().into(),
             Frame::Unknown(_) => UNKNOWN.into(),
         }
+    }
+
+    /// Count a kernel sample's leaf for the map check ([`mapcheck::Fit`]).
+    fn fit_kernel(&mut self, leaf: Frame, ip: u64, w: f64) {
+        let name = match leaf {
+            Frame::Kernel(i) => self
+                .kernel
+                .as_ref()
+                .and_then(|k| k.symbols.get(i as usize))
+                .map(|s| s.name.as_str()),
+            _ => None,
+        };
+        self.fit.add(name, ip, w);
     }
 
     fn kernel_symbol(&self, i: u32) -> Option<&crate::symmap::MapSymbol> {
@@ -337,6 +360,11 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
         Ok(m) => (Some(m), None),
         Err(e) => (None, Some(e)),
     };
+    let doubts: Vec<String> = kernel
+        .as_deref()
+        .and_then(|m| identity_mismatch(m, release.as_deref(), kernel_id.as_deref()))
+        .into_iter()
+        .collect();
     let mut st = State {
         origin,
         user: &opts.user,
@@ -348,6 +376,8 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
         dso_ids: HashMap::new(),
         build_ids,
         kcache: vec![(u64::MAX, Frame::KernelUnknown); KCACHE],
+        fit: Fit::default(),
+        doubts,
     };
 
     let mut p = Profile::new(origin, Format::PerfData);
@@ -475,6 +505,9 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
                 let leaf = st
                     .frame(pid, mode, ip)
                     .map_err(|e| at_record(e, record_no))?;
+                if mode == Mode::Kernel {
+                    st.fit_kernel(leaf, ip, w);
+                }
                 if let Some(re) = &opts.dso {
                     if !re.is_match(&st.dso_of(leaf)) {
                         continue;
@@ -540,6 +573,9 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
             }
             _ => {}
         }
+    }
+    if let Some(map) = &st.kernel {
+        warnings.extend(judge(map, &st.fit, &st.doubts, opts.force_map, origin)?);
     }
     if lost > 0 {
         warnings.push(format!(

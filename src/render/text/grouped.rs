@@ -5,9 +5,10 @@
 //! (past its `--top`, under `--min-delta`) still has its value there, and
 //! `.` means the symbol is absent from both that side and the baseline.
 
-use super::{ascii, ELLIPSIS, NO_ROBUST_TOTAL};
+use super::{ELLIPSIS, NO_ROBUST_TOTAL};
 use crate::aggregate::Normalize;
 use crate::diff::Report;
+use crate::render::printable;
 use crate::render::{self, NumFmt, RenderOptions, MAX_WIDTH};
 
 /// Widest the columns before the symbol may be in the grouped layout.
@@ -67,7 +68,7 @@ pub fn table(report: &Report, nf: &NumFmt, opts: &RenderOptions) -> Option<Vec<S
     let fit: Vec<_> = labelled.iter().map(|r| (*r, max_name)).collect();
     for (cells, label) in rows[1..]
         .iter_mut()
-        .zip(render::fitted_labels(&fit, ELLIPSIS, &ascii))
+        .zip(render::fitted_labels(&fit, ELLIPSIS, &printable))
     {
         if let Some(last) = cells.last_mut() {
             *last = label;
