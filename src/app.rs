@@ -23,6 +23,10 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8>
             let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
             batch::run(&config, progress, out, err)
         }
+        Some(Command::Export(args)) => {
+            let config = crate::config::export_config(*args)?;
+            crate::table::export::run(&config, err)
+        }
         Some(Command::NoiseModel(args)) => {
             let config = NoiseModelConfig::from_args(*args)?;
             run_noise_model(&config, out, err)
@@ -223,6 +227,10 @@ fn load_noise_model(
 
 /// Everything but rendering: the report of a configuration.
 pub fn build_report(config: &Config) -> Result<diff::Report> {
+    if let Some(spec) = &config.table {
+        let (config, sides) = crate::table::load_sides(config, spec)?;
+        return report_of_sides(&config, &sides, Vec::new());
+    }
     let mut warnings = Vec::new();
     let mut sides = Vec::new();
     for spec in &config.sides {
@@ -234,14 +242,23 @@ pub fn build_report(config: &Config) -> Result<diff::Report> {
             runs: loaded.runs,
         });
     }
+    report_of_sides(config, &sides, warnings)
+}
+
+/// The report of sides already loaded, after `warnings` about loading them.
+fn report_of_sides(
+    config: &Config,
+    sides: &[Side],
+    mut warnings: Vec<String>,
+) -> Result<diff::Report> {
     let model = load_noise_model(config, &mut warnings)?;
     let mut report = match model {
         Some(model) => {
             let mut config = config.clone();
             config.diff.noise_model = Some(model);
-            compare_sides(&sides, &config)?
+            compare_sides(sides, &config)?
         }
-        None => compare_sides(&sides, config)?,
+        None => compare_sides(sides, config)?,
     };
     warnings.append(&mut report.warnings);
     report.warnings = warnings;

@@ -48,6 +48,8 @@ pub struct Config {
     pub notes: Vec<String>,
     /// `--noise-model FILE` or `--noise-from RUNS…`, loaded by the app layer.
     pub noise: Option<NoiseSpec>,
+    /// `--table FILE`: the sides are selectors of the table's runs.
+    pub table: Option<crate::table::TableSpec>,
 }
 
 /// Where a comparison's noise model comes from (docs/statistics.md §5.3).
@@ -68,6 +70,17 @@ fn regex(flag: &str, re: &Option<String>) -> Result<Option<Regex>> {
 impl Config {
     pub fn from_cli(cli: Cli) -> Result<Config> {
         let sides = resolve_sides(&cli)?;
+        let table = match &cli.table {
+            Some(path) => {
+                let texts: Vec<Vec<String>> = sides.iter().map(|s| s.paths.clone()).collect();
+                Some(crate::table::TableSpec::new(
+                    path,
+                    &texts,
+                    cli.where_.as_deref(),
+                )?)
+            }
+            None => None,
+        };
         if !(cli.report.alpha > 0.0 && cli.report.alpha < 1.0) {
             bail!("--alpha must be between 0 and 1, not {}", cli.report.alpha);
         }
@@ -228,6 +241,7 @@ impl Config {
             relative,
             notes,
             noise,
+            table,
         })
     }
 }
@@ -276,6 +290,8 @@ impl Config {
             paths: Vec::new(),
             old: vec!["baseline".to_string()],
             new: vec!["kernel".to_string()],
+            table: None,
+            where_: None,
             analysis,
             report,
         };
@@ -310,6 +326,33 @@ impl NoiseModelConfig {
             config,
         })
     }
+}
+
+/// `diffprofile export`: the trees, the output, the layout, the shard, and
+/// how runs are read and named (a [`Config`] with no sides).
+pub fn export_config(args: crate::cli::ExportArgs) -> Result<crate::table::export::ExportConfig> {
+    use clap::{Args, FromArgMatches};
+    let layout = Layout::parse(&args.layout)?;
+    let shard = args
+        .shard
+        .as_deref()
+        .map(crate::table::export::Shard::parse)
+        .transpose()?;
+    if args.analysis.normalize.is_some() || args.analysis.percentage != PercentageArg::Absolute {
+        bail!("export writes counts: -n and --percentage apply when a comparison reads them");
+    }
+    let defaults = ReportArgs::augment_args(clap::Command::new("export"))
+        .try_get_matches_from(["export"])
+        .and_then(|m| ReportArgs::from_arg_matches(&m))
+        .context("default report flags")?;
+    let config = Config::from_analysis(args.analysis, defaults)?;
+    Ok(crate::table::export::ExportConfig {
+        roots: args.roots,
+        out: args.out,
+        layout,
+        shard,
+        config,
+    })
 }
 
 /// Whether a path names several runs (a directory or an archive) rather
@@ -400,6 +443,7 @@ fn identity(cli: &Cli, notes: &mut Vec<String>) -> Result<Identity> {
         include: regex("--include", &cli.include)?,
         exclude: regex("--exclude", &cli.exclude)?,
         exclude_idle: cli.exclude_idle,
+        placed: None,
     })
 }
 
