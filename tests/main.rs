@@ -4,6 +4,7 @@
 mod batch;
 mod cli;
 mod damage;
+mod export;
 mod html;
 mod identity;
 mod malformed;
@@ -13,4 +14,5 @@ mod props;
 mod props_more;
 mod raw;
 mod stats_vectors;
+mod table;
 mod testdata;

@@ -1,34 +1,22 @@
 //! `diffprofile export ROOT… -o counts.parquet`: every run of one or more
 //! results trees (directories or archives, any input format, read and
 //! named as `batch` reads them) becomes rows of one counts table. The
-//! trees are streamed ([`tree`]): members are parsed in parallel a window
-//! at a time and written in order, so memory holds one window and one row
-//! group, never the archive. `--shard K/N` keeps every N-th run group
+//! trees are streamed ([`super::tree`], [`super::pipeline`]): members are
+//! parsed in parallel a window at a time and written in order, so memory
+//! holds two windows and one row group, never the archive. `--shard K/N` keeps every N-th run group
 //! (kernel and benchmark, numbered as first met), so N machines export one
 //! archive with no coordination. Unreadable and malformed members are named
 //! on stderr and counted (exit 2); the table holds every other run.
 
-use super::rows::{self, Prepared};
+use super::pipeline::Exporter;
 use super::schema;
-use super::tree::{self, Data, Member, Visitor};
-use super::writer::{RunKey, TableWriter};
+use super::writer::TableWriter;
 use crate::batch::Layout;
 use crate::config::Config;
 use crate::exit;
-use crate::input::{self, BUF_SIZE};
-use crate::load::{self, Beside, MapFile};
 use crate::profile::Format;
 use anyhow::{bail, Context, Result};
-use rayon::prelude::*;
-use std::collections::{BTreeMap, HashMap};
-use std::io::{BufReader, BufWriter, Write};
-use std::sync::Arc;
-
-/// Runs parsed together (at most), and their archive bytes (at most).
-const WINDOW_RUNS: usize = 256;
-const WINDOW_BYTES: usize = 64 << 20;
-/// Paths that match no layout named in the warning (the rest counted).
-const LIST_MAX: usize = 20;
+use std::io::{BufWriter, Write};
 
 /// `diffprofile export`, validated.
 #[derive(Clone, Debug)]
@@ -65,60 +53,6 @@ impl Shard {
     }
 }
 
-/// One run to parse.
-struct Item {
-    key: RunKey,
-    /// The member's path in its tree.
-    rel: String,
-    root: usize,
-    data: Data,
-    maps: Option<Arc<Beside>>,
-}
-
-/// A directory's symbol maps; `beside` once a profile needed them.
-#[derive(Default)]
-struct DirMaps {
-    files: Vec<(String, Vec<u8>)>,
-    paths: Vec<std::path::PathBuf>,
-    beside: Option<Arc<Beside>>,
-}
-
-impl DirMaps {
-    fn beside(&mut self) -> Arc<Beside> {
-        self.beside
-            .get_or_insert_with(|| {
-                let mut files: Vec<MapFile> =
-                    self.paths.iter().cloned().map(MapFile::Path).collect();
-                files.extend(
-                    self.files
-                        .iter()
-                        .map(|(n, b)| MapFile::Bytes(n.clone(), b.clone())),
-                );
-                Arc::new(Beside::new(files))
-            })
-            .clone()
-    }
-}
-
-struct Exporter<'a, W: Write + Send> {
-    config: &'a ExportConfig,
-    pool: rayon::ThreadPool,
-    writer: TableWriter<W>,
-    root: usize,
-    archive: bool,
-    groups: HashMap<(usize, String, String), usize>,
-    last_group: Option<(String, String, bool)>,
-    taken: usize,
-    window: Vec<Item>,
-    window_bytes: usize,
-    maps: BTreeMap<String, DirMaps>,
-    deferred: Vec<Item>,
-    unmatched: Vec<String>,
-    unmatched_count: usize,
-    errors: usize,
-    err: &'a mut dyn Write,
-}
-
 /// Export; returns the exit code.
 pub fn run(config: &ExportConfig, err: &mut dyn Write) -> Result<u8> {
     let pool = rayon::ThreadPoolBuilder::new()
@@ -134,28 +68,12 @@ pub fn run(config: &ExportConfig, err: &mut dyn Write) -> Result<u8> {
     let file =
         std::fs::File::create(&tmp).with_context(|| format!("{}: cannot create", tmp.display()))?;
     let writer = TableWriter::new(BufWriter::with_capacity(1 << 20, file), metadata(config))?;
-    let mut ex = Exporter {
-        config,
-        pool,
-        writer,
-        root: 0,
-        archive: false,
-        groups: HashMap::new(),
-        last_group: None,
-        taken: 0,
-        window: Vec::new(),
-        window_bytes: 0,
-        maps: BTreeMap::new(),
-        deferred: Vec::new(),
-        unmatched: Vec::new(),
-        unmatched_count: 0,
-        errors: 0,
-        err,
-    };
+    let mut ex = Exporter::new(config, pool, writer, err);
     let done = ex.all_roots();
-    let (runs, rows, groups) = (ex.writer.runs, ex.writer.rows, ex.groups.len());
+    let (runs, rows) = (ex.writer.runs, ex.writer.rows);
+    let (writer, counts, err) = ex.into_parts();
     let finished = done.and_then(|()| {
-        let mut out = ex.writer.finish()?;
+        let mut out = writer.finish()?;
         out.flush()
             .with_context(|| format!("{}: cannot write", tmp.display()))
     });
@@ -167,21 +85,21 @@ pub fn run(config: &ExportConfig, err: &mut dyn Write) -> Result<u8> {
         .with_context(|| format!("{}: cannot rename to {}", tmp.display(), config.out))?;
     let shard = match config.shard {
         Some(s) => format!(
-            " (shard {}/{}: {} of {groups} run groups)",
-            s.index, s.count, ex.taken
+            " (shard {}/{}: {} of {} run groups)",
+            s.index, s.count, counts.taken, counts.groups
         ),
-        None => format!(" ({groups} run groups)"),
+        None => format!(" ({} run groups)", counts.groups),
     };
     writeln!(
-        ex.err,
+        err,
         "diffprofile: exported {runs} runs as {rows} rows to {}{shard}",
         config.out
     )?;
-    Ok(if ex.errors > 0 && !config.config.load.parse.lenient {
+    Ok(if counts.errors > 0 && !config.config.load.parse.lenient {
         writeln!(
-            ex.err,
+            err,
             "diffprofile: error: {} member(s) could not be read or parsed (named above); their runs are not in {}",
-            ex.errors, config.out
+            counts.errors, config.out
         )?;
         exit::ERROR
     } else {
@@ -221,231 +139,4 @@ fn metadata(config: &ExportConfig) -> Vec<(String, String)> {
         ));
     }
     kv
-}
-
-impl<W: Write + Send> Exporter<'_, W> {
-    fn all_roots(&mut self) -> Result<()> {
-        for (i, root) in self.config.roots.iter().enumerate() {
-            self.root = i;
-            self.archive = !std::path::Path::new(root).is_dir();
-            self.maps.clear();
-            tree::visit(root, &self.config.layout, self)?;
-            self.flush()?;
-            let deferred = std::mem::take(&mut self.deferred);
-            for mut item in deferred {
-                item.maps = self
-                    .maps
-                    .get_mut(tree::dir_of(&item.rel))
-                    .map(DirMaps::beside);
-                self.push(item)?;
-            }
-            self.flush()?;
-            if self.unmatched_count > 0 {
-                let more = self.unmatched_count - self.unmatched.len();
-                writeln!(
-                    self.err,
-                    "diffprofile: warning: {root}: {} path(s) do not match --layout {} and were not read: {}{}",
-                    self.unmatched_count,
-                    self.config.layout.text(),
-                    self.unmatched.join(", "),
-                    if more > 0 { format!(" and {more} more") } else { String::new() }
-                )?;
-                self.unmatched.clear();
-                self.unmatched_count = 0;
-            }
-        }
-        Ok(())
-    }
-
-    fn push(&mut self, item: Item) -> Result<()> {
-        if let Data::Bytes(b) = &item.data {
-            self.window_bytes += b.len();
-        }
-        self.window.push(item);
-        if self.window.len() >= WINDOW_RUNS || self.window_bytes >= WINDOW_BYTES {
-            self.flush()?;
-        }
-        Ok(())
-    }
-
-    /// Parse the window in parallel; write its runs in order.
-    fn flush(&mut self) -> Result<()> {
-        let window = std::mem::take(&mut self.window);
-        self.window_bytes = 0;
-        let opts = &self.config.config.load;
-        let identity = &self.config.config.identity;
-        let parsed: Vec<Result<std::result::Result<Prepared, String>>> = self.pool.install(|| {
-            window
-                .par_iter()
-                .map(|item| parse(item, opts, identity))
-                .collect()
-        });
-        for (item, r) in window.iter().zip(parsed) {
-            let root = &self.config.roots[item.root];
-            match r {
-                Ok(Ok(run)) => {
-                    if run.profile.total <= 0.0 {
-                        writeln!(
-                            self.err,
-                            "diffprofile: warning: {root}: {}: run holds no samples",
-                            item.key.source
-                        )?;
-                    }
-                    self.writer.push(&item.key, &run)?;
-                }
-                Ok(Err(why)) => writeln!(
-                    self.err,
-                    "diffprofile: warning: {root}: benchmark {}: skipped {why}",
-                    item.key.benchmark
-                )?,
-                Err(e) => {
-                    self.errors += 1;
-                    writeln!(self.err, "diffprofile: warning: {root}: {e:#}")?;
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Parse one run and place its symbols; `Ok(Err)` when it is no profile.
-fn parse(
-    item: &Item,
-    opts: &load::LoadOptions,
-    identity: &crate::identity::Identity,
-) -> Result<std::result::Result<Prepared, String>> {
-    let origin = &item.key.source;
-    let loaded = match &item.data {
-        Data::Bytes(b) => {
-            load::load_stream_beside(Box::new(&b[..]), origin, opts, item.maps.clone())?
-        }
-        Data::File(p) => {
-            let f = std::fs::File::open(p).with_context(|| format!("{origin}: cannot open"))?;
-            load::load_stream_beside(
-                Box::new(BufReader::with_capacity(BUF_SIZE.min(1 << 16), f)),
-                origin,
-                opts,
-                item.maps.clone(),
-            )?
-        }
-    };
-    Ok(match loaded {
-        Ok(p) => Ok(rows::prepare(p, identity)?),
-        Err(why) => Err(why),
-    })
-}
-
-/// Whether an archive member is in a format that reads a symbol map beside
-/// it (a raw `/proc/profile` image, perf.data) and none was given.
-fn needs_map(bytes: &[u8], opts: &load::LoadOptions) -> bool {
-    let (map, kallsyms) = (opts.parse.map.is_some(), opts.parse.kallsyms.is_some());
-    if map && kallsyms {
-        return false;
-    }
-    let format = match opts.format {
-        Some(f) => Some(f),
-        None => detect(bytes),
-    };
-    match format {
-        Some(Format::ProcProfile) => !map,
-        Some(Format::PerfData) => !kallsyms,
-        _ => false,
-    }
-}
-
-fn detect(bytes: &[u8]) -> Option<Format> {
-    const FIRST: usize = 64 << 10;
-    let (_, mut reader) = input::decompress(Box::new(bytes)).ok()?;
-    let head = input::fill_at_least(&mut reader, 1 << 20).ok()?;
-    let short = &head[..head.len().min(FIRST)];
-    let found = match crate::format::detect(short, head.len() < FIRST) {
-        crate::format::Detected::NeedMore => crate::format::detect(&head, true),
-        d => d,
-    };
-    match found {
-        crate::format::Detected::Format(f) => Some(f),
-        _ => None,
-    }
-}
-
-impl<W: Write + Send> Visitor for Exporter<'_, W> {
-    fn wants(&mut self, kernel: &str, bench: &str) -> bool {
-        if let Some((k, b, takes)) = &self.last_group {
-            if k == kernel && b == bench {
-                return *takes;
-            }
-        }
-        let next = self.groups.len();
-        let key = (self.root, kernel.to_string(), bench.to_string());
-        let group = *self.groups.entry(key).or_insert(next);
-        let takes = self.config.shard.is_none_or(|s| s.takes(group));
-        if takes && group == next {
-            self.taken += 1;
-        }
-        self.last_group = Some((kernel.to_string(), bench.to_string(), takes));
-        takes
-    }
-
-    fn map(&mut self, dir: &str, file: MapFile) -> Result<()> {
-        let maps = self.maps.entry(dir.to_string()).or_default();
-        if maps.beside.is_some() {
-            let root = &self.config.roots[self.root];
-            bail!("{root}: several symbol maps in {dir:?}, one after profiles that used another; name one with --map");
-        }
-        match file {
-            MapFile::Path(p) => maps.paths.push(p),
-            MapFile::Bytes(n, b) => maps.files.push((n, b)),
-        }
-        Ok(())
-    }
-
-    fn member(&mut self, m: Member) -> Result<()> {
-        let roots = &self.config.roots;
-        let source = match (roots.len(), self.archive) {
-            (1, _) => m.path.clone(),
-            (_, false) => format!("{}/{}", roots[self.root].trim_end_matches('/'), m.path),
-            (_, true) => format!("{}:{}", roots[self.root], m.path),
-        };
-        let info = self.config.config.run_info.lookup(&source);
-        let key = RunKey {
-            run: self.config.layout.run_name(&m.path),
-            kernel: m.kernel,
-            benchmark: m.bench,
-            duration_s: info.and_then(|i| i.0),
-            work: info.and_then(|i| i.1),
-            source,
-        };
-        let dir = tree::dir_of(&m.path).to_string();
-        let opts = &self.config.config.load;
-        let wants_map = match &m.data {
-            Data::Bytes(b) => needs_map(b, opts),
-            Data::File(_) => false,
-        };
-        let has_maps = self.maps.contains_key(&dir);
-        let item = Item {
-            maps: match &m.data {
-                Data::File(_) => self.maps.get_mut(&dir).map(DirMaps::beside),
-                Data::Bytes(_) if wants_map && has_maps => {
-                    self.maps.get_mut(&dir).map(DirMaps::beside)
-                }
-                Data::Bytes(_) => None,
-            },
-            key,
-            rel: m.path,
-            root: self.root,
-            data: m.data,
-        };
-        if wants_map && !has_maps {
-            self.deferred.push(item);
-            return Ok(());
-        }
-        self.push(item)
-    }
-
-    fn unmatched(&mut self, path: String) {
-        self.unmatched_count += 1;
-        if self.unmatched.len() < LIST_MAX {
-            self.unmatched.push(path);
-        }
-    }
 }

@@ -1,7 +1,7 @@
 //! The counts table: diffprofile's runs as one long Parquet table that
 //! engines (DuckDB, Spark, Trino) query at archive scale, and that
 //! diffprofile reads back as a source. [`export`] writes it from results
-//! trees ([`tree`], [`rows`], [`writer`]); [`reader`] reads it back, in any
+//! trees ([`tree`], [`pipeline`], [`rows`], [`writer`]); [`reader`] reads it back, in any
 //! encoding an engine writes ([`columns`]), keeping the runs a selector
 //! names ([`select`]). This module joins those to the rest: the sides of
 //! `diffprofile --table FILE --old SEL --new SEL`, and the runs of
@@ -10,6 +10,7 @@
 
 pub mod columns;
 pub mod export;
+pub mod pipeline;
 pub mod reader;
 pub mod rows;
 pub mod schema;
