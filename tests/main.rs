@@ -4,6 +4,7 @@
 mod batch;
 mod cli;
 mod damage;
+mod engines;
 mod export;
 mod html;
 mod identity;

@@ -1,15 +1,18 @@
 //! The counts table: diffprofile's runs as one long Parquet table that
 //! engines (DuckDB, Spark, Trino) query at archive scale, and that
 //! diffprofile reads back as a source. [`export`] writes it from results
-//! trees ([`tree`], [`pipeline`], [`rows`], [`writer`]); [`reader`] reads it back, in any
-//! encoding an engine writes ([`columns`]), keeping the runs a selector
-//! names ([`select`]). This module joins those to the rest: the sides of
+//! trees ([`tree`], [`pipeline`], [`maps`], [`rows`], [`writer`]);
+//! [`reader`] reads it back, in any layout and encoding an engine writes
+//! ([`files`], [`columns`]), keeping the runs a selector names
+//! ([`select`]). This module joins those to the rest: the sides of
 //! `diffprofile --table FILE --old SEL --new SEL`, and the runs of
 //! `diffprofile batch TABLE`, each with the configuration that places
 //! symbols as the export did, so that numbers equal those from the files.
 
 pub mod columns;
 pub mod export;
+pub mod files;
+pub mod maps;
 pub mod pipeline;
 pub mod reader;
 pub mod rows;
@@ -78,15 +81,22 @@ impl TableSpec {
 pub fn load_sides(config: &Config, spec: &TableSpec) -> Result<(Config, Vec<Side>)> {
     refuse_read_options(config, "--table")?;
     let all: Vec<Selector> = spec.sides.iter().flat_map(|(s, _)| s.clone()).collect();
-    let table = reader::read(&spec.path, &Filter::any_of(all))?;
-    let mut sides = Vec::new();
-    for (side, (sels, label)) in config.sides.iter().zip(&spec.sides) {
-        let runs: Vec<Profile> = table
-            .runs
-            .iter()
-            .filter(|r| sels.iter().any(|s| s.matches(&fields(r))))
-            .map(|r| r.profile.clone())
+    let mut table = reader::read(&spec.path, &Filter::any_of(all))?;
+    let config = configure(config, &mut table);
+    let mut runs: Vec<Vec<Profile>> = vec![Vec::new(); spec.sides.len()];
+    for r in std::mem::take(&mut table.runs) {
+        let on: Vec<usize> = (0..spec.sides.len())
+            .filter(|&i| spec.sides[i].0.iter().any(|s| s.matches(&fields(&r))))
             .collect();
+        if let Some((&last, rest)) = on.split_last() {
+            for &i in rest {
+                runs[i].push(r.profile.clone());
+            }
+            runs[last].push(r.profile);
+        }
+    }
+    let mut sides = Vec::new();
+    for ((side, (_, label)), runs) in config.sides.iter().zip(&spec.sides).zip(runs) {
         if runs.is_empty() {
             bail!("{}: no runs match {label}", spec.path);
         }
@@ -96,7 +106,6 @@ pub fn load_sides(config: &Config, spec: &TableSpec) -> Result<(Config, Vec<Side
             runs,
         });
     }
-    let config = configure(config, &table)?;
     Ok((config, sides))
 }
 
@@ -104,13 +113,13 @@ pub fn load_sides(config: &Config, spec: &TableSpec) -> Result<(Config, Vec<Side
 /// as (kernel, benchmark, run), and the configuration to compare them
 /// with; `None` when the root is a results tree of profiles.
 pub fn tree_runs(config: &BatchConfig) -> Result<Option<(BatchConfig, Vec<TableRun>)>> {
-    if !reader::is_table(std::path::Path::new(&config.root))? {
+    if !files::is_table(std::path::Path::new(&config.root))? {
         return Ok(None);
     }
     refuse_read_options(&config.config, "batch over a counts table")?;
-    let table = reader::read(&config.root, &Filter::all())?;
+    let mut table = reader::read(&config.root, &Filter::all())?;
     let mut batch = config.clone();
-    batch.config = configure(&config.config, &table)?;
+    batch.config = configure(&config.config, &mut table);
     Ok(Some((batch, table.runs)))
 }
 
@@ -129,26 +138,23 @@ fn fields(r: &TableRun) -> [Option<&str>; 6] {
 /// `config` with the table's placements as its identity, its export notes
 /// before the comparison's own, and the table's work counts added to
 /// `--run-info` (which wins where it names a run's work).
-fn configure(config: &Config, table: &Table) -> Result<Config> {
+fn configure(config: &Config, table: &mut Table) -> Config {
     let mut c = config.clone();
     c.identity = Identity {
-        placed: Some(Arc::new(table.placed.clone())),
+        placed: Some(Arc::new(std::mem::take(&mut table.placed))),
         ..Identity::default()
     };
-    let mut notes = table.notes.clone();
-    notes.extend(c.notes.iter().cloned());
+    let mut notes = std::mem::take(&mut table.notes);
+    notes.append(&mut c.notes);
     c.notes = notes;
     for r in &table.runs {
-        if let Some(w) = r.work {
-            let entry = c
-                .run_info
-                .entries
-                .entry(r.profile.source.clone())
-                .or_insert((None, None));
-            entry.1 = entry.1.or(Some(w));
+        if let Some(work) = r.work {
+            let given = c.run_info.lookup(&r.profile.source).unwrap_or_default();
+            let merged = (given.0, given.1.or(Some(work)));
+            c.run_info.entries.insert(r.profile.source.clone(), merged);
         }
     }
-    Ok(c)
+    c
 }
 
 /// Options that read or name profiles were applied on export; given again

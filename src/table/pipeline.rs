@@ -7,12 +7,12 @@
 //! the end of the archive.
 
 use super::export::ExportConfig;
+use super::maps::{needs_map, DirMaps};
 use super::rows::{self, Prepared};
 use super::tree::{self, Data, Member, Visitor};
 use super::writer::{RunKey, TableWriter};
-use crate::input::{self, BUF_SIZE};
+use crate::input::BUF_SIZE;
 use crate::load::{self, Beside, MapFile};
-use crate::profile::Format;
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -36,31 +36,6 @@ struct Item {
 }
 
 type Parsed = (Item, Result<std::result::Result<Prepared, String>>);
-
-/// A directory's symbol maps; `beside` once a profile was given them.
-#[derive(Default)]
-struct DirMaps {
-    files: Vec<(String, Vec<u8>)>,
-    paths: Vec<std::path::PathBuf>,
-    beside: Option<Arc<Beside>>,
-}
-
-impl DirMaps {
-    fn beside(&mut self) -> Arc<Beside> {
-        self.beside
-            .get_or_insert_with(|| {
-                let mut files: Vec<MapFile> =
-                    self.paths.iter().cloned().map(MapFile::Path).collect();
-                files.extend(
-                    self.files
-                        .iter()
-                        .map(|(n, b)| MapFile::Bytes(n.clone(), b.clone())),
-                );
-                Arc::new(Beside::new(files))
-            })
-            .clone()
-    }
-}
 
 /// What an export did, for its summary.
 #[derive(Debug, Default)]
@@ -252,42 +227,6 @@ fn parse(
         Ok(p) => Ok(rows::prepare(p, identity)?),
         Err(why) => Err(why),
     })
-}
-
-/// Whether an archive member is in a format that reads a symbol map beside
-/// it (a raw `/proc/profile` image, perf.data) and none was given.
-fn needs_map(bytes: &[u8], opts: &load::LoadOptions) -> bool {
-    let (map, kallsyms) = (opts.parse.map.is_some(), opts.parse.kallsyms.is_some());
-    if map && kallsyms {
-        return false;
-    }
-    let format = match opts.format {
-        Some(f) => Some(f),
-        None => detect(bytes),
-    };
-    match format {
-        Some(Format::ProcProfile) => !map,
-        Some(Format::PerfData) => !kallsyms,
-        _ => false,
-    }
-}
-
-/// The format of a member's bytes, detected as `load` detects it.
-fn detect(bytes: &[u8]) -> Option<Format> {
-    use crate::format::Detected;
-    const FIRST: usize = 64 << 10;
-    let (_, mut reader) = input::decompress(Box::new(bytes)).ok()?;
-    let head = input::fill_at_least(&mut reader, FIRST).ok()?;
-    let mut found = crate::format::detect(&head, head.len() < FIRST);
-    if found == Detected::NeedMore {
-        let mut head = head;
-        head.extend(input::fill_at_least(&mut reader, (1 << 20) - FIRST).ok()?);
-        found = crate::format::detect(&head, true);
-    }
-    match found {
-        Detected::Format(f) => Some(f),
-        _ => None,
-    }
 }
 
 impl<W: Write + Send> Visitor for Exporter<'_, W> {

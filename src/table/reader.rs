@@ -1,12 +1,12 @@
 //! Reads a counts table back into runs: one Parquet file, or a directory of
-//! them as engines write (Spark's `part-*.parquet` beside `_SUCCESS`,
-//! DuckDB's `data_0.parquet`, hive partitions `benchmark=x/` standing for a
-//! column). Rows may come in any order and any encoding; every row is
+//! them as engines write ([`super::files`]). Rows may come in any order and
+//! any encoding; every row is
 //! checked (required columns, run-level values that agree, no symbol twice
 //! in a run, one placement per symbol). Only the runs `keep` accepts are
 //! built, and row groups whose statistics rule them out are not read.
 
 use super::columns::{Number, Text, TextList};
+use super::files::{self, TableFile};
 use super::rows::{self, Row};
 use super::schema::{self as s};
 use super::select::Filter;
@@ -16,7 +16,6 @@ use anyhow::{bail, Context, Result};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ProjectionMask;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 
 /// One run read from the table.
 #[derive(Debug)]
@@ -43,125 +42,9 @@ pub struct Table {
     pub files: Vec<String>,
 }
 
-/// True when `path` is a counts table: a Parquet file, or a directory
-/// whose visible files (not hidden, not `_`-prefixed) are all Parquet.
-pub fn is_table(path: &Path) -> Result<bool> {
-    if path.is_file() {
-        return is_parquet(path);
-    }
-    let mut files = Vec::new();
-    walk(path, &mut Vec::new(), &mut files, true)?;
-    Ok(!files.is_empty())
-}
-
-fn is_parquet(path: &Path) -> Result<bool> {
-    use std::io::Read;
-    let mut head = [0u8; 4];
-    let mut f =
-        std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
-    let n = f
-        .read(&mut head)
-        .with_context(|| format!("{}: cannot read", path.display()))?;
-    Ok(n == 4 && &head == b"PAR1")
-}
-
-/// A Parquet file of a table and the hive partition values of its path.
-struct TableFile {
-    path: PathBuf,
-    partitions: Vec<(String, String)>,
-}
-
-/// The visible files below `dir`, sorted, with their partition values;
-/// `probe`: stop (with none) at the first file that is not Parquet.
-fn walk(
-    dir: &Path,
-    parts: &mut Vec<(String, String)>,
-    out: &mut Vec<TableFile>,
-    probe: bool,
-) -> Result<bool> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .with_context(|| format!("{}: cannot read directory", dir.display()))?
-        .collect::<std::io::Result<_>>()
-        .with_context(|| format!("{}: cannot read directory", dir.display()))?;
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
-        let name = e.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.') || name.starts_with('_') {
-            continue;
-        }
-        let path = e.path();
-        if path.is_dir() {
-            let part = name
-                .split_once('=')
-                .map(|(k, v)| (k.to_string(), unescape(v)));
-            parts.extend(part.clone());
-            let ok = walk(&path, parts, out, probe)?;
-            if part.is_some() {
-                parts.pop();
-            }
-            if !ok {
-                return Ok(false);
-            }
-        } else if is_parquet(&path)? {
-            out.push(TableFile {
-                path,
-                partitions: parts.clone(),
-            });
-        } else if probe {
-            out.clear();
-            return Ok(false);
-        } else {
-            bail!(
-                "{}: not a Parquet file (a table directory holds Parquet files, and hidden or _-prefixed files that are passed over)",
-                path.display()
-            );
-        }
-    }
-    Ok(true)
-}
-
-/// Hive partition values escape special characters as `%XX`.
-fn unescape(v: &str) -> String {
-    let b = v.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = |c: u8| (c as char).to_digit(16);
-        match (
-            b[i],
-            b.get(i + 1).and_then(|&c| hex(c)),
-            b.get(i + 2).and_then(|&c| hex(c)),
-        ) {
-            (b'%', Some(h), Some(l)) => {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-            }
-            (c, _, _) => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 /// Read the runs `filter` accepts from the table at `path`.
 pub fn read(path: &str, filter: &Filter) -> Result<Table> {
-    let root = Path::new(path);
-    let mut files = Vec::new();
-    if root.is_dir() {
-        walk(root, &mut Vec::new(), &mut files, false)?;
-        if files.is_empty() {
-            bail!("{path}: no Parquet files in this directory");
-        }
-    } else if is_parquet(root)? {
-        files.push(TableFile {
-            path: root.to_path_buf(),
-            partitions: Vec::new(),
-        });
-    } else {
-        bail!("{path}: not a Parquet file or a directory of them");
-    }
+    let files = files::list(path)?;
     let mut acc = Acc::default();
     for f in &files {
         acc.read_file(f, filter)?;
