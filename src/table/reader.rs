@@ -38,8 +38,6 @@ pub struct Table {
     /// The export's header notes (from the files' metadata, when an engine
     /// kept it), in order, each once.
     pub notes: Vec<String>,
-    /// The Parquet files read, in order.
-    pub files: Vec<String>,
 }
 
 /// Read the runs `filter` accepts from the table at `path`.
@@ -62,7 +60,6 @@ pub fn read(path: &str, filter: &Filter) -> Result<Table> {
         runs,
         placed: acc.placed,
         notes: acc.notes,
-        files: files.iter().map(|f| f.path.display().to_string()).collect(),
     })
 }
 
@@ -101,9 +98,15 @@ impl Acc {
         let groups: Vec<usize> = (0..meta.num_row_groups())
             .filter(|&g| !ours || filter.may_match(&meta, g, &f.partitions))
             .collect();
+        // Only the table's columns: an engine may have added others.
+        let ours_schema = s::arrow_schema();
         let mask = ProjectionMask::columns(
             builder.parquet_schema(),
-            arrow.fields().iter().map(|f| f.name().as_str()),
+            ours_schema
+                .fields()
+                .iter()
+                .map(|f| f.name().as_str())
+                .filter(|c| arrow.field_with_name(c).is_ok()),
         );
         let reader = builder
             .with_projection(mask)
