@@ -73,12 +73,13 @@ profiles=$(find "$dir/tree" -type f | wc -l)
 out=$dir/out
 rm -rf "$out"
 mkdir -p "$out/shards"
-# timed LABEL CMD...: wall s, CPU s (user+sys), peak RSS (MB); profiles per
-# minute per core = profiles / CPU minutes.
+# timed LABEL STDOUT CMD...: wall s, CPU s (user+sys), peak RSS (MB);
+# profiles per minute per core = profiles / CPU minutes. CMD's stdout goes
+# to STDOUT, its stderr to $out/stderr.
 timed() {
-    local label=$1
-    shift
-    /usr/bin/time -f '%e %U %S %M' -o "$out/time" "$@"
+    local label=$1 stdout=$2
+    shift 2
+    /usr/bin/time -f '%e %U %S %M' -o "$out/time" "$@" > "$stdout" 2> "$out/stderr"
     read -r wall user sys rss < "$out/time"
     awk -v l="$label" -v w="$wall" -v u="$user" -v s="$sys" -v m="$rss" -v p="$profiles" 'BEGIN {
         cpu = u + s
@@ -87,11 +88,11 @@ timed() {
 }
 echo "== export ($profiles profiles)"
 for root in tree tree.tar.gz; do
-    timed "export $root --jobs 1" "$bin" export "$dir/$root" -o "$out/$root.j1.parquet" --jobs 1 2> "$out/export.err"
-    timed "export $root (all cores)" "$bin" export "$dir/$root" -o "$out/$root.parquet" 2> "$out/export.err"
+    timed "export $root --jobs 1" /dev/null "$bin" export "$dir/$root" -o "$out/$root.j1.parquet" --jobs 1
+    timed "export $root (all cores)" /dev/null "$bin" export "$dir/$root" -o "$out/$root.parquet"
     cmp "$out/$root.j1.parquet" "$out/$root.parquet"
 done
-echo "   same bytes with --jobs 1 and all cores: yes; table $(du -h "$out/tree.parquet" | cut -f1), $(tail -1 "$out/export.err" | sed 's/^diffprofile: //')"
+echo "   same bytes with --jobs 1 and all cores: yes; table $(du -h "$out/tree.parquet" | cut -f1), $(tail -1 "$out/stderr" | sed 's/^diffprofile: //')"
 echo "== two shards at once (--shard 1/2 and 2/2, from the tar.gz)"
 start=$(date +%s.%N)
 "$bin" export "$dir/tree.tar.gz" --shard 1/2 -o "$out/shards/1.parquet" 2> "$out/shard1.err" &
@@ -113,9 +114,9 @@ print(f"   rows: one export {n1}, two shards {n2}; rows in one but not the other
 sys.exit(0 if n1 == n2 and a == 0 and b == 0 else 1)
 EOF
 echo "== batch: from the files, from the table, from the two shards"
-timed "batch tree" "$bin" batch "$dir/tree" --baseline base -o json > "$out/files.json" 2> /dev/null
-timed "batch table" "$bin" batch "$out/tree.parquet" --baseline base -o json > "$out/table.json" 2> /dev/null
-timed "batch shards/" "$bin" batch "$out/shards" --baseline base -o json > "$out/shards.json" 2> /dev/null
+timed "batch tree" "$out/files.json" "$bin" batch "$dir/tree" --baseline base -o json
+timed "batch table" "$out/table.json" "$bin" batch "$out/tree.parquet" --baseline base -o json
+timed "batch shards/" "$out/shards.json" "$bin" batch "$out/shards" --baseline base -o json
 cmp "$out/files.json" "$out/table.json"
 cmp "$out/files.json" "$out/shards.json"
 benches=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['benchmarks']))" "$out/files.json")
