@@ -13,7 +13,7 @@ use super::select::Filter;
 use crate::identity::Placed;
 use crate::profile::{Format, Profile};
 use anyhow::{bail, Context, Result};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use parquet::arrow::ProjectionMask;
 use std::collections::HashMap;
 
@@ -76,7 +76,10 @@ impl Acc {
     fn read_file(&mut self, f: &TableFile, filter: &Filter) -> Result<()> {
         let name = f.path.display().to_string();
         let file = std::fs::File::open(&f.path).with_context(|| format!("{name}: cannot open"))?;
-        let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+        // Types come from the Parquet schema alone: the embedded Arrow schema
+        // (an IPC flatbuffer) is not decoded, as a damaged one can panic.
+        let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
+        let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)
             .with_context(|| format!("{name}: cannot read as Parquet"))?;
         let meta = builder.metadata().clone();
         let ours = check_version(&meta, &name)?;
