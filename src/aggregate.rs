@@ -192,7 +192,7 @@ pub fn build(sides: &[Side], identity: &Identity) -> Matrix {
 /// Samples of the run's total that neither a symbol row nor `*unknown*`
 /// claims: rows a report left out (when its total is approximate) or
 /// samples a parse-time filter removed. Float residue counts as zero.
-fn remainder(run: &Profile) -> f64 {
+pub fn remainder(run: &Profile) -> f64 {
     let rest = run.total - run.symbol_sum() - run.unattributed;
     if rest.abs() <= 1e-6 * run.total.max(1.0) {
         0.0
@@ -256,7 +256,7 @@ pub struct RunInfo {
 }
 
 impl RunInfo {
-    fn lookup(&self, source: &str) -> Option<(Option<f64>, Option<f64>)> {
+    pub fn lookup(&self, source: &str) -> Option<(Option<f64>, Option<f64>)> {
         if let Some(e) = self.entries.get(source) {
             return Some(*e);
         }

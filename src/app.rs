@@ -43,6 +43,10 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8>
                 None => batch::run(&config, progress, out, err),
             }
         }
+        Some(Command::Export(args)) => {
+            let config = crate::config::export_config(*args)?;
+            crate::table::export::run(&config, err)
+        }
         Some(Command::NoiseModel(args)) => {
             let config = NoiseModelConfig::from_args(*args)?;
             run_noise_model(&config, out, err)
@@ -318,6 +322,10 @@ pub fn gate_sentence(report: &diff::Report) -> String {
 
 /// Everything but rendering: the report of a configuration.
 pub fn build_report(config: &Config) -> Result<diff::Report> {
+    if let Some(spec) = &config.table {
+        let (config, mut sides) = crate::table::load_sides(config, spec)?;
+        return report_of_sides(&config, &mut sides, Vec::new());
+    }
     let mut warnings = sanity::same_paths(&config.sides);
     let mut sides = Vec::new();
     for spec in &config.sides {
@@ -329,8 +337,19 @@ pub fn build_report(config: &Config) -> Result<diff::Report> {
             runs: loaded.runs,
         });
     }
+    report_of_sides(config, &mut sides, warnings)
+}
+
+/// The report of sides already loaded, after `warnings` about loading them:
+/// the sides checked and brought to their common scope ([`sanity::prepare`]),
+/// then compared.
+fn report_of_sides(
+    config: &Config,
+    sides: &mut [Side],
+    mut warnings: Vec<String>,
+) -> Result<diff::Report> {
     let mut found = sanity::prepare(
-        &mut sides,
+        sides,
         &config.load.parse,
         &config.identity,
         config.allow_duplicates,
@@ -341,9 +360,9 @@ pub fn build_report(config: &Config) -> Result<diff::Report> {
         Some(model) => {
             let mut config = config.clone();
             config.diff.noise_model = Some(model);
-            compare_sides(&sides, &config)?
+            compare_sides(sides, &config)?
         }
-        None => compare_sides(&sides, config)?,
+        None => compare_sides(sides, config)?,
     };
     found.add_notes(&mut report.notes);
     warnings.append(&mut report.warnings);

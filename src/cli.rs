@@ -50,6 +50,16 @@ pub struct Cli {
     #[arg(long, num_args = 1.., value_name = "PATH", help_heading = INPUTS)]
     pub new: Vec<String>,
 
+    /// Read the runs from a counts table (a Parquet file written by `diffprofile export`, or a
+    /// directory of them as an engine writes); each side is then a selector of its runs,
+    /// `column=value` terms joined by `,` (kernel, benchmark, run, source, format, event).
+    #[arg(long, value_name = "TABLE", help_heading = INPUTS)]
+    pub table: Option<String>,
+
+    /// With --table: only runs this selector also accepts (e.g. 'benchmark=hackbench').
+    #[arg(long = "where", value_name = "SELECTOR", requires = "table", help_heading = INPUTS)]
+    pub where_: Option<String>,
+
     #[command(flatten)]
     pub analysis: Analysis,
 
@@ -81,6 +91,17 @@ with one run (docs/statistics.md, section 5.3).",
         after_help = "Examples:\n  diffprofile noise-model base/run1 base/run2 base/run3 -o base.noise.json\n  diffprofile --noise-model base.noise.json base/run1 patched/run1"
     )]
     NoiseModel(Box<NoiseModelArgs>),
+    /// Write every run of results trees as rows of one counts table (Parquet) for engines.
+    #[command(
+        long_about = "Reads results trees (directories or tar archives laid out as for batch; every \
+input format; filters and identity options applied) and writes every run as rows of one long \
+table, kernel, benchmark, run, source, format, event, symbol, dso, count, run_total and run \
+metadata, as Parquet (zstd) for DuckDB, Spark, Trino. Streams: memory does not grow with the \
+archive. --shard K/N writes every N-th run group (kernel and benchmark) only, so N machines \
+export one archive in parallel. The table is read back with --table or by batch.",
+        after_help = "Examples:\n  diffprofile export results.tar.zst -o counts.parquet\n  diffprofile export results/ --shard $((SLURM_ARRAY_TASK_ID))/8 -o counts-$SLURM_ARRAY_TASK_ID.parquet\n  diffprofile --table counts.parquet --old kernel=v6.1 --new kernel=v6.2 --where benchmark=hackbench\n  diffprofile batch counts.parquet --baseline v6.1"
+    )]
+    Export(Box<ExportArgs>),
     /// Write the man pages (diffprofile.1, diffprofile-batch.1) generated from this command line.
     Man {
         /// Directory to write into (the page of diffprofile goes to stdout without it).
@@ -127,6 +148,31 @@ pub struct BatchArgs {
 
     #[command(flatten)]
     pub report: ReportArgs,
+}
+
+/// `diffprofile export ROOT… -o FILE`.
+#[derive(Args, Debug, Clone)]
+pub struct ExportArgs {
+    /// Results trees: directories or tar archives (plain, gz, zst, xz).
+    #[arg(value_name = "ROOT", required = true)]
+    pub roots: Vec<String>,
+
+    /// The Parquet file to write.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub out: String,
+
+    /// Where kernel and benchmark sit in member paths (as for batch).
+    #[arg(long, value_name = "PATTERN", default_value = "{kernel}/{bench}/**")]
+    pub layout: String,
+
+    /// Export only every N-th run group, starting with the K-th (1 <= K <= N), numbered in the
+    /// order they are met: N processes given the same ROOTs write disjoint tables whose union
+    /// is the whole export.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+
+    #[command(flatten)]
+    pub analysis: Analysis,
 }
 
 /// `diffprofile noise-model RUNS… -o FILE`.

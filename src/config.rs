@@ -67,6 +67,8 @@ pub struct Config {
     /// How flame graph stacks are shaped (`--kernel-only`,
     /// `--flame-merge-roots`, `--flame-reverse`).
     pub flame: FlameView,
+    /// `--table FILE`: the sides are selectors of the table's runs.
+    pub table: Option<crate::table::TableSpec>,
 }
 
 /// Rows of each sign text shows on a terminal when `--top` is not given.
@@ -115,6 +117,17 @@ impl Config {
             .output
             .or_else(|| cli.report.output_file.as_deref().and_then(format_of_file))
             .unwrap_or(OutputArg::Text);
+        let table = match &cli.table {
+            Some(path) => {
+                let texts: Vec<Vec<String>> = sides.iter().map(|s| s.paths.clone()).collect();
+                Some(crate::table::TableSpec::new(
+                    path,
+                    &texts,
+                    cli.where_.as_deref(),
+                )?)
+            }
+            None => None,
+        };
         if !(cli.report.alpha > 0.0 && cli.report.alpha < 1.0) {
             bail!("--alpha must be between 0 and 1, not {}", cli.report.alpha);
         }
@@ -282,6 +295,7 @@ impl Config {
                 merge_roots: cli.report.flame_merge_roots,
                 reverse: cli.report.flame_reverse,
             },
+            table,
         })
     }
 
@@ -343,6 +357,8 @@ impl Config {
             paths: Vec::new(),
             old: vec!["baseline".to_string()],
             new: vec!["kernel".to_string()],
+            table: None,
+            where_: None,
             analysis,
             report,
         };
@@ -377,6 +393,39 @@ impl NoiseModelConfig {
             config,
         })
     }
+}
+
+/// `diffprofile export`: the trees, the output, the layout, the shard, and
+/// how runs are read and named (a [`Config`] with no sides).
+pub fn export_config(args: crate::cli::ExportArgs) -> Result<crate::table::export::ExportConfig> {
+    use clap::{Args, FromArgMatches};
+    let layout = Layout::parse(&args.layout)?;
+    let shard = args
+        .shard
+        .as_deref()
+        .map(crate::table::export::Shard::parse)
+        .transpose()?;
+    if args.analysis.normalize.is_some() || args.analysis.percentage != PercentageArg::Absolute {
+        bail!("export writes counts: -n and --percentage apply when a comparison reads them");
+    }
+    if args.analysis.allow_duplicates {
+        bail!(
+            "export writes every run as it is; --allow-duplicates applies when a comparison \
+             reads them (give it to batch or --table)"
+        );
+    }
+    let defaults = ReportArgs::augment_args(clap::Command::new("export"))
+        .try_get_matches_from(["export"])
+        .and_then(|m| ReportArgs::from_arg_matches(&m))
+        .context("default report flags")?;
+    let config = Config::from_analysis(args.analysis, defaults)?;
+    Ok(crate::table::export::ExportConfig {
+        roots: args.roots,
+        out: args.out,
+        layout,
+        shard,
+        config,
+    })
 }
 
 /// Whether a path names several runs (a directory or an archive) rather
@@ -467,6 +516,7 @@ fn identity(cli: &Cli, notes: &mut Vec<String>) -> Result<Identity> {
         include: regex("--include", &cli.include)?,
         exclude: regex("--exclude", &cli.exclude)?,
         exclude_idle: cli.exclude_idle,
+        placed: None,
     })
 }
 

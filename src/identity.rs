@@ -6,8 +6,9 @@
 use crate::profile::{Mode, SymbolKey};
 use anyhow::{bail, Context, Result};
 use regex::Regex;
+use rustc_hash::FxHashMap;
 use std::borrow::Cow;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// The kernel's idle-loop functions (`--exclude-idle`); `mwait_idle*` is a prefix.
 pub const IDLE_FUNCTIONS: [&str; 10] = [
@@ -189,6 +190,20 @@ pub struct Identity {
     pub include: Option<Regex>,
     pub exclude: Option<Regex>,
     pub exclude_idle: bool,
+    /// Rows already named on export (a counts table): looked up, not
+    /// recomputed; the other fields are then unused.
+    pub placed: Option<Arc<Placed>>,
+}
+
+/// Where every input symbol of a counts table went when it was exported
+/// (`diffprofile export` stores each symbol's row name beside its input
+/// name), so that reading the table back places symbols exactly as the
+/// export did, whatever options named them.
+#[derive(Clone, Debug, Default)]
+pub struct Placed {
+    pub rows: FxHashMap<SymbolKey, Placement>,
+    /// Pseudo rows (`*unknown*`, `*unlisted*`) a symbol filter removed.
+    pub dropped: Vec<String>,
 }
 
 /// Where one input symbol goes.
@@ -217,6 +232,12 @@ impl Identity {
     }
 
     pub fn place(&self, key: &SymbolKey) -> Placement {
+        if let Some(placed) = &self.placed {
+            return placed.rows.get(key).cloned().unwrap_or(Placement::Row {
+                name: key.name.clone(),
+                grouped: false,
+            });
+        }
         let folded = if self.fold {
             fold_suffixes(&key.name)
         } else {
@@ -239,6 +260,9 @@ impl Identity {
     }
 
     pub fn keeps(&self, name: &str) -> bool {
+        if let Some(placed) = &self.placed {
+            return !placed.dropped.iter().any(|d| d == name);
+        }
         if self.include.as_ref().is_some_and(|re| !re.is_match(name)) {
             return false;
         }

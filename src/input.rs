@@ -185,14 +185,98 @@ pub struct Walk {
 /// Entries named in a walk's warning; the rest are counted.
 const WALK_LIST_MAX: usize = 5;
 
+/// What a directory entry is, as every walk of diffprofile reads it: a
+/// symbolic link to a regular file is that file; a link to a directory is
+/// never followed (a loop, or a link to `/`, is never walked).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryKind {
+    File,
+    Dir,
+    DirLink,
+    Dangling,
+    /// A FIFO, socket or device (or a link to one): never opened, since
+    /// reading a FIFO can block.
+    Special,
+}
+
+/// The kind of the entry at `path`, whose own (not followed) type is `kind`.
+pub fn entry_kind(path: &Path, kind: std::fs::FileType) -> EntryKind {
+    if kind.is_dir() {
+        EntryKind::Dir
+    } else if kind.is_file() {
+        EntryKind::File
+    } else if kind.is_symlink() {
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_file() => EntryKind::File,
+            Ok(m) if m.is_dir() => EntryKind::DirLink,
+            Ok(_) => EntryKind::Special,
+            Err(_) => EntryKind::Dangling,
+        }
+    } else {
+        EntryKind::Special
+    }
+}
+
+/// The entries a walk passed over, by kind, for its warnings.
+#[derive(Debug, Default)]
+pub struct Skipped {
+    dir_links: Vec<String>,
+    dangling: Vec<String>,
+    special: Vec<String>,
+}
+
+impl Skipped {
+    /// Note `path` when `kind` is one a walk passes over; true if it was.
+    pub fn note(&mut self, path: &Path, kind: EntryKind) -> bool {
+        let list = match kind {
+            EntryKind::File | EntryKind::Dir => return false,
+            EntryKind::DirLink => &mut self.dir_links,
+            EntryKind::Dangling => &mut self.dangling,
+            EntryKind::Special => &mut self.special,
+        };
+        list.push(path.display().to_string());
+        true
+    }
+
+    /// One counted sentence per kind passed over, naming the first few.
+    pub fn warnings(self, root: &Path) -> Vec<String> {
+        let mut out = Vec::new();
+        for (mut list, what) in [
+            (
+                self.dir_links,
+                "symbolic link(s) to directories not followed",
+            ),
+            (self.dangling, "dangling symbolic link(s) skipped"),
+            (
+                self.special,
+                "special file(s) (FIFO, socket, device) skipped",
+            ),
+        ] {
+            if list.is_empty() {
+                continue;
+            }
+            list.sort();
+            let mut shown: Vec<String> = list.iter().take(WALK_LIST_MAX).cloned().collect();
+            if list.len() > WALK_LIST_MAX {
+                shown.push(format!("and {} more", list.len() - WALK_LIST_MAX));
+            }
+            out.push(format!(
+                "{}: {} {what}: {}",
+                root.display(),
+                list.len(),
+                shown.join(", ")
+            ));
+        }
+        out
+    }
+}
+
 /// Every regular file below `root` (walkdir): hidden files and directories
-/// skipped; a symbolic link to a file is read, a link to a directory is not
-/// followed (so a loop, or a link to `/`, is never walked), a dangling link
-/// and a FIFO, socket or device are passed over; each kind is counted in a
-/// warning. An unreadable directory is an error.
+/// skipped; entries read as [`entry_kind`] says, those passed over counted
+/// in a warning per kind ([`Skipped`]). An unreadable directory is an error.
 pub fn walk_dir(root: &Path) -> Result<Walk> {
     let mut walk = Walk::default();
-    let (mut dir_links, mut dangling, mut special) = (Vec::new(), Vec::new(), Vec::new());
+    let mut skipped = Skipped::default();
     let entries = walkdir::WalkDir::new(root)
         .follow_links(false)
         .into_iter()
@@ -202,46 +286,16 @@ pub fn walk_dir(root: &Path) -> Result<Walk> {
             let at = e.path().unwrap_or(root).display().to_string();
             anyhow::anyhow!("{at}: cannot read directory: {}", e)
         })?;
-        let kind = entry.file_type();
         let path = entry.path();
-        if kind.is_dir() {
-            continue;
-        }
-        if kind.is_file() {
+        let kind = entry_kind(path, entry.file_type());
+        if kind == EntryKind::File {
             walk.files.push(path.to_path_buf());
-        } else if kind.is_symlink() {
-            match std::fs::metadata(path) {
-                Ok(m) if m.is_file() => walk.files.push(path.to_path_buf()),
-                Ok(m) if m.is_dir() => dir_links.push(path.display().to_string()),
-                Ok(_) => special.push(path.display().to_string()),
-                Err(_) => dangling.push(path.display().to_string()),
-            }
         } else {
-            special.push(path.display().to_string());
+            skipped.note(path, kind);
         }
     }
     walk.files.sort();
-    for (list, what) in [
-        (dir_links, "symbolic link(s) to directories not followed"),
-        (dangling, "dangling symbolic link(s) skipped"),
-        (special, "special file(s) (FIFO, socket, device) skipped"),
-    ] {
-        if list.is_empty() {
-            continue;
-        }
-        let mut list = list;
-        list.sort();
-        let mut shown: Vec<String> = list.iter().take(WALK_LIST_MAX).cloned().collect();
-        if list.len() > WALK_LIST_MAX {
-            shown.push(format!("and {} more", list.len() - WALK_LIST_MAX));
-        }
-        walk.warnings.push(format!(
-            "{}: {} {what}: {}",
-            root.display(),
-            list.len(),
-            shown.join(", ")
-        ));
-    }
+    walk.warnings = skipped.warnings(root);
     Ok(walk)
 }
 

@@ -11,6 +11,8 @@
 //! [`flame`] builds the differential call tree for `-o html` and
 //! `-o flamegraph` from the runs' callchains.
 //! [`batch`] runs that pipeline for every benchmark of a results tree.
+//! [`table`] writes results trees as a Parquet counts table for engines
+//! (`export`) and reads such a table back as a source.
 
 pub mod aggregate;
 pub mod app;
@@ -33,3 +35,4 @@ pub mod scope;
 pub mod significance;
 pub mod stats;
 pub mod symmap;
+pub mod table;

@@ -185,8 +185,9 @@ pub struct Profile {
     pub unresolved: Option<Unresolved>,
 }
 
-/// Why a run's `[unknown]` samples are unknown.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// Why a run's `[unknown]` samples are unknown (kept in the counts table as
+/// JSON text, see [`crate::table::schema::UNRESOLVED`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct Unresolved {
     /// Per dso, why it gave no names (perf.data knows: no symbol table, a
     /// build-id mismatch, a stripped binary…).

@@ -131,7 +131,8 @@ fn member_bomb(path: &Path) {
     f.write_all(&gz(&tail)).unwrap();
 }
 
-/// Before: `batch` read every member whole into memory, 1 GiB for this one.
+/// Before: `batch` (and `export`) read every member whole into memory, 1 GiB
+/// for this one.
 #[test]
 fn archive_member_bomb_stays_bounded() {
     let tmp = tempfile::tempdir().unwrap();
@@ -139,9 +140,11 @@ fn archive_member_bomb_stays_bounded() {
     member_bomb(&bomb);
     let bomb = bomb.to_string_lossy().into_owned();
     let new = "testdata/readprofile/default/pipes/run4.txt";
+    let table = tmp.path().join("t.parquet").to_string_lossy().into_owned();
     for args in [
         vec!["batch", &bomb, "--baseline", "v1", "--top", "1"],
         vec![&bomb, new, "--top", "1", "-o", "csv"],
+        vec!["export", &bomb, "-o", &table],
     ] {
         let (o, rss) = run_measured(diffprofile().args(&args), Duration::from_secs(600))
             .unwrap_or_else(|| panic!("{args:?}: hung"));
@@ -197,9 +200,11 @@ fn directory_walks_do_not_follow_directory_links() {
     let tree = d.join("tree").to_string_lossy().into_owned();
     let side = v1.to_string_lossy().into_owned();
     let new = d.join("tree/v2/bench").to_string_lossy().into_owned();
+    let table = d.join("t.parquet").to_string_lossy().into_owned();
     for args in [
         vec![side.as_str(), new.as_str(), "-o", "csv"],
         vec!["batch", tree.as_str(), "--baseline", "v1", "-o", "json"],
+        vec!["export", tree.as_str(), "-o", table.as_str()],
     ] {
         let (o, _) = run_measured(diffprofile().args(&args), Duration::from_secs(120))
             .unwrap_or_else(|| panic!("{args:?}: hung"));
@@ -212,6 +217,14 @@ fn directory_walks_do_not_follow_directory_links() {
     // The link to a file is a run: 4 runs of v1 in the batch report.
     let o = diffprofile()
         .args(["batch", &tree, "--baseline", "v1", "-o", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let runs = &v["benchmarks"][0]["report"]["sides"][0]["runs"];
+    assert_eq!(runs.as_array().unwrap().len(), 4, "{runs}");
+    // And so it is in the exported table.
+    let o = diffprofile()
+        .args(["batch", &table, "--baseline", "v1", "-o", "json"])
         .output()
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

@@ -101,6 +101,28 @@ impl Layout {
         Some((kernel?, bench?))
     }
 
+    /// What tells the runs of one kernel and benchmark apart in a path the
+    /// layout matches: the components `*` and `**` matched, joined by `/`
+    /// (the file name when the layout fixes every component).
+    pub fn run_name(&self, path: &str) -> String {
+        let comps: Vec<&str> = path.split('/').filter(|c| !c.is_empty()).collect();
+        let mut run: Vec<&str> = self
+            .parts
+            .iter()
+            .zip(&comps)
+            .filter(|(p, _)| **p == Part::Any)
+            .map(|(_, c)| *c)
+            .collect();
+        if self.rest {
+            run.extend(comps.iter().skip(self.parts.len()));
+        }
+        if run.is_empty() {
+            comps.last().copied().unwrap_or_default().to_string()
+        } else {
+            run.join("/")
+        }
+    }
+
     /// The pattern with kernel and benchmark filled in, naming a side's runs.
     pub fn label(&self, kernel: &str, bench: &str) -> String {
         let mut comps: Vec<&str> = self
@@ -132,6 +154,7 @@ mod tests {
         assert_eq!(l.matches("v6.1/pipes/1/perf.txt"), Some(("v6.1", "pipes")));
         assert_eq!(l.matches("v6.1/pipes"), None);
         assert_eq!(l.label("v6.1", "pipes"), "v6.1/pipes/**");
+        assert_eq!(l.run_name("v6.1/pipes/1/perf.txt"), "1/perf.txt");
     }
 
     #[test]
@@ -146,6 +169,11 @@ mod tests {
         let l = Layout::parse("{bench}/{kernel}/*").unwrap();
         assert_eq!(l.matches("pipes/v6.2/run1"), Some(("v6.2", "pipes")));
         assert_eq!(l.matches("pipes/v6.2/1/run1"), None);
+        assert_eq!(l.run_name("pipes/v6.2/run1"), "run1");
+        let l = Layout::parse("results/{bench}/*/{kernel}/profile.txt").unwrap();
+        assert_eq!(l.run_name("results/pipes/3/v6.2/profile.txt"), "3");
+        let l = Layout::parse("{bench}/{kernel}/profile.txt").unwrap();
+        assert_eq!(l.run_name("pipes/v6.2/profile.txt"), "profile.txt");
     }
 
     #[test]

@@ -149,19 +149,28 @@ pub fn run(
 pub fn build(config: &BatchConfig, bar: &ProgressBar) -> Result<Batch> {
     let mut warnings = Vec::new();
     bar.set_message("reading");
-    let (members, maps) = list(config, &mut warnings)?;
-    bar.set_length(members.len() as u64);
-    bar.set_message("parsing");
-    let opts = &config.config.load;
-    let mut members = members;
-    let loaded: Vec<Result<std::result::Result<Profile, String>>> = members
-        .par_iter_mut()
-        .map(|m| {
-            let r = read_member(m, opts, maps.get(dir_of(&m.path)).cloned());
-            bar.inc(1);
-            r
-        })
-        .collect();
+    // A counts table (crate::table) is a results tree whose runs are read.
+    let (table_config, table_runs) = crate::table::tree_runs(config)?.unzip();
+    let config = table_config.as_ref().unwrap_or(config);
+    let (members, loaded) = match table_runs {
+        Some(runs) => table_members(runs),
+        None => {
+            let (members, maps) = list(config, &mut warnings)?;
+            bar.set_length(members.len() as u64);
+            bar.set_message("parsing");
+            let opts = &config.config.load;
+            let mut members = members;
+            let loaded: Vec<Result<std::result::Result<Profile, String>>> = members
+                .par_iter_mut()
+                .map(|m| {
+                    let r = read_member(m, opts, maps.get(dir_of(&m.path)).cloned());
+                    bar.inc(1);
+                    r
+                })
+                .collect();
+            (members, loaded)
+        }
+    };
     // bench → kernel → runs, in sorted path order (members are sorted).
     let mut groups: BTreeMap<&str, BTreeMap<&str, Vec<Profile>>> = BTreeMap::new();
     let mut bench_warnings: BTreeMap<&str, Vec<String>> = BTreeMap::new();
@@ -370,6 +379,28 @@ fn incomplete(errors: usize, refused: usize) -> String {
         "incomplete: {}, as named above; exit status 2",
         what.join(" and ")
     )
+}
+
+/// The runs of a counts table as members already read (their data is
+/// never opened).
+#[allow(clippy::type_complexity)]
+fn table_members(
+    runs: Vec<crate::table::reader::TableRun>,
+) -> (
+    Vec<Member>,
+    Vec<Result<std::result::Result<Profile, String>>>,
+) {
+    runs.into_iter()
+        .map(|r| {
+            let m = Member {
+                path: r.profile.source.clone(),
+                kernel: r.kernel,
+                bench: r.benchmark,
+                data: Data::Bytes(Vec::new()),
+            };
+            (m, Ok(Ok(r.profile)))
+        })
+        .unzip()
 }
 
 /// The directory part of a relative member path (`""` at the top).

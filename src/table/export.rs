@@ -1,0 +1,142 @@
+//! `diffprofile export ROOT… -o counts.parquet`: every run of one or more
+//! results trees (directories or archives, any input format, read and
+//! named as `batch` reads them) becomes rows of one counts table. The
+//! trees are streamed ([`super::tree`], [`super::pipeline`]): members are
+//! parsed in parallel a window at a time and written in order, so memory
+//! holds two windows and one row group, never the archive. `--shard K/N` keeps every N-th run group
+//! (kernel and benchmark, numbered as first met), so N machines export one
+//! archive with no coordination. Unreadable and malformed members are named
+//! on stderr and counted (exit 2); the table holds every other run.
+
+use super::pipeline::Exporter;
+use super::schema;
+use super::writer::TableWriter;
+use crate::batch::Layout;
+use crate::config::Config;
+use crate::exit;
+use crate::profile::Format;
+use anyhow::{bail, Context, Result};
+use std::io::{BufWriter, Write};
+
+/// `diffprofile export`, validated.
+#[derive(Clone, Debug)]
+pub struct ExportConfig {
+    pub roots: Vec<String>,
+    pub out: String,
+    pub layout: Layout,
+    pub shard: Option<Shard>,
+    /// How runs are read and named (no sides).
+    pub config: Config,
+}
+
+/// `--shard K/N`: the K-th of N (1-based).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    pub fn parse(text: &str) -> Result<Shard> {
+        let parsed = text
+            .split_once('/')
+            .and_then(|(k, n)| Some((k.parse::<usize>().ok()?, n.parse::<usize>().ok()?)));
+        match parsed {
+            Some((index, count)) if index >= 1 && index <= count => Ok(Shard { index, count }),
+            _ => bail!("--shard {text}: expected K/N with 1 <= K <= N (the K-th of N shards)"),
+        }
+    }
+
+    /// Whether run group number `group` (0-based) is in this shard.
+    pub fn takes(&self, group: usize) -> bool {
+        group % self.count == self.index - 1
+    }
+}
+
+/// Export; returns the exit code.
+pub fn run(config: &ExportConfig, err: &mut dyn Write) -> Result<u8> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.config.jobs.unwrap_or(0))
+        .build()
+        .context("cannot start worker threads")?;
+    let out = std::path::Path::new(&config.out);
+    let name = out.file_name().map(|n| n.to_string_lossy().into_owned());
+    let Some(name) = name else {
+        bail!("-o {}: expected a file name", config.out);
+    };
+    let tmp = out.with_file_name(format!(".{name}.partial-{}", std::process::id()));
+    let file =
+        std::fs::File::create(&tmp).with_context(|| format!("{}: cannot create", tmp.display()))?;
+    let writer = TableWriter::new(BufWriter::with_capacity(1 << 20, file), metadata(config))?;
+    let mut ex = Exporter::new(config, pool, writer, err);
+    let done = ex.all_roots();
+    let (runs, rows) = (ex.writer.runs, ex.writer.rows);
+    let (writer, counts, err) = ex.into_parts();
+    let finished = done.and_then(|()| {
+        let mut out = writer.finish()?;
+        out.flush()
+            .with_context(|| format!("{}: cannot write", tmp.display()))
+    });
+    if let Err(e) = finished {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    std::fs::rename(&tmp, out)
+        .with_context(|| format!("{}: cannot rename to {}", tmp.display(), config.out))?;
+    let shard = match config.shard {
+        Some(s) => format!(
+            " (shard {}/{}: {} of {} run groups)",
+            s.index, s.count, counts.taken, counts.groups
+        ),
+        None => format!(" ({} run groups)", counts.groups),
+    };
+    writeln!(
+        err,
+        "diffprofile: exported {runs} runs as {rows} rows to {}{shard}",
+        config.out
+    )?;
+    Ok(if counts.errors > 0 && !config.config.load.parse.lenient {
+        writeln!(
+            err,
+            "diffprofile: error: {} member(s) could not be read or parsed (named above); their runs are not in {}",
+            counts.errors, config.out
+        )?;
+        exit::ERROR
+    } else {
+        exit::SUCCESS
+    })
+}
+
+/// What the file says of how it was made.
+fn metadata(config: &ExportConfig) -> Vec<(String, String)> {
+    let c = &config.config;
+    let id = &c.identity;
+    let identity =
+        format!(
+        "clone suffixes {}; aliases: {}; group by: {}; include: {}; exclude: {}; exclude idle: {}",
+        if id.fold { "folded" } else { "kept" },
+        if id.aliases.is_empty() { "none" } else { "yes" },
+        id.group.as_ref().map_or("none".to_string(), |g| g.describe()),
+        id.include.as_ref().map_or("none", |r| r.as_str()),
+        id.exclude.as_ref().map_or("none", |r| r.as_str()),
+        id.exclude_idle,
+    );
+    let input = format!(
+        "layout {}; format {}",
+        config.layout.text(),
+        c.load.format.map_or("auto", Format::name)
+    );
+    let notes = serde_json::to_string(&c.notes).unwrap_or_else(|_| "[]".to_string());
+    let mut kv = vec![
+        (schema::KEY_IDENTITY.to_string(), identity),
+        (schema::KEY_INPUT.to_string(), input),
+        (schema::KEY_NOTES.to_string(), notes),
+    ];
+    if let Some(s) = config.shard {
+        kv.push((
+            schema::KEY_SHARD.to_string(),
+            format!("{}/{}", s.index, s.count),
+        ));
+    }
+    kv
+}

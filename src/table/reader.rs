@@ -1,0 +1,351 @@
+//! Reads a counts table back into runs: one Parquet file, or a directory of
+//! them as engines write ([`super::files`]). Rows may come in any order and
+//! any encoding; every row is
+//! checked (required columns, run-level values that agree, no symbol twice
+//! in a run, one placement per symbol). Only the runs `keep` accepts are
+//! built, and row groups whose statistics rule them out are not read.
+
+use super::columns::{Number, Text, TextList};
+use super::files::{self, TableFile};
+use super::rows::{self, Row};
+use super::schema::{self as s};
+use super::select::Filter;
+use crate::identity::Placed;
+use crate::profile::{Format, Profile};
+use anyhow::{bail, Context, Result};
+use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::ProjectionMask;
+use std::collections::HashMap;
+
+/// One run read from the table.
+#[derive(Debug)]
+pub struct TableRun {
+    pub kernel: String,
+    pub benchmark: String,
+    pub run: String,
+    /// The run's profile; its `source` is the table's `source`.
+    pub profile: Profile,
+    /// The `work` column (the run's work count), when set.
+    pub work: Option<f64>,
+}
+
+/// The runs a table holds (those asked for), sorted by kernel, benchmark,
+/// source and run, and where every symbol was placed on export.
+#[derive(Debug, Default)]
+pub struct Table {
+    pub runs: Vec<TableRun>,
+    pub placed: Placed,
+    /// The export's header notes (from the files' metadata, when an engine
+    /// kept it), in order, each once.
+    pub notes: Vec<String>,
+}
+
+/// Read the runs `filter` accepts from the table at `path`.
+pub fn read(path: &str, filter: &Filter) -> Result<Table> {
+    let files = files::list(path)?;
+    let mut acc = Acc::default();
+    for f in &files {
+        acc.read_file(f, filter)?;
+    }
+    let mut runs: Vec<TableRun> = acc.runs.into_iter().flatten().collect();
+    runs.sort_by(|a, b| {
+        (&a.kernel, &a.benchmark, &a.profile.source, &a.run).cmp(&(
+            &b.kernel,
+            &b.benchmark,
+            &b.profile.source,
+            &b.run,
+        ))
+    });
+    Ok(Table {
+        runs,
+        placed: acc.placed,
+        notes: acc.notes,
+    })
+}
+
+/// Runs being built; `None` for runs the filter passes over.
+#[derive(Default)]
+struct Acc {
+    runs: Vec<Option<TableRun>>,
+    index: HashMap<String, usize>,
+    placed: Placed,
+    notes: Vec<String>,
+}
+
+impl Acc {
+    fn read_file(&mut self, f: &TableFile, filter: &Filter) -> Result<()> {
+        let name = f.path.display().to_string();
+        let file = std::fs::File::open(&f.path).with_context(|| format!("{name}: cannot open"))?;
+        // Types come from the Parquet schema alone: the embedded Arrow schema
+        // (an IPC flatbuffer) is not decoded, as a damaged one can panic.
+        let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
+        let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)
+            .with_context(|| format!("{name}: cannot read as Parquet"))?;
+        let meta = builder.metadata().clone();
+        let ours = check_version(&meta, &name)?;
+        for note in notes(&meta, &name)? {
+            if !self.notes.contains(&note) {
+                self.notes.push(note);
+            }
+        }
+        let arrow = builder.schema().clone();
+        let has =
+            |c: &str| arrow.field_with_name(c).is_ok() || f.partitions.iter().any(|(k, _)| k == c);
+        let missing: Vec<&str> = s::REQUIRED.iter().copied().filter(|c| !has(c)).collect();
+        if !missing.is_empty() {
+            bail!(
+                "{name}: not a diffprofile counts table: no column {} (expected the columns of README \"Archives past one machine\")",
+                missing.join(", ")
+            );
+        }
+        let groups: Vec<usize> = (0..meta.num_row_groups())
+            .filter(|&g| !ours || filter.may_match(&meta, g, &f.partitions))
+            .collect();
+        // Only the table's columns: an engine may have added others.
+        let ours_schema = s::arrow_schema();
+        let mask = ProjectionMask::columns(
+            builder.parquet_schema(),
+            ours_schema
+                .fields()
+                .iter()
+                .map(|f| f.name().as_str())
+                .filter(|c| arrow.field_with_name(c).is_ok()),
+        );
+        let reader = builder
+            .with_projection(mask)
+            .with_row_groups(groups)
+            .with_batch_size(super::writer::BATCH_ROWS)
+            .build()
+            .with_context(|| format!("{name}: cannot read as Parquet"))?;
+        for batch in reader {
+            let batch = batch.with_context(|| format!("{name}: cannot read rows"))?;
+            self.read_batch(&batch, &name, &f.partitions, filter)?;
+        }
+        Ok(())
+    }
+
+    fn read_batch<'a>(
+        &mut self,
+        batch: &'a arrow_array::RecordBatch,
+        file: &str,
+        parts: &'a [(String, String)],
+        filter: &Filter,
+    ) -> Result<()> {
+        let part = |c: &str| parts.iter().find(|(k, _)| k == c).map(|(_, v)| v.as_str());
+        let text = |c: &str| Text::of(batch, c, part(c), file);
+        let (kernel, benchmark, run, source) = (
+            text(s::KERNEL)?,
+            text(s::BENCHMARK)?,
+            text(s::RUN)?,
+            text(s::SOURCE)?,
+        );
+        let (format, event, weight, approx) = (
+            text(s::FORMAT)?,
+            text(s::EVENT)?,
+            text(s::WEIGHT)?,
+            text(s::TOTAL_APPROXIMATE)?,
+        );
+        let (symbol, dso, mode, in_sym, in_dso) = (
+            text(s::SYMBOL)?,
+            text(s::DSO)?,
+            text(s::MODE)?,
+            text(s::INPUT_SYMBOL)?,
+            text(s::INPUT_DSO)?,
+        );
+        let num = |c: &str| Number::of(batch, c, file);
+        let (count, total, duration, work) = (
+            num(s::COUNT)?,
+            num(s::RUN_TOTAL)?,
+            num(s::DURATION_S)?,
+            num(s::WORK)?,
+        );
+        let warnings = TextList::of(batch, s::WARNINGS, file)?;
+        let unresolved = text(s::UNRESOLVED)?;
+        let mut key = String::new();
+        let mut last: Option<(String, usize)> = None;
+        for i in 0..batch.num_rows() {
+            let need = |col: &Text<'a>, c: &str| need(col, i, c, file);
+            let (k, b, r, src) = (
+                need(&kernel, s::KERNEL)?,
+                need(&benchmark, s::BENCHMARK)?,
+                need(&run, s::RUN)?,
+                need(&source, s::SOURCE)?,
+            );
+            key.clear();
+            for part in [k, b, src, r] {
+                key.push_str(part);
+                key.push('\0');
+            }
+            let (slot, stretch, created) = match &last {
+                Some((prev, slot)) if *prev == key => (*slot, false, false),
+                _ => {
+                    let (slot, created) = match self.index.get(&key) {
+                        Some(&slot) => (slot, false),
+                        None => {
+                            let fields = [
+                                Some(k),
+                                Some(b),
+                                Some(r),
+                                Some(src),
+                                format.get(i),
+                                event.get(i),
+                            ];
+                            let run = filter.keeps(&fields).then(|| TableRun {
+                                kernel: k.to_string(),
+                                benchmark: b.to_string(),
+                                run: r.to_string(),
+                                profile: Profile::new(src, Format::Readprofile),
+                                work: None,
+                            });
+                            self.runs.push(run);
+                            self.index.insert(key.clone(), self.runs.len() - 1);
+                            (self.runs.len() - 1, true)
+                        }
+                    };
+                    last = Some((key.clone(), slot));
+                    (slot, true, created)
+                }
+            };
+            let Some(run) = &mut self.runs[slot] else {
+                continue;
+            };
+            let at = || format!("{file}: run {src} (kernel {k}, benchmark {b})");
+            let fields = RunFields {
+                format: need(&format, s::FORMAT)?,
+                event: event.get(i),
+                total: not_null(total.get(i), s::RUN_TOTAL).with_context(at)?,
+                weight: weight.get(i).unwrap_or("samples"),
+                approximate: approx.get(i),
+                duration: duration.get(i),
+                work: work.get(i),
+            };
+            if created {
+                set(run, &fields).with_context(at)?;
+                run.profile.warnings = warnings.get(i, s::WARNINGS, file)?;
+                run.profile.unresolved = match unresolved.get(i) {
+                    None => None,
+                    Some(j) => Some(serde_json::from_str(j).with_context(|| {
+                        format!(
+                            "{}: column {}: expected {{\"why\": {{dso: reason}}, \"hint\": text}}",
+                            at(),
+                            s::UNRESOLVED
+                        )
+                    })?),
+                };
+            } else {
+                check(run, &fields).with_context(at)?;
+                if stretch && warnings.get(i, s::WARNINGS, file)? != run.profile.warnings {
+                    bail!("{}: rows disagree on the run's warnings", at());
+                }
+            }
+            let row = Row {
+                symbol: symbol.get(i),
+                dso: dso.get(i),
+                mode: match mode.get(i) {
+                    None => None,
+                    Some(m) => Some(rows::parse_mode(m).with_context(|| {
+                        format!("{}: mode {m:?} is not kernel, user, guest-kernel, guest-user or hypervisor", at())
+                    })?),
+                },
+                count: not_null(count.get(i), s::COUNT).with_context(at)?,
+                input_symbol: in_sym.get(i),
+                input_dso: in_dso.get(i),
+            };
+            rows::add_row(&mut run.profile, &mut self.placed, &row)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", at()))?;
+        }
+        Ok(())
+    }
+}
+
+fn need<'a>(col: &Text<'a>, i: usize, c: &str, file: &str) -> Result<&'a str> {
+    col.get(i)
+        .with_context(|| format!("{file}: row {}: {c} is NULL", i + 1))
+}
+
+fn not_null(v: Option<f64>, c: &str) -> Result<f64> {
+    v.with_context(|| format!("{c} is NULL"))
+}
+
+/// The run-level values of one row.
+struct RunFields<'a> {
+    format: &'a str,
+    event: Option<&'a str>,
+    total: f64,
+    weight: &'a str,
+    approximate: Option<&'a str>,
+    duration: Option<f64>,
+    work: Option<f64>,
+}
+
+/// Take a run's values from its first row.
+fn set(run: &mut TableRun, f: &RunFields) -> Result<()> {
+    let p = &mut run.profile;
+    p.format = rows::parse_format(f.format)
+        .with_context(|| format!("format {:?} is not a diffprofile input format", f.format))?;
+    p.weight = rows::parse_weight(f.weight)
+        .with_context(|| format!("weight {:?} is not samples, period or percent", f.weight))?;
+    p.event = f.event.map(str::to_string);
+    p.total = f.total;
+    p.total_approximate = f.approximate.map(str::to_string);
+    p.duration_s = f.duration;
+    run.work = f.work;
+    Ok(())
+}
+
+/// Every later row of a run must agree with its first.
+fn check(run: &TableRun, f: &RunFields) -> Result<()> {
+    let p = &run.profile;
+    let bits = |x: Option<f64>| x.map(f64::to_bits);
+    let same = p.format.name() == f.format
+        && p.event.as_deref() == f.event
+        && p.total.to_bits() == f.total.to_bits()
+        && rows::weight_name(p.weight) == f.weight
+        && p.total_approximate.as_deref() == f.approximate
+        && bits(p.duration_s) == bits(f.duration)
+        && bits(run.work) == bits(f.work);
+    if !same {
+        bail!("rows disagree on the run's format, event, run_total, weight, total_approximate, duration_s or work");
+    }
+    Ok(())
+}
+
+/// The export's header notes kept in a file's metadata.
+fn notes(meta: &parquet::file::metadata::ParquetMetaData, name: &str) -> Result<Vec<String>> {
+    let kv = meta.file_metadata().key_value_metadata();
+    match kv
+        .into_iter()
+        .flatten()
+        .find(|kv| kv.key == s::KEY_NOTES)
+        .and_then(|kv| kv.value.as_deref())
+    {
+        None => Ok(Vec::new()),
+        Some(text) => serde_json::from_str(text).with_context(|| {
+            format!(
+                "{name}: metadata {}: expected a JSON array of strings",
+                s::KEY_NOTES
+            )
+        }),
+    }
+}
+
+/// The table's schema version must be one this build reads; true when the
+/// file was written by diffprofile (its statistics can then prune).
+fn check_version(meta: &parquet::file::metadata::ParquetMetaData, name: &str) -> Result<bool> {
+    let kv = meta.file_metadata().key_value_metadata();
+    let Some(v) = kv
+        .into_iter()
+        .flatten()
+        .find(|kv| kv.key == s::KEY_VERSION)
+        .and_then(|kv| kv.value.as_deref())
+    else {
+        return Ok(false);
+    };
+    match v.parse::<u32>() {
+        Ok(n) if n <= s::VERSION => Ok(true),
+        _ => bail!(
+            "{name}: counts table version {v}; this diffprofile reads version {} (upgrade it)",
+            s::VERSION
+        ),
+    }
+}
