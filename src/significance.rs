@@ -132,18 +132,26 @@ pub fn judge(
         return (verdicts, noise);
     }
     let pi0 = m_new / (m_old + m_new);
-    verdicts
-        .par_iter_mut()
-        .zip(pooled.par_iter().zip(disp.par_iter()))
-        .for_each(|(v, (s, disp))| {
-            v.dispersion = Some(disp.phi);
-            v.df = Some(disp.df);
+    // A row's p and intervals depend on its (x, y, φ, ν) only: computed
+    // once per distinct tuple (profiles have long tails of rows with the
+    // same few counts), then given to every row that has it.
+    let (reps, slot) = distinct(&pooled, &disp);
+    let ps: Vec<Option<f64>> = reps
+        .par_iter()
+        .map(|&i| {
+            let (s, disp) = (&pooled[i], &disp[i]);
             if stats::min_reachable_p(s.x + s.y, pi0) > opts.alpha {
-                return; // too few samples to ever be significant
+                return None; // too few samples to ever be significant
             }
             let p_exact = stats::exact_p(s.x, s.y, m_old, m_new);
-            v.p = Some(p_exact.max(stats::ql_p(s.lr, disp.phi, disp.df)));
-        });
+            Some(p_exact.max(stats::ql_p(s.lr, disp.phi, disp.df)))
+        })
+        .collect();
+    for ((v, disp), &k) in verdicts.iter_mut().zip(&disp).zip(&slot) {
+        v.dispersion = Some(disp.phi);
+        v.df = Some(disp.df);
+        v.p = ps[k];
+    }
     let tested: Vec<usize> = (0..rows.len())
         .filter(|&i| verdicts[i].p.is_some())
         .collect();
@@ -157,16 +165,44 @@ pub fn judge(
     }
     let t = stats::interval_level(opts.adjust, opts.alpha, tested.len(), marked);
     noise.interval_level = 1.0 - t;
-    verdicts
-        .par_iter_mut()
-        .zip(pooled.par_iter().zip(disp.par_iter()))
-        .filter(|(v, _)| v.p.is_some())
-        .for_each(|(v, (s, disp))| {
-            let (ratio, delta) = intervals(s, disp, m_old, m_new, t);
+    let bounds: Vec<Option<Bounds>> = reps
+        .par_iter()
+        .map(|&i| {
+            let tested = verdicts[i].p.is_some();
+            tested.then(|| intervals(&pooled[i], &disp[i], m_old, m_new, t))
+        })
+        .collect();
+    for (v, &k) in verdicts.iter_mut().zip(&slot) {
+        if let Some((ratio, delta)) = bounds[k] {
             v.ratio_ci = Some(ratio);
             v.delta_ci = Some(delta);
-        });
+        }
+    }
     (verdicts, noise)
+}
+
+/// A row's ratio and Δ intervals.
+type Bounds = ((f64, f64), (f64, f64));
+
+/// The rows with distinct (x, y, φ, ν), in row order (their first row),
+/// and for every row the index of its tuple among them.
+fn distinct(pooled: &[Pooled], disp: &[Dispersion]) -> (Vec<usize>, Vec<usize>) {
+    let mut seen: std::collections::HashMap<[u64; 4], usize> =
+        std::collections::HashMap::with_capacity(pooled.len().min(1 << 16));
+    let mut reps = Vec::new();
+    let slot = pooled
+        .iter()
+        .zip(disp)
+        .enumerate()
+        .map(|(i, (s, d))| {
+            let key = [s.x, s.y, d.phi, d.df].map(f64::to_bits);
+            *seen.entry(key).or_insert_with(|| {
+                reps.push(i);
+                reps.len() - 1
+            })
+        })
+        .collect();
+    (reps, slot)
 }
 
 fn pool(r: &Counts, old_exp: &[f64], new_exp: &[f64], d: f64, m_old: f64, m_new: f64) -> Pooled {
