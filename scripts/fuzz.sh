@@ -22,7 +22,7 @@ ROOT=$PWD
 SECONDS_EACH=${SECONDS_EACH:-600}
 JOBS=${JOBS:-1}
 ALL=(parse_readprofile parse_perf_report parse_perf_script parse_folded parse_opreport
-     parse_proc_profile parse_perf_data pipeline archive)
+     parse_proc_profile parse_perf_data pipeline archive read_table)
 
 seed_only=0
 if [[ ${1:-} == --seed-only ]]; then seed_only=1; shift; fi
@@ -119,6 +119,13 @@ PY
     sed -n '/const SYSTEM_MAP/,/^";/p' fuzz/fuzz_targets/common/mod.rs | grep '^ffff' > "$tmp/raw/img/System.map"
     (cd "$tmp/raw" && tar --format=ustar -cf "$tmp/m.tar" img)
     { printf '\0'; cat "$tmp/m.tar"; } > "$C/archive/tar-map"
+    # read_table: a small table exported from the same small tree (the
+    # release binary), and its prefix without the footer.
+    mkdir -p "$C/read_table"
+    cargo build --release --quiet
+    "$ROOT/target/release/diffprofile" export "$tmp/tree" --layout '{kernel}/{bench}/*' \
+        -o "$C/read_table/small.parquet" 2>/dev/null
+    head -c 4096 "$C/read_table/small.parquet" > "$C/read_table/prefix"
 }
 
 build_seeds

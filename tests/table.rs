@@ -243,3 +243,67 @@ fn problems_are_named() {
     bad(&["--where", "kernel=x", "a", "b"], "--table");
     let _ = fs::remove_dir_all(&d);
 }
+
+/// Damaged tables (truncated, or bytes overwritten anywhere: footer, page
+/// headers, compressed pages, the key-value metadata) are read as an error
+/// naming the file, or as a table whose damage the format cannot see (a
+/// flipped count), never with a panic.
+#[test]
+fn damaged_tables_are_an_error_never_a_panic() {
+    use diffprofile::table::{reader, select::Filter};
+    let d = scratch("damaged");
+    let tree = d.join("tree");
+    small_tree(&tree);
+    let t = d.join("t.parquet");
+    ok(&["export", s(&tree), "-o", s(&t)]);
+    let bytes = fs::read(&t).unwrap();
+    let n = bytes.len();
+    let mut cases: Vec<Vec<u8>> = [4, 8, 100, n / 2, n - 100, n - 9, n - 8, n - 4, n - 1]
+        .iter()
+        .map(|&k| bytes[..k].to_vec())
+        .collect();
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for i in 0..300 {
+        let mut b = bytes.clone();
+        // A third of the cases hit the footer (metadata, schema, offsets).
+        let (from, span) = if i % 3 == 0 {
+            (n - 2000.min(n), 2000.min(n))
+        } else {
+            (0, n)
+        };
+        for _ in 0..1 + i % 4 {
+            let r = next();
+            b[from + (r % span as u64) as usize] = (r >> 40) as u8;
+        }
+        cases.push(b);
+    }
+    let path = d.join("bad.parquet");
+    let name = path.to_string_lossy().into_owned();
+    let mut errors = 0;
+    for (i, case) in cases.iter().enumerate() {
+        fs::write(&path, case).unwrap();
+        let read = std::panic::catch_unwind(|| reader::read(&name, &Filter::all()));
+        match read {
+            Err(_) => panic!("case {i}: the reader panicked"),
+            Ok(Err(e)) => {
+                errors += 1;
+                let e = format!("{e:#}");
+                assert!(e.starts_with(&name), "case {i}: {e}");
+            }
+            Ok(Ok(_)) => {}
+        }
+    }
+    // Most damage is seen (checksums are not written, so not all).
+    assert!(
+        errors > cases.len() / 3,
+        "{errors} errors in {} cases",
+        cases.len()
+    );
+    let _ = fs::remove_dir_all(&d);
+}
