@@ -323,8 +323,8 @@ pub fn gate_sentence(report: &diff::Report) -> String {
 /// Everything but rendering: the report of a configuration.
 pub fn build_report(config: &Config) -> Result<diff::Report> {
     if let Some(spec) = &config.table {
-        let (config, mut sides) = crate::table::load_sides(config, spec)?;
-        return report_of_sides(&config, &mut sides, Vec::new());
+        let (config, mut sides, warnings) = crate::table::load_sides(config, spec)?;
+        return report_of_sides(&config, &mut sides, warnings);
     }
     let mut warnings = sanity::same_paths(&config.sides);
     let mut sides = Vec::new();

@@ -241,6 +241,33 @@ fn problems_are_named() {
         "b.txt: not a Parquet file",
     );
     bad(&["--where", "kernel=x", "a", "b"], "--table");
+    bad(
+        &["export", s(&tree), "-o", s(&t), "--allow-duplicates"],
+        "--allow-duplicates applies when a comparison reads them",
+    );
+    bad(
+        &["--table", s(&t), "kernel=base", "kernel=next", "--symfs", "/"],
+        "--symfs read and name profiles",
+    );
+    // Valid but wrong: a run both sides select is compared with itself.
+    let o = ok(&[
+        "--table",
+        s(&t),
+        "--old",
+        "kernel=base,benchmark=rp",
+        "--new",
+        "benchmark=rp,run=run1.txt",
+        "-o",
+        "csv",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(
+            "1 run(s) selected as OLD (kernel=base,benchmark=rp) and as NEW \
+             (benchmark=rp,run=run1.txt): a recording compared with itself: base/rp/run1.txt"
+        ),
+        "{err}"
+    );
     let _ = fs::remove_dir_all(&d);
 }
 

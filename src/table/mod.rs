@@ -76,18 +76,30 @@ impl TableSpec {
     }
 }
 
-/// The runs of `--table` for each side, and the configuration to compare
-/// them with (symbols placed as on export, work counts from the table).
-pub fn load_sides(config: &Config, spec: &TableSpec) -> Result<(Config, Vec<Side>)> {
+/// The runs of `--table` for each side, the configuration to compare them
+/// with (symbols placed as on export, work counts from the table), and the
+/// warnings about the selection (runs that several sides select: a
+/// recording compared with itself).
+pub fn load_sides(config: &Config, spec: &TableSpec) -> Result<(Config, Vec<Side>, Vec<String>)> {
     refuse_read_options(config, "--table")?;
     let all: Vec<Selector> = spec.sides.iter().flat_map(|(s, _)| s.clone()).collect();
     let mut table = reader::read(&spec.path, &Filter::any_of(all))?;
     let config = configure(config, &mut table);
     let mut runs: Vec<Vec<Profile>> = vec![Vec::new(); spec.sides.len()];
+    // Per pair of sides, the runs both select.
+    let mut shared: std::collections::BTreeMap<(usize, usize), Vec<String>> = Default::default();
     for r in std::mem::take(&mut table.runs) {
         let on: Vec<usize> = (0..spec.sides.len())
             .filter(|&i| spec.sides[i].0.iter().any(|s| s.matches(&fields(&r))))
             .collect();
+        for (k, &a) in on.iter().enumerate() {
+            for &b in &on[k + 1..] {
+                shared
+                    .entry((a, b))
+                    .or_default()
+                    .push(r.profile.source.clone());
+            }
+        }
         if let Some((&last, rest)) = on.split_last() {
             for &i in rest {
                 runs[i].push(r.profile.clone());
@@ -106,7 +118,34 @@ pub fn load_sides(config: &Config, spec: &TableSpec) -> Result<(Config, Vec<Side
             runs,
         });
     }
-    Ok((config, sides))
+    let warnings = shared
+        .into_iter()
+        .map(|((a, b), sources)| {
+            let name = |i: usize| config.sides[i].name.to_uppercase();
+            let shown: Vec<&str> = sources
+                .iter()
+                .take(crate::sanity::LIST_MAX)
+                .map(String::as_str)
+                .collect();
+            let more = sources.len() - shown.len();
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            format!(
+                "{}: {} run(s) selected as {} ({}) and as {} ({}): a recording compared with itself: {}{more}",
+                spec.path,
+                sources.len(),
+                name(a),
+                spec.sides[a].1,
+                name(b),
+                spec.sides[b].1,
+                shown.join(", ")
+            )
+        })
+        .collect();
+    Ok((config, sides, warnings))
 }
 
 /// `batch` over a table (a Parquet file, or a directory of them): its runs
