@@ -4,17 +4,19 @@
 //! the `--run-info` file.
 
 use crate::aggregate::{self, Normalize, RunInfo};
-use crate::batch::Layout;
+pub use crate::batch::BatchConfig;
 use crate::cli::{
-    AdjustArg, Analysis, BatchArgs, Cli, ColorArg, FormatArg, NoiseModelArgs, NormalizeArg,
-    OutputArg, PercentageArg, ReportArgs, SortArg, WeightArg,
+    AdjustArg, Analysis, BatchArgs, Cli, FormatArg, NoiseModelArgs, NormalizeArg, OutputArg,
+    PercentageArg, ReportArgs, SortArg, WeightArg,
 };
+pub use crate::compare::{Config, NoiseSpec, SideSpec};
 use crate::diff::{DiffOptions, SortBy};
 use crate::flame::FlameView;
 use crate::format::perf_data::UserSymbolOptions;
 use crate::format::{ParseOptions, WeightBy};
 use crate::identity::{AliasMap, GroupBy, Identity};
 use crate::input;
+use crate::layout::Layout;
 use crate::load::LoadOptions;
 use crate::profile::Format;
 use crate::render::{OutputFormat, RenderOptions};
@@ -26,50 +28,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// The header note of `--kernel-only` (replaced by the scope note when
-/// runs are restricted to their kernel samples, see [`crate::scope`]).
-pub const KERNEL_ONLY_NOTE: &str =
-    "filter: kernel samples only (--kernel-only); shares stay relative to all samples";
-
-/// One side as the user named it.
-#[derive(Clone, Debug)]
-pub struct SideSpec {
-    pub name: String,
-    pub paths: Vec<String>,
-}
-
-#[derive(Clone, Debug)]
-pub struct Config {
-    pub sides: Vec<SideSpec>,
-    pub load: LoadOptions,
-    pub diff: DiffOptions,
-    pub output: OutputFormat,
-    pub render: RenderOptions,
-    pub run_info: RunInfo,
-    pub jobs: Option<usize>,
-    pub fail_on_regression: bool,
-    /// `--allow-duplicates`: runs of one side with the same counts are a
-    /// warning, not an error.
-    pub allow_duplicates: bool,
-    /// `--color`; resolved against the terminal and `NO_COLOR` by the app layer.
-    pub color: ColorArg,
-    pub identity: Identity,
-    /// `--percentage relative`: shares of the samples the filters kept.
-    pub relative: bool,
-    /// Statements for the report header (filters, weights).
-    pub notes: Vec<String>,
-    /// `--noise-model FILE` or `--noise-from RUNS…`, loaded by the app layer.
-    pub noise: Option<NoiseSpec>,
-    /// `-O FILE`: the report goes there instead of stdout.
-    pub output_file: Option<String>,
-    /// `--top` was given (else a terminal gets [`TERMINAL_TOP`] rows of each sign).
-    pub top_given: bool,
-    /// How flame graph stacks are shaped (`--kernel-only`,
-    /// `--flame-merge-roots`, `--flame-reverse`).
-    pub flame: FlameView,
-    /// `--table FILE`: the sides are selectors of the table's runs.
-    pub table: Option<crate::table::TableSpec>,
-}
+pub use crate::scope::KERNEL_ONLY_NOTE;
 
 /// Rows of each sign text shows on a terminal when `--top` is not given.
 pub const TERMINAL_TOP: usize = 25;
@@ -89,15 +48,6 @@ pub fn format_of_file(path: &str) -> Option<OutputArg> {
         "txt" | "text" => OutputArg::Text,
         _ => return None,
     })
-}
-
-/// Where a comparison's noise model comes from (docs/statistics.md §5.3).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum NoiseSpec {
-    /// A model file written by `diffprofile noise-model`.
-    File(String),
-    /// Replicate runs to learn it from first.
-    Runs(Vec<String>),
 }
 
 fn regex(flag: &str, re: &Option<String>) -> Result<Option<Regex>> {
@@ -310,18 +260,6 @@ impl Config {
     }
 }
 
-/// `diffprofile batch`: where the results are, how they are laid out, the
-/// baseline, where reports go, and the analysis configuration (with no sides:
-/// they come from the results tree).
-#[derive(Clone, Debug)]
-pub struct BatchConfig {
-    pub root: String,
-    pub baseline: String,
-    pub layout: Layout,
-    pub out_dir: Option<std::path::PathBuf>,
-    pub config: Config,
-}
-
 impl BatchConfig {
     pub fn from_args(args: BatchArgs) -> Result<BatchConfig> {
         let layout = Layout::parse(&args.layout)?;
@@ -397,13 +335,13 @@ impl NoiseModelConfig {
 
 /// `diffprofile export`: the trees, the output, the layout, the shard, and
 /// how runs are read and named (a [`Config`] with no sides).
-pub fn export_config(args: crate::cli::ExportArgs) -> Result<crate::table::export::ExportConfig> {
+pub fn export_config(args: crate::cli::ExportArgs) -> Result<crate::table::ExportConfig> {
     use clap::{Args, FromArgMatches};
     let layout = Layout::parse(&args.layout)?;
     let shard = args
         .shard
         .as_deref()
-        .map(crate::table::export::Shard::parse)
+        .map(crate::table::Shard::parse)
         .transpose()?;
     if args.analysis.normalize.is_some() || args.analysis.percentage != PercentageArg::Absolute {
         bail!("export writes counts: -n and --percentage apply when a comparison reads them");
@@ -419,12 +357,16 @@ pub fn export_config(args: crate::cli::ExportArgs) -> Result<crate::table::expor
         .and_then(|m| ReportArgs::from_arg_matches(&m))
         .context("default report flags")?;
     let config = Config::from_analysis(args.analysis, defaults)?;
-    Ok(crate::table::export::ExportConfig {
+    Ok(crate::table::ExportConfig {
         roots: args.roots,
         out: args.out,
         layout,
         shard,
-        config,
+        jobs: config.jobs,
+        load: config.load,
+        identity: config.identity,
+        run_info: config.run_info,
+        notes: config.notes,
     })
 }
 

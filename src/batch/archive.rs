@@ -16,8 +16,8 @@
 //! /proc/profile images, without `--kallsyms`/`--map`) are held, bounded, until
 //! the whole archive (and so every map) has been read.
 
+use super::BatchConfig;
 use super::{dir_of, hidden, Data, Member};
-use crate::config::BatchConfig;
 use crate::format;
 use crate::input::BUF_SIZE;
 use crate::load::{self, LoadOptions, MapFile};

@@ -14,14 +14,12 @@
 //! [`output`].
 
 mod archive;
-mod layout;
 mod output;
 
-pub use layout::Layout;
+pub use crate::layout::Layout;
 
 use crate::aggregate::Side;
-use crate::app::compare_sides;
-use crate::config::BatchConfig;
+use crate::compare::{compare_sides, Config};
 use crate::diff::{ModelScope, Report};
 use crate::exit;
 use crate::input::{self, Location, BUF_SIZE};
@@ -35,6 +33,18 @@ use std::collections::BTreeMap;
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// `diffprofile batch`: where the results are, how they are laid out, the
+/// baseline, where reports go, and the analysis configuration (with no sides:
+/// they come from the results tree).
+#[derive(Clone, Debug)]
+pub struct BatchConfig {
+    pub root: String,
+    pub baseline: String,
+    pub layout: Layout,
+    pub out_dir: Option<std::path::PathBuf>,
+    pub config: Config,
+}
 
 /// Non-matching paths listed by name in a warning; the rest are counted.
 const LIST_MAX: usize = 20;
@@ -89,7 +99,7 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<u8> {
-    let pool = crate::app::thread_pool(config.config.jobs)?;
+    let pool = crate::compare::thread_pool(config.config.jobs)?;
     let bar = if progress {
         let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} {pos}/{len} [{elapsed}]") {
@@ -150,7 +160,13 @@ pub fn build(config: &BatchConfig, bar: &ProgressBar) -> Result<Batch> {
     let mut warnings = Vec::new();
     bar.set_message("reading");
     // A counts table (crate::table) is a results tree whose runs are read.
-    let (table_config, table_runs) = crate::table::tree_runs(config)?.unzip();
+    let (table_config, table_runs) = crate::compare::table_runs(&config.root, &config.config)?
+        .map(|(c, runs)| {
+            let mut batch = config.clone();
+            batch.config = c;
+            (batch, runs)
+        })
+        .unzip();
     let config = table_config.as_ref().unwrap_or(config);
     let (members, loaded) = match table_runs {
         Some(runs) => table_members(runs),
@@ -338,7 +354,7 @@ pub fn build(config: &BatchConfig, bar: &ProgressBar) -> Result<Batch> {
 /// one, no kernel has 3 runs, or the user gave a model for every comparison.
 fn bench_noise_model(
     sides: &[Side],
-    config: &crate::config::Config,
+    config: &Config,
     warnings: &mut Vec<String>,
 ) -> Result<Option<crate::noise_model::NoiseModel>> {
     if config.noise.is_some() || sides[0].runs.len() != 1 {
@@ -359,7 +375,7 @@ fn bench_noise_model(
         return Ok(None);
     };
     let source = format!("kernel {}'s {} runs", src.name, src.runs.len());
-    let (model, w) = crate::app::learn_from_side(src, config, source)?;
+    let (model, w) = crate::compare::learn_from_side(src, config, source)?;
     warnings.extend(w);
     Ok(Some(model))
 }

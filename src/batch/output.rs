@@ -4,8 +4,8 @@
 //! the index: every significant regression of every benchmark, largest Δ
 //! first (ties by benchmark, kernel, symbol), and the batch's warnings.
 
+use super::BatchConfig;
 use super::{Batch, Bench};
-use crate::config::BatchConfig;
 use crate::diff::Row;
 use crate::render::{self, json, text, NumFmt, OutputFormat};
 use anyhow::{Context, Result};
@@ -313,7 +313,7 @@ fn render_one(b: &Bench, config: &BatchConfig, out: &mut dyn Write) -> Result<()
 /// first) and every benchmark with its counts and, when `files`, a link to
 /// its report file (`-o html`: the report page; `-o flamegraph`: the SVG).
 fn index_html(batch: &Batch, files: bool, fmt: OutputFormat) -> String {
-    use crate::render::html::escape;
+    use crate::render::markup::escape;
     let list = entries(batch);
     let mut s = String::new();
     s.push_str(&format!(
@@ -369,7 +369,7 @@ fn index_html(batch: &Batch, files: bool, fmt: OutputFormat) -> String {
 
 /// A benchmark's name, linked to its report (a file, or a section of this page).
 fn bench_link(bench: &str, files: bool, fmt: OutputFormat) -> String {
-    use crate::render::html::escape;
+    use crate::render::markup::escape;
     let target = if files {
         url_path(&file_name(bench, fmt))
     } else {

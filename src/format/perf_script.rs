@@ -77,7 +77,6 @@ use std::io::BufRead;
 pub(crate) mod blocks;
 mod chain;
 mod line;
-mod mapped;
 mod pipeline;
 mod tally;
 #[cfg(test)]

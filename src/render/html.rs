@@ -9,6 +9,7 @@
 //! sortable and filterable, and the warnings. Every input-controlled string goes
 //! through [`escape`]. No timestamps: the bytes depend on the report only.
 
+pub use super::markup::{clip, escape};
 use super::{flamegraph, NumFmt, RenderOptions};
 use crate::aggregate::{fmt_count, Normalize};
 use crate::diff::{Comparison, Report, Row};
@@ -17,27 +18,6 @@ use std::io::{self, Write};
 
 /// Rows of each sign in the chart.
 pub const CHART_ROWS: usize = 15;
-
-/// Escape text for HTML/SVG element content and quoted attribute values.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            // Control characters are not allowed in XML (the SVG is XML);
-            // bidirectional controls would reorder what is shown.
-            c if (c.is_control() && c != '\n' && c != '\t') || super::is_bidi(c) => {
-                out.push('\u{fffd}')
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
     out.write_all(page(&title(report, opts), &body(report, "r", opts)).as_bytes())
@@ -364,17 +344,6 @@ fn table(report: &Report, c: &Comparison, nf: &NumFmt, s: &mut String) {
         nf.value(c.total.new),
         nf.delta(c.total.delta)
     );
-}
-
-/// Shorten a label to `max` characters (with an ellipsis).
-pub fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
-        t.push('\u{2026}');
-        t
-    }
 }
 
 /// The top regressions and improvements as horizontal bars from zero with

@@ -19,6 +19,8 @@ use super::super::ParseError;
 use super::pipeline::{self, Bytes, Producer};
 use std::io::{BufRead, Read};
 
+mod mapped;
+
 /// Nominal block size. Large enough that per-block overhead (hash maps,
 /// task spawn) is noise, small enough that the blocks in flight stay far below the
 /// memory budget.
@@ -68,7 +70,7 @@ pub enum Source<'a> {
     /// reused buffers, a few blocks ahead.
     Stream(&'a mut dyn BufRead),
     /// A plain regular file: mapped, and cut as a stream of it would be (for
-    /// the same block size) without copying (see [`super::mapped`]).
+    /// the same block size) without copying (see [`mapped`]).
     File(&'a std::fs::File),
 }
 
@@ -105,7 +107,7 @@ where
             pipeline::run(&mut reader, origin, work, sink)
         }
         Source::File(file) => {
-            let mut blocks = super::mapped::Blocks::new(file, origin, block_size, boundary)?;
+            let mut blocks = mapped::Blocks::new(file, origin, block_size, boundary)?;
             pipeline::run(&mut blocks, origin, work, sink)
         }
     }
