@@ -453,20 +453,13 @@ pub fn write_stdout(batch: &Batch, config: &BatchConfig, out: &mut dyn Write) ->
             let mut w = csv::Writer::from_writer(&mut *out);
             let mut header = false;
             for b in &batch.benches {
-                let mut buf = Vec::new();
-                render_one(b, config, &mut buf)?;
-                let mut rd = csv::ReaderBuilder::new()
-                    .has_headers(true)
-                    .from_reader(&buf[..]);
-                if !header && b.report.is_some() {
-                    let h = rd.headers()?.clone();
-                    w.write_record(std::iter::once("benchmark").chain(h.iter()))?;
+                let Some(r) = &b.report else { continue };
+                if !header {
+                    let h = render::csv::header().iter().copied();
+                    w.write_record(std::iter::once("benchmark").chain(h))?;
                     header = true;
                 }
-                for rec in rd.records() {
-                    let rec = rec?;
-                    w.write_record(std::iter::once(b.name.as_str()).chain(rec.iter()))?;
-                }
+                render::csv::write_rows(&mut w, r, Some(&b.name))?;
             }
             w.flush()?;
         }
