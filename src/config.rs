@@ -78,42 +78,8 @@ impl Config {
             }
             None => None,
         };
-        if !(cli.report.alpha > 0.0 && cli.report.alpha < 1.0) {
-            bail!("--alpha must be between 0 and 1, not {}", cli.report.alpha);
-        }
-        if let Some(c) = cli.report.noise_cv {
-            if !(c >= 0.0 && c.is_finite()) {
-                bail!("--noise-cv must be a non-negative fraction such as 0.05, not {c}");
-            }
-        }
-        if !(cli.report.min_delta >= 0.0 && cli.report.min_delta.is_finite()) {
-            bail!(
-                "--min-delta must be a non-negative number, not {}",
-                cli.report.min_delta
-            );
-        }
-        if cli.jobs == Some(0) {
-            bail!("--jobs must be at least 1");
-        }
-        let stdin_uses = sides
-            .iter()
-            .flat_map(|s| &s.paths)
-            .filter(|p| *p == "-")
-            .count();
-        if stdin_uses > 1 {
-            bail!("stdin (-) can be named only once");
-        }
-        let normalize = match cli.normalize {
-            Some(n) => match n {
-                NormalizeArg::Share => Normalize::Share,
-                NormalizeArg::Ticks => Normalize::Ticks,
-                NormalizeArg::Rate => Normalize::Rate,
-                NormalizeArg::Work => Normalize::Work,
-                NormalizeArg::Robust => Normalize::Robust,
-            },
-            None if output_arg == OutputArg::Classic => Normalize::Ticks,
-            None => Normalize::Share,
-        };
+        check_ranges(&cli, &sides)?;
+        let normalize = normalize_of(cli.normalize, output_arg);
         let run_info = match &cli.run_info {
             Some(path) => {
                 let text = std::fs::read_to_string(path)
@@ -123,28 +89,7 @@ impl Config {
             None => RunInfo::default(),
         };
         let mut notes = Vec::new();
-        let weight = match cli.weight {
-            WeightArg::Samples => WeightBy::Samples,
-            WeightArg::Period => {
-                notes.push("weight: sample periods (--weight period)".to_string());
-                WeightBy::Period
-            }
-        };
-        if cli.inclusive {
-            notes.push(
-                "inclusive: every distinct symbol of a callchain counted once per sample"
-                    .to_string(),
-            );
-        }
-        if cli.kernel_only {
-            notes.push(KERNEL_ONLY_NOTE.to_string());
-        }
-        if let Some(c) = &cli.comm {
-            notes.push(format!("filter: --comm {c}"));
-        }
-        if let Some(d) = &cli.dso {
-            notes.push(format!("filter: --dso {d}"));
-        }
+        let weight = read_notes(&cli, &mut notes);
         let identity = identity(&cli, &mut notes)?;
         let relative = cli.percentage == PercentageArg::Relative;
         if relative {
@@ -168,54 +113,10 @@ impl Config {
             stacks: matches!(output_arg, OutputArg::Html | OutputArg::Flamegraph),
         };
         let path_maps = side_maps(&cli, &sides)?;
-        let format = match cli.format {
-            FormatArg::Auto => None,
-            FormatArg::Readprofile => Some(Format::Readprofile),
-            FormatArg::PerfReport => Some(Format::PerfReport),
-            FormatArg::PerfScript => Some(Format::PerfScript),
-            FormatArg::Folded => Some(Format::Folded),
-            FormatArg::Opreport => Some(Format::Opreport),
-            FormatArg::ProcProfile => Some(Format::ProcProfile),
-            FormatArg::PerfData => Some(Format::PerfData),
-        };
-        let diff = DiffOptions {
-            normalize,
-            sort: match cli.report.sort {
-                SortArg::Delta => SortBy::Delta,
-                SortArg::Impact => SortBy::Impact,
-                SortArg::Ratio => SortBy::Ratio,
-                SortArg::Name => SortBy::Name,
-            },
-            top: cli.report.top,
-            min_delta: cli.report.min_delta,
-            alpha: cli.report.alpha,
-            adjust: match cli.report.adjust {
-                AdjustArg::Bh => Adjust::Bh,
-                AdjustArg::By => Adjust::By,
-                AdjustArg::Holm => Adjust::Holm,
-            },
-            noise_cv: cli.report.noise_cv,
-            noise_model: None,
-            model_scope: crate::diff::ModelScope::All,
-        };
-        let noise = match (&cli.report.noise_model, cli.report.noise_from.as_slice()) {
-            (Some(path), _) => Some(NoiseSpec::File(path.clone())),
-            (None, []) => None,
-            (None, runs) if runs.len() < 3 && !runs.iter().any(|r| is_container(r)) => bail!(
-                "--noise-from needs at least 3 replicate runs of one kernel, got {}",
-                runs.len()
-            ),
-            (None, runs) => Some(NoiseSpec::Runs(runs.to_vec())),
-        };
-        let output = match output_arg {
-            OutputArg::Text => OutputFormat::Text,
-            OutputArg::Classic => OutputFormat::Classic,
-            OutputArg::Json => OutputFormat::Json,
-            OutputArg::Csv => OutputFormat::Csv,
-            OutputArg::Markdown => OutputFormat::Markdown,
-            OutputArg::Html => OutputFormat::Html,
-            OutputArg::Flamegraph => OutputFormat::Flamegraph,
-        };
+        let format = format_of(cli.format);
+        let diff = diff_options(&cli.report, normalize);
+        let noise = noise_spec(&cli.report)?;
+        let output = output_of(output_arg);
         Ok(Config {
             sides,
             load: LoadOptions {
@@ -258,6 +159,141 @@ impl Config {
             self.render.auto_top = Some(TERMINAL_TOP);
         }
     }
+}
+
+/// The ranges and counts `from_cli` checks before reading anything.
+fn check_ranges(cli: &Cli, sides: &[SideSpec]) -> Result<()> {
+    if !(cli.report.alpha > 0.0 && cli.report.alpha < 1.0) {
+        bail!("--alpha must be between 0 and 1, not {}", cli.report.alpha);
+    }
+    if let Some(c) = cli.report.noise_cv {
+        if !(c >= 0.0 && c.is_finite()) {
+            bail!("--noise-cv must be a non-negative fraction such as 0.05, not {c}");
+        }
+    }
+    if !(cli.report.min_delta >= 0.0 && cli.report.min_delta.is_finite()) {
+        bail!(
+            "--min-delta must be a non-negative number, not {}",
+            cli.report.min_delta
+        );
+    }
+    if cli.jobs == Some(0) {
+        bail!("--jobs must be at least 1");
+    }
+    let stdin_uses = sides
+        .iter()
+        .flat_map(|s| &s.paths)
+        .filter(|p| *p == "-")
+        .count();
+    if stdin_uses > 1 {
+        bail!("stdin (-) can be named only once");
+    }
+    Ok(())
+}
+
+/// `-n`, or its default: ticks for `-o classic`, shares otherwise.
+fn normalize_of(n: Option<NormalizeArg>, output: OutputArg) -> Normalize {
+    match n {
+        Some(n) => match n {
+            NormalizeArg::Share => Normalize::Share,
+            NormalizeArg::Ticks => Normalize::Ticks,
+            NormalizeArg::Rate => Normalize::Rate,
+            NormalizeArg::Work => Normalize::Work,
+            NormalizeArg::Robust => Normalize::Robust,
+        },
+        None if output == OutputArg::Classic => Normalize::Ticks,
+        None => Normalize::Share,
+    }
+}
+
+/// `--weight`, with the header notes of how runs are read and filtered.
+fn read_notes(cli: &Cli, notes: &mut Vec<String>) -> WeightBy {
+    let weight = match cli.weight {
+        WeightArg::Samples => WeightBy::Samples,
+        WeightArg::Period => {
+            notes.push("weight: sample periods (--weight period)".to_string());
+            WeightBy::Period
+        }
+    };
+    if cli.inclusive {
+        notes.push(
+            "inclusive: every distinct symbol of a callchain counted once per sample".to_string(),
+        );
+    }
+    if cli.kernel_only {
+        notes.push(KERNEL_ONLY_NOTE.to_string());
+    }
+    if let Some(c) = &cli.comm {
+        notes.push(format!("filter: --comm {c}"));
+    }
+    if let Some(d) = &cli.dso {
+        notes.push(format!("filter: --dso {d}"));
+    }
+    weight
+}
+
+/// `-f`: a format, or detection.
+fn format_of(f: FormatArg) -> Option<Format> {
+    match f {
+        FormatArg::Auto => None,
+        FormatArg::Readprofile => Some(Format::Readprofile),
+        FormatArg::PerfReport => Some(Format::PerfReport),
+        FormatArg::PerfScript => Some(Format::PerfScript),
+        FormatArg::Folded => Some(Format::Folded),
+        FormatArg::Opreport => Some(Format::Opreport),
+        FormatArg::ProcProfile => Some(Format::ProcProfile),
+        FormatArg::PerfData => Some(Format::PerfData),
+    }
+}
+
+/// `-o`.
+fn output_of(o: OutputArg) -> OutputFormat {
+    match o {
+        OutputArg::Text => OutputFormat::Text,
+        OutputArg::Classic => OutputFormat::Classic,
+        OutputArg::Json => OutputFormat::Json,
+        OutputArg::Csv => OutputFormat::Csv,
+        OutputArg::Markdown => OutputFormat::Markdown,
+        OutputArg::Html => OutputFormat::Html,
+        OutputArg::Flamegraph => OutputFormat::Flamegraph,
+    }
+}
+
+/// How rows are tested, sorted and cut.
+fn diff_options(report: &ReportArgs, normalize: Normalize) -> DiffOptions {
+    DiffOptions {
+        normalize,
+        sort: match report.sort {
+            SortArg::Delta => SortBy::Delta,
+            SortArg::Impact => SortBy::Impact,
+            SortArg::Ratio => SortBy::Ratio,
+            SortArg::Name => SortBy::Name,
+        },
+        top: report.top,
+        min_delta: report.min_delta,
+        alpha: report.alpha,
+        adjust: match report.adjust {
+            AdjustArg::Bh => Adjust::Bh,
+            AdjustArg::By => Adjust::By,
+            AdjustArg::Holm => Adjust::Holm,
+        },
+        noise_cv: report.noise_cv,
+        noise_model: None,
+        model_scope: crate::diff::ModelScope::All,
+    }
+}
+
+/// `--noise-model FILE` or `--noise-from RUNS…`.
+fn noise_spec(report: &ReportArgs) -> Result<Option<NoiseSpec>> {
+    Ok(match (&report.noise_model, report.noise_from.as_slice()) {
+        (Some(path), _) => Some(NoiseSpec::File(path.clone())),
+        (None, []) => None,
+        (None, runs) if runs.len() < 3 && !runs.iter().any(|r| is_container(r)) => bail!(
+            "--noise-from needs at least 3 replicate runs of one kernel, got {}",
+            runs.len()
+        ),
+        (None, runs) => Some(NoiseSpec::Runs(runs.to_vec())),
+    })
 }
 
 impl BatchConfig {

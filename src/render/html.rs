@@ -359,20 +359,7 @@ fn chart(report: &Report, c: &Comparison, nf: &NumFmt, s: &mut String) {
         s.push_str("<p class=\"note\">No row changed.</p>\n");
         return;
     }
-    let mut m: f64 = 0.0;
-    for r in worse.iter().chain(&better) {
-        m = m.max(r.delta.abs());
-        if let Some((lo, hi)) = r.delta_ci {
-            for v in [lo, hi] {
-                if v.is_finite() {
-                    m = m.max(v.abs());
-                }
-            }
-        }
-    }
-    if m <= 0.0 || !m.is_finite() {
-        m = 1.0;
-    }
+    let m = chart_extent(worse.iter().chain(&better));
     let (label_w, plot_x, plot_w, width) = (360.0, 370.0, 440.0, 940.0);
     let row_h = 18.0;
     let groups: Vec<(&str, &Vec<&Row>)> = [("regressions", &worse), ("improvements", &better)]
@@ -429,16 +416,7 @@ fn chart(report: &Report, c: &Comparison, nf: &NumFmt, s: &mut String) {
                 (b - a).max(0.5),
             );
             if let Some((lo, hi)) = r.delta_ci {
-                let (l, h) = (x(lo), x(hi));
-                let my = y + 8.5;
-                let _ = writeln!(
-                    s,
-                    "<path class=\"ci\" d=\"M{l:.1} {my:.1}H{h:.1}M{l:.1} {:.1}V{:.1}M{h:.1} {:.1}V{:.1}\"/>",
-                    my - 4.0,
-                    my + 4.0,
-                    my - 4.0,
-                    my + 4.0
-                );
+                whisker(s, x(lo), x(hi), y + 8.5);
             }
             let _ = writeln!(
                 s,
@@ -461,7 +439,44 @@ fn chart(report: &Report, c: &Comparison, nf: &NumFmt, s: &mut String) {
         x(0.0),
         y
     );
-    let ly = y + 18.0;
+    chart_legend(s, y + 18.0, &level);
+    s.push_str("</svg></div>\n");
+}
+
+/// The half-width of the chart's scale: the largest change or interval end
+/// shown (1 when there is none).
+fn chart_extent<'r>(rows: impl Iterator<Item = &'r &'r Row>) -> f64 {
+    let mut m: f64 = 0.0;
+    for r in rows {
+        m = m.max(r.delta.abs());
+        if let Some((lo, hi)) = r.delta_ci {
+            for v in [lo, hi] {
+                if v.is_finite() {
+                    m = m.max(v.abs());
+                }
+            }
+        }
+    }
+    if m <= 0.0 || !m.is_finite() {
+        m = 1.0;
+    }
+    m
+}
+
+/// An interval's whisker from `l` to `h`, centred on `my`.
+fn whisker(s: &mut String, l: f64, h: f64, my: f64) {
+    let _ = writeln!(
+        s,
+        "<path class=\"ci\" d=\"M{l:.1} {my:.1}H{h:.1}M{l:.1} {:.1}V{:.1}M{h:.1} {:.1}V{:.1}\"/>",
+        my - 4.0,
+        my + 4.0,
+        my - 4.0,
+        my + 4.0
+    );
+}
+
+/// The chart's legend at `ly`.
+fn chart_legend(s: &mut String, ly: f64, level: &str) {
     let _ = writeln!(
         s,
         "<g font-size=\"11\"><rect class=\"worse\" x=\"0\" y=\"{0:.1}\" width=\"12\" height=\"10\"/>\
@@ -482,7 +497,6 @@ fn chart(report: &Report, c: &Comparison, nf: &NumFmt, s: &mut String) {
         ly + 25.0,
         ly + 25.0
     );
-    s.push_str("</svg></div>\n");
 }
 
 #[cfg(test)]

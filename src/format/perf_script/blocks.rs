@@ -16,6 +16,7 @@
 //! `--jobs`.
 
 use super::super::ParseError;
+pub use super::pipeline::Block;
 use super::pipeline::{self, Bytes, Producer};
 use std::io::{BufRead, Read};
 
@@ -55,13 +56,6 @@ pub type Boundary = fn(buf: &[u8]) -> usize;
 /// A block may end after any newline.
 pub fn after_last_newline(buf: &[u8]) -> usize {
     memchr::memrchr(b'\n', buf).map_or(0, |i| i + 1)
-}
-
-/// One block of input and where it sits in the stream.
-pub struct Block<'a> {
-    pub data: &'a [u8],
-    /// True for the final block (the only one that may end mid-line).
-    pub last: bool,
 }
 
 /// Where the text comes from.
