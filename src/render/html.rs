@@ -31,67 +31,17 @@ pub fn title(report: &Report, opts: &RenderOptions) -> String {
     format!("diffprofile: {}", names.join(" vs "))
 }
 
-const CSS: &str = r#"
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.5em auto;max-width:1240px;padding:0 1em;color:#222;background:#fff}
-h1{font-size:1.4em}h2{font-size:1.2em;border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:1.6em}h3{font-size:1.05em}
-table{border-collapse:collapse;font-size:13px}
-td,th{padding:2px 8px;text-align:right;vertical-align:top;white-space:nowrap}
-table.rows td:first-child{white-space:normal}
-th{background:#f2f2f2;position:sticky;top:0;cursor:default;white-space:nowrap}
-.js table.rows th{cursor:pointer}
-table.rows td:first-child,table.rows th:first-child,table.facts td,table.facts th{text-align:left}
-table.rows td:first-child{font-family:ui-monospace,Menlo,Consolas,monospace;word-break:break-all}
-table.rows tbody tr:nth-child(even){background:#fafafa}
-tr.worse td.d{color:#b2182b;font-weight:bold}tr.better td.d{color:#2166ac;font-weight:bold}
-tr.untested td{color:#888}
-th[aria-sort=ascending]::after{content:" \25B2"}th[aria-sort=descending]::after{content:" \25BC"}
-.facts th{background:none;text-align:left;padding-right:1em}
-.note{color:#555}.warn{color:#8a4b00}
-.filter{margin:.5em 0}.filter input{width:22em}
-svg text{font-family:ui-monospace,Menlo,Consolas,monospace}
-.chart .worse{fill:#d6604d}.chart .better{fill:#4393c3}.chart .noise{fill:#c8c8c8}
-.chart .untested{fill:none;stroke:#999;stroke-dasharray:3 2}
-.chart .ci{stroke:#333;stroke-width:1.2}
-.scroll{overflow-x:auto}
-"#;
-
-const JS: &str = r#"
-(function(){
-document.documentElement.className+=' js';
-var each=function(l,f){Array.prototype.forEach.call(l,f);};
-each(document.querySelectorAll('table.rows'),function(t){
-var tb=t.tBodies[0],rows=Array.prototype.slice.call(tb.rows),ths=t.tHead.rows[0].cells;
-each(ths,function(th,i){
-var dir=0;th.tabIndex=0;th.title='click to sort';
-var go=function(){dir=dir===1?-1:1;var num=th.getAttribute('data-num')==='1';
-rows.sort(function(a,b){var x=a.cells[i],y=b.cells[i],r;
-if(num){r=(parseFloat(x.getAttribute('data-v'))||0)-(parseFloat(y.getAttribute('data-v'))||0);}
-else{r=x.textContent.localeCompare(y.textContent);}
-return r*dir||(a.getAttribute('data-i')-b.getAttribute('data-i'));});
-rows.forEach(function(r){tb.appendChild(r);});
-each(ths,function(h){h.removeAttribute('aria-sort');});
-th.setAttribute('aria-sort',dir===1?'ascending':'descending');};
-th.addEventListener('click',go);
-th.addEventListener('keydown',function(e){if(e.key==='Enter'){go();}});});
-var bar=document.createElement('div');bar.className='filter';
-bar.innerHTML='<input type="search" placeholder="filter symbols (regular expression)"> <select><option value="">all rows</option><option value="sig">significant</option><option value="worse">significant regressions</option><option value="better">significant improvements</option><option value="noise">within noise</option><option value="untested">untested</option></select> <span class="count"></span>';
-t.parentNode.insertBefore(bar,t);
-var inp=bar.querySelector('input'),sel=bar.querySelector('select'),cnt=bar.querySelector('span');
-var f=function(){var re=null,q=inp.value,k=sel.value,n=0;try{re=new RegExp(q,'i');}catch(e){re=null;}
-rows.forEach(function(r){var s=r.cells[0].textContent,kind=r.className;
-var ok=(!q||(re?re.test(s):s.indexOf(q)>=0))&&(!k||(k==='sig'?(kind==='worse'||kind==='better'):kind===k));
-r.hidden=!ok;if(ok){n++;}});
-cnt.textContent=n+' of '+rows.length+' rows';};
-inp.addEventListener('input',f);sel.addEventListener('change',f);f();});
-})();
-"#;
+/// The page's style and its script (sorting, filtering), as files beside
+/// this one.
+const CSS: &str = include_str!("report.css");
+const JS: &str = include_str!("report.js");
 
 /// A whole document around `body` (already escaped HTML).
 pub fn page(title: &str, body: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}<script>{JS}</script>\n</body>\n</html>\n",
+         <title>{}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n{body}<script>\n{JS}</script>\n</body>\n</html>\n",
         escape(title)
     )
 }
