@@ -4,15 +4,18 @@
 //! script, folded stacks, opreport), aggregates runs per side, tests every
 //! symbol's change for significance and renders a signed ranking.
 //!
-//! Pipeline: [`config::Config`] → [`load`] (via [`input`] and [`format`]) →
-//! [`aggregate`] → [`diff`] (using [`significance`] and [`stats`]) → [`render`].
-//! [`noise_model`] learns run-to-run noise from replicate runs for later
-//! comparisons.
-//! [`flame`] builds the differential call tree for `-o html` and
-//! `-o flamegraph` from the runs' callchains.
-//! [`batch`] runs that pipeline for every benchmark of a results tree.
-//! [`table`] writes results trees as a Parquet counts table for engines
-//! (`export`) and reads such a table back as a source.
+//! The parts are layers, and every part knows only what is below it (the
+//! README's development section; `scripts/imports.sh` checks it): the face
+//! ([`cli`] → [`config`] → [`app`]) runs [`batch`] or one comparison, and
+//! both use the [`compare`] engine: load every side ([`load`], via
+//! [`input`] and [`format`](mod@format), or from a counts [`table`]) → check them
+//! ([`sanity`], [`scope`]) → [`aggregate`] → [`diff`] (using
+//! [`significance`] and [`stats`]) → a finished report that [`render`]
+//! draws. [`noise_model`] learns run-to-run noise from replicate runs for
+//! later comparisons. [`flame`] builds the differential call tree for
+//! `-o html` and `-o flamegraph` from the runs' callchains. [`table`]
+//! writes results trees as a Parquet counts table for engines (`export`)
+//! and reads such a table back as a source.
 
 pub mod aggregate;
 pub mod app;
