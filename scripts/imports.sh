@@ -15,6 +15,10 @@
 #     closing brace) unless it is named in ALLOWED below, the table-driven
 #     ones the README's development section names with the reason.
 #
+# (`super::` is resolved from the file's module, so in an inline `mod tests`
+# it names one level higher than the compiler does; test modules only ever
+# reach their own file or its parent that way.)
+#
 # It prints every cycle, upward arrow and long function and exits 1 if there
 # is any. `scripts/imports.sh --graph` prints the graph only (exit 0);
 # `scripts/imports.sh --long` lists every function over 100 lines, allowed

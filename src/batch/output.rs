@@ -471,7 +471,7 @@ pub fn write_stdout(batch: &Batch, config: &BatchConfig, out: &mut dyn Write) ->
                 let id = format!("b-{}", anchor(&b.name));
                 body.push_str(&format!(
                     "<hr>\n<div id=\"{id}\" class=\"bench\">\n<h1>benchmark {}</h1>\n",
-                    render::html::escape(&b.name)
+                    render::markup::escape(&b.name)
                 ));
                 body.push_str(&render::html::body(r, &id, &render_opts(config)));
                 body.push_str("</div>\n");
