@@ -72,38 +72,7 @@ pub fn build(sides: &[Side], identity: &Identity) -> Matrix {
         .flat_map(|s| &s.runs)
         .all(|r| r.counts.keys().all(|k| k.dso.is_some()));
     let mut warnings = Vec::new();
-    // Place every distinct input key once.
-    // Looked up, never iterated into output: a hash map (hot in batch).
-    let mut placed: FxHashMap<&SymbolKey, Option<Ident>> = FxHashMap::default();
-    let mut info: BTreeMap<Ident, (Option<Mode>, BTreeSet<String>)> = BTreeMap::new();
-    for run in sides.iter().flat_map(|s| &s.runs) {
-        for key in run.counts.keys() {
-            if placed.contains_key(key) {
-                continue;
-            }
-            let ident = match identity.place(key) {
-                Placement::Dropped => None,
-                Placement::Row { name, grouped } => Some(Ident {
-                    name,
-                    dso: if use_dso && !grouped {
-                        key.dso.clone()
-                    } else {
-                        None
-                    },
-                }),
-            };
-            if let Some(id) = &ident {
-                let entry = info
-                    .entry(id.clone())
-                    .or_insert((key.mode, BTreeSet::new()));
-                if entry.0 != key.mode {
-                    entry.0 = entry.0.or(key.mode);
-                }
-                entry.1.insert(key.name.clone());
-            }
-            placed.insert(key, ident);
-        }
-    }
+    let (placed, mut info) = place(sides, identity, use_dso);
     let pseudo = |name: &str| -> Option<Ident> {
         identity.keeps(name).then(|| Ident {
             name: name.to_string(),
@@ -187,6 +156,52 @@ pub fn build(sides: &[Side], identity: &Identity) -> Matrix {
         counts,
         warnings,
     }
+}
+
+/// Where every distinct input key goes (`None`: dropped), each placed
+/// once, and every row's mode and the input names it holds.
+#[allow(clippy::type_complexity)]
+fn place<'s>(
+    sides: &'s [Side],
+    identity: &Identity,
+    use_dso: bool,
+) -> (
+    FxHashMap<&'s SymbolKey, Option<Ident>>,
+    BTreeMap<Ident, (Option<Mode>, BTreeSet<String>)>,
+) {
+    // Place every distinct input key once.
+    // Looked up, never iterated into output: a hash map (hot in batch).
+    let mut placed: FxHashMap<&SymbolKey, Option<Ident>> = FxHashMap::default();
+    let mut info: BTreeMap<Ident, (Option<Mode>, BTreeSet<String>)> = BTreeMap::new();
+    for run in sides.iter().flat_map(|s| &s.runs) {
+        for key in run.counts.keys() {
+            if placed.contains_key(key) {
+                continue;
+            }
+            let ident = match identity.place(key) {
+                Placement::Dropped => None,
+                Placement::Row { name, grouped } => Some(Ident {
+                    name,
+                    dso: if use_dso && !grouped {
+                        key.dso.clone()
+                    } else {
+                        None
+                    },
+                }),
+            };
+            if let Some(id) = &ident {
+                let entry = info
+                    .entry(id.clone())
+                    .or_insert((key.mode, BTreeSet::new()));
+                if entry.0 != key.mode {
+                    entry.0 = entry.0.or(key.mode);
+                }
+                entry.1.insert(key.name.clone());
+            }
+            placed.insert(key, ident);
+        }
+    }
+    (placed, info)
 }
 
 /// Samples of the run's total that neither a symbol row nor `*unknown*`

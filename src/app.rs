@@ -5,19 +5,16 @@
 //! colour, the default `--top` of text and whether a page (`-o html`,
 //! `-o flamegraph`) may be written there.
 
-use crate::aggregate::{self, Side};
+pub use crate::compare::{build_report, compare_sides, learn_from_side, learn_model, thread_pool};
+
 use crate::batch;
 use crate::cli::{Cli, ColorArg, Command};
-use crate::config::{BatchConfig, Config, NoiseModelConfig, NoiseSpec};
+use crate::config::{BatchConfig, Config, NoiseModelConfig};
 use crate::diff;
 use crate::exit;
-use crate::load;
-use crate::noise_model::{self, NoiseModel, Replicates};
 use crate::render::{self, OutputFormat};
-use crate::sanity;
 use anyhow::{Context, Result};
 use std::io::Write;
-use std::sync::Arc;
 
 /// Run a parsed command line: `batch`, or a comparison of profiles.
 pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
@@ -185,89 +182,6 @@ pub fn run_noise_model(
     Ok(exit::SUCCESS)
 }
 
-/// Learn a noise model from replicate runs (files, directories, archives)
-/// read, filtered, named and normalised as `config` says; with its warnings.
-pub fn learn_model(paths: &[String], config: &Config) -> Result<(NoiseModel, Vec<String>)> {
-    let loaded = load::load_side(paths, &config.load)?;
-    let side = Side {
-        name: "replicates".to_string(),
-        label: paths.join(" "),
-        runs: loaded.runs,
-    };
-    let source = format!("learned from {}", paths.join(" "));
-    let (model, mut warnings) = learn_from_side(&side, config, source)
-        .with_context(|| format!("noise model from {}", paths.join(" ")))?;
-    warnings.splice(0..0, loaded.warnings);
-    Ok((model, warnings))
-}
-
-/// Learn a noise model from the runs of one side already loaded (for
-/// `batch`, a kernel's runs of one benchmark); `source` names them.
-pub fn learn_from_side(
-    side: &Side,
-    config: &Config,
-    source: String,
-) -> Result<(NoiseModel, Vec<String>)> {
-    let (matrix, exposures) = count_matrix(std::slice::from_ref(side), config)?;
-    let mut warnings = matrix.warnings.clone();
-    let event = diff::common_event(std::slice::from_ref(side), &mut warnings);
-    let runs: Vec<&crate::profile::Profile> = side.runs.iter().collect();
-    warnings.extend(crate::format::unresolved::summary(&runs));
-    let model = noise_model::learn(Replicates {
-        counts: &matrix.counts[0],
-        exposures: &exposures[0],
-        idents: matrix
-            .symbols
-            .iter()
-            .map(|s| (s.ident.name.clone(), s.ident.dso.clone()))
-            .collect(),
-        runs: side
-            .runs
-            .iter()
-            .zip(&exposures[0])
-            .map(|(r, &e)| noise_model::ModelRun {
-                source: r.source.clone(),
-                format: r.format.name().to_string(),
-                total: r.total,
-                exposure: e,
-            })
-            .collect(),
-        normalize: config.diff.normalize.name().to_string(),
-        event,
-        source,
-    })?;
-    Ok((model, warnings))
-}
-
-/// The noise model a configuration names, read or learned; warnings when
-/// it was made under other options than this comparison's.
-fn load_noise_model(
-    config: &Config,
-    warnings: &mut Vec<String>,
-) -> Result<Option<Arc<NoiseModel>>> {
-    let model = match &config.noise {
-        None => return Ok(None),
-        Some(NoiseSpec::File(path)) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("{path}: cannot read the noise model"))?;
-            NoiseModel::from_json(&text, path)?
-        }
-        Some(NoiseSpec::Runs(paths)) => {
-            let (model, w) = learn_model(paths, config)?;
-            warnings.extend(w);
-            model
-        }
-    };
-    let normalize = config.diff.normalize.name();
-    if model.normalize != normalize {
-        warnings.push(format!(
-            "the noise model ({}) was learned with -n {}, this comparison uses -n {normalize}",
-            model.source, model.normalize
-        ));
-    }
-    Ok(Some(Arc::new(model)))
-}
-
 /// Regressions named in the `--fail-on-regression` line; the rest counted.
 const GATE_NAMED: usize = 5;
 
@@ -318,87 +232,4 @@ pub fn gate_sentence(report: &diff::Report) -> String {
             String::new()
         }
     )
-}
-
-/// Everything but rendering: the report of a configuration.
-pub fn build_report(config: &Config) -> Result<diff::Report> {
-    if let Some(spec) = &config.table {
-        let (config, mut sides, warnings) = crate::table::load_sides(config, spec)?;
-        return report_of_sides(&config, &mut sides, warnings);
-    }
-    let mut warnings = sanity::same_paths(&config.sides);
-    let mut sides = Vec::new();
-    for spec in &config.sides {
-        let loaded = load::load_side(&spec.paths, &config.load)?;
-        warnings.extend(loaded.warnings);
-        sides.push(Side {
-            name: spec.name.clone(),
-            label: render::compact_paths(&spec.paths),
-            runs: loaded.runs,
-        });
-    }
-    report_of_sides(config, &mut sides, warnings)
-}
-
-/// The report of sides already loaded, after `warnings` about loading them:
-/// the sides checked and brought to their common scope ([`sanity::prepare`]),
-/// then compared.
-fn report_of_sides(
-    config: &Config,
-    sides: &mut [Side],
-    mut warnings: Vec<String>,
-) -> Result<diff::Report> {
-    let mut found = sanity::prepare(
-        sides,
-        &config.load.parse,
-        &config.identity,
-        config.allow_duplicates,
-    )?;
-    warnings.append(&mut found.warnings);
-    let model = load_noise_model(config, &mut warnings)?;
-    let mut report = match model {
-        Some(model) => {
-            let mut config = config.clone();
-            config.diff.noise_model = Some(model);
-            compare_sides(sides, &config)?
-        }
-        None => compare_sides(sides, config)?,
-    };
-    found.add_notes(&mut report.notes);
-    warnings.append(&mut report.warnings);
-    report.warnings = diff::dedup_warnings(warnings);
-    Ok(report)
-}
-
-/// The sides' count matrix (identity options applied) and every run's
-/// exposure under the configured normalisation.
-fn count_matrix(sides: &[Side], config: &Config) -> Result<(aggregate::Matrix, Vec<Vec<f64>>)> {
-    let matrix = aggregate::build(sides, &config.identity);
-    let exposures = aggregate::exposures(
-        sides,
-        &matrix,
-        config.diff.normalize,
-        &config.run_info,
-        config.relative,
-    )?;
-    Ok((matrix, exposures))
-}
-
-/// The worker threads of `--jobs` (all cores by default).
-pub fn thread_pool(jobs: Option<usize>) -> Result<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.unwrap_or(0))
-        .build()
-        .context("cannot start worker threads")
-}
-
-/// Aggregate and compare sides already loaded (the first is the baseline).
-pub fn compare_sides(sides: &[Side], config: &Config) -> Result<diff::Report> {
-    let (matrix, exposures) = count_matrix(sides, config)?;
-    let mut report = diff::compare(sides, &exposures, &matrix, &config.diff);
-    report.notes.extend(config.notes.iter().cloned());
-    if config.load.parse.stacks {
-        report.flame = Some(crate::flame::build(sides, &config.identity, config.flame));
-    }
-    Ok(report)
 }

@@ -115,12 +115,7 @@ export one archive in parallel. The table is read back with --table or by batch.
     },
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ColorArg {
-    Auto,
-    Always,
-    Never,
-}
+pub use crate::render::ColorArg;
 
 /// `diffprofile batch ROOT --baseline KERNEL …`.
 #[derive(Args, Debug, Clone)]

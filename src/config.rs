@@ -4,17 +4,19 @@
 //! the `--run-info` file.
 
 use crate::aggregate::{self, Normalize, RunInfo};
-use crate::batch::Layout;
+pub use crate::batch::BatchConfig;
 use crate::cli::{
-    AdjustArg, Analysis, BatchArgs, Cli, ColorArg, FormatArg, NoiseModelArgs, NormalizeArg,
-    OutputArg, PercentageArg, ReportArgs, SortArg, WeightArg,
+    AdjustArg, Analysis, BatchArgs, Cli, FormatArg, NoiseModelArgs, NormalizeArg, OutputArg,
+    PercentageArg, ReportArgs, SortArg, WeightArg,
 };
+pub use crate::compare::{Config, NoiseSpec, SideSpec};
 use crate::diff::{DiffOptions, SortBy};
 use crate::flame::FlameView;
 use crate::format::perf_data::UserSymbolOptions;
 use crate::format::{ParseOptions, WeightBy};
 use crate::identity::{AliasMap, GroupBy, Identity};
 use crate::input;
+use crate::layout::Layout;
 use crate::load::LoadOptions;
 use crate::profile::Format;
 use crate::render::{OutputFormat, RenderOptions};
@@ -26,50 +28,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// The header note of `--kernel-only` (replaced by the scope note when
-/// runs are restricted to their kernel samples, see [`crate::scope`]).
-pub const KERNEL_ONLY_NOTE: &str =
-    "filter: kernel samples only (--kernel-only); shares stay relative to all samples";
-
-/// One side as the user named it.
-#[derive(Clone, Debug)]
-pub struct SideSpec {
-    pub name: String,
-    pub paths: Vec<String>,
-}
-
-#[derive(Clone, Debug)]
-pub struct Config {
-    pub sides: Vec<SideSpec>,
-    pub load: LoadOptions,
-    pub diff: DiffOptions,
-    pub output: OutputFormat,
-    pub render: RenderOptions,
-    pub run_info: RunInfo,
-    pub jobs: Option<usize>,
-    pub fail_on_regression: bool,
-    /// `--allow-duplicates`: runs of one side with the same counts are a
-    /// warning, not an error.
-    pub allow_duplicates: bool,
-    /// `--color`; resolved against the terminal and `NO_COLOR` by the app layer.
-    pub color: ColorArg,
-    pub identity: Identity,
-    /// `--percentage relative`: shares of the samples the filters kept.
-    pub relative: bool,
-    /// Statements for the report header (filters, weights).
-    pub notes: Vec<String>,
-    /// `--noise-model FILE` or `--noise-from RUNS…`, loaded by the app layer.
-    pub noise: Option<NoiseSpec>,
-    /// `-O FILE`: the report goes there instead of stdout.
-    pub output_file: Option<String>,
-    /// `--top` was given (else a terminal gets [`TERMINAL_TOP`] rows of each sign).
-    pub top_given: bool,
-    /// How flame graph stacks are shaped (`--kernel-only`,
-    /// `--flame-merge-roots`, `--flame-reverse`).
-    pub flame: FlameView,
-    /// `--table FILE`: the sides are selectors of the table's runs.
-    pub table: Option<crate::table::TableSpec>,
-}
+pub use crate::scope::KERNEL_ONLY_NOTE;
 
 /// Rows of each sign text shows on a terminal when `--top` is not given.
 pub const TERMINAL_TOP: usize = 25;
@@ -89,15 +48,6 @@ pub fn format_of_file(path: &str) -> Option<OutputArg> {
         "txt" | "text" => OutputArg::Text,
         _ => return None,
     })
-}
-
-/// Where a comparison's noise model comes from (docs/statistics.md §5.3).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum NoiseSpec {
-    /// A model file written by `diffprofile noise-model`.
-    File(String),
-    /// Replicate runs to learn it from first.
-    Runs(Vec<String>),
 }
 
 fn regex(flag: &str, re: &Option<String>) -> Result<Option<Regex>> {
@@ -128,42 +78,8 @@ impl Config {
             }
             None => None,
         };
-        if !(cli.report.alpha > 0.0 && cli.report.alpha < 1.0) {
-            bail!("--alpha must be between 0 and 1, not {}", cli.report.alpha);
-        }
-        if let Some(c) = cli.report.noise_cv {
-            if !(c >= 0.0 && c.is_finite()) {
-                bail!("--noise-cv must be a non-negative fraction such as 0.05, not {c}");
-            }
-        }
-        if !(cli.report.min_delta >= 0.0 && cli.report.min_delta.is_finite()) {
-            bail!(
-                "--min-delta must be a non-negative number, not {}",
-                cli.report.min_delta
-            );
-        }
-        if cli.jobs == Some(0) {
-            bail!("--jobs must be at least 1");
-        }
-        let stdin_uses = sides
-            .iter()
-            .flat_map(|s| &s.paths)
-            .filter(|p| *p == "-")
-            .count();
-        if stdin_uses > 1 {
-            bail!("stdin (-) can be named only once");
-        }
-        let normalize = match cli.normalize {
-            Some(n) => match n {
-                NormalizeArg::Share => Normalize::Share,
-                NormalizeArg::Ticks => Normalize::Ticks,
-                NormalizeArg::Rate => Normalize::Rate,
-                NormalizeArg::Work => Normalize::Work,
-                NormalizeArg::Robust => Normalize::Robust,
-            },
-            None if output_arg == OutputArg::Classic => Normalize::Ticks,
-            None => Normalize::Share,
-        };
+        check_ranges(&cli, &sides)?;
+        let normalize = normalize_of(cli.normalize, output_arg);
         let run_info = match &cli.run_info {
             Some(path) => {
                 let text = std::fs::read_to_string(path)
@@ -173,28 +89,7 @@ impl Config {
             None => RunInfo::default(),
         };
         let mut notes = Vec::new();
-        let weight = match cli.weight {
-            WeightArg::Samples => WeightBy::Samples,
-            WeightArg::Period => {
-                notes.push("weight: sample periods (--weight period)".to_string());
-                WeightBy::Period
-            }
-        };
-        if cli.inclusive {
-            notes.push(
-                "inclusive: every distinct symbol of a callchain counted once per sample"
-                    .to_string(),
-            );
-        }
-        if cli.kernel_only {
-            notes.push(KERNEL_ONLY_NOTE.to_string());
-        }
-        if let Some(c) = &cli.comm {
-            notes.push(format!("filter: --comm {c}"));
-        }
-        if let Some(d) = &cli.dso {
-            notes.push(format!("filter: --dso {d}"));
-        }
+        let weight = read_notes(&cli, &mut notes);
         let identity = identity(&cli, &mut notes)?;
         let relative = cli.percentage == PercentageArg::Relative;
         if relative {
@@ -218,54 +113,10 @@ impl Config {
             stacks: matches!(output_arg, OutputArg::Html | OutputArg::Flamegraph),
         };
         let path_maps = side_maps(&cli, &sides)?;
-        let format = match cli.format {
-            FormatArg::Auto => None,
-            FormatArg::Readprofile => Some(Format::Readprofile),
-            FormatArg::PerfReport => Some(Format::PerfReport),
-            FormatArg::PerfScript => Some(Format::PerfScript),
-            FormatArg::Folded => Some(Format::Folded),
-            FormatArg::Opreport => Some(Format::Opreport),
-            FormatArg::ProcProfile => Some(Format::ProcProfile),
-            FormatArg::PerfData => Some(Format::PerfData),
-        };
-        let diff = DiffOptions {
-            normalize,
-            sort: match cli.report.sort {
-                SortArg::Delta => SortBy::Delta,
-                SortArg::Impact => SortBy::Impact,
-                SortArg::Ratio => SortBy::Ratio,
-                SortArg::Name => SortBy::Name,
-            },
-            top: cli.report.top,
-            min_delta: cli.report.min_delta,
-            alpha: cli.report.alpha,
-            adjust: match cli.report.adjust {
-                AdjustArg::Bh => Adjust::Bh,
-                AdjustArg::By => Adjust::By,
-                AdjustArg::Holm => Adjust::Holm,
-            },
-            noise_cv: cli.report.noise_cv,
-            noise_model: None,
-            model_scope: crate::diff::ModelScope::All,
-        };
-        let noise = match (&cli.report.noise_model, cli.report.noise_from.as_slice()) {
-            (Some(path), _) => Some(NoiseSpec::File(path.clone())),
-            (None, []) => None,
-            (None, runs) if runs.len() < 3 && !runs.iter().any(|r| is_container(r)) => bail!(
-                "--noise-from needs at least 3 replicate runs of one kernel, got {}",
-                runs.len()
-            ),
-            (None, runs) => Some(NoiseSpec::Runs(runs.to_vec())),
-        };
-        let output = match output_arg {
-            OutputArg::Text => OutputFormat::Text,
-            OutputArg::Classic => OutputFormat::Classic,
-            OutputArg::Json => OutputFormat::Json,
-            OutputArg::Csv => OutputFormat::Csv,
-            OutputArg::Markdown => OutputFormat::Markdown,
-            OutputArg::Html => OutputFormat::Html,
-            OutputArg::Flamegraph => OutputFormat::Flamegraph,
-        };
+        let format = format_of(cli.format);
+        let diff = diff_options(&cli.report, normalize);
+        let noise = noise_spec(&cli.report)?;
+        let output = output_of(output_arg);
         Ok(Config {
             sides,
             load: LoadOptions {
@@ -310,16 +161,139 @@ impl Config {
     }
 }
 
-/// `diffprofile batch`: where the results are, how they are laid out, the
-/// baseline, where reports go, and the analysis configuration (with no sides:
-/// they come from the results tree).
-#[derive(Clone, Debug)]
-pub struct BatchConfig {
-    pub root: String,
-    pub baseline: String,
-    pub layout: Layout,
-    pub out_dir: Option<std::path::PathBuf>,
-    pub config: Config,
+/// The ranges and counts `from_cli` checks before reading anything.
+fn check_ranges(cli: &Cli, sides: &[SideSpec]) -> Result<()> {
+    if !(cli.report.alpha > 0.0 && cli.report.alpha < 1.0) {
+        bail!("--alpha must be between 0 and 1, not {}", cli.report.alpha);
+    }
+    if let Some(c) = cli.report.noise_cv {
+        if !(c >= 0.0 && c.is_finite()) {
+            bail!("--noise-cv must be a non-negative fraction such as 0.05, not {c}");
+        }
+    }
+    if !(cli.report.min_delta >= 0.0 && cli.report.min_delta.is_finite()) {
+        bail!(
+            "--min-delta must be a non-negative number, not {}",
+            cli.report.min_delta
+        );
+    }
+    if cli.jobs == Some(0) {
+        bail!("--jobs must be at least 1");
+    }
+    let stdin_uses = sides
+        .iter()
+        .flat_map(|s| &s.paths)
+        .filter(|p| *p == "-")
+        .count();
+    if stdin_uses > 1 {
+        bail!("stdin (-) can be named only once");
+    }
+    Ok(())
+}
+
+/// `-n`, or its default: ticks for `-o classic`, shares otherwise.
+fn normalize_of(n: Option<NormalizeArg>, output: OutputArg) -> Normalize {
+    match n {
+        Some(n) => match n {
+            NormalizeArg::Share => Normalize::Share,
+            NormalizeArg::Ticks => Normalize::Ticks,
+            NormalizeArg::Rate => Normalize::Rate,
+            NormalizeArg::Work => Normalize::Work,
+            NormalizeArg::Robust => Normalize::Robust,
+        },
+        None if output == OutputArg::Classic => Normalize::Ticks,
+        None => Normalize::Share,
+    }
+}
+
+/// `--weight`, with the header notes of how runs are read and filtered.
+fn read_notes(cli: &Cli, notes: &mut Vec<String>) -> WeightBy {
+    let weight = match cli.weight {
+        WeightArg::Samples => WeightBy::Samples,
+        WeightArg::Period => {
+            notes.push("weight: sample periods (--weight period)".to_string());
+            WeightBy::Period
+        }
+    };
+    if cli.inclusive {
+        notes.push(
+            "inclusive: every distinct symbol of a callchain counted once per sample".to_string(),
+        );
+    }
+    if cli.kernel_only {
+        notes.push(KERNEL_ONLY_NOTE.to_string());
+    }
+    if let Some(c) = &cli.comm {
+        notes.push(format!("filter: --comm {c}"));
+    }
+    if let Some(d) = &cli.dso {
+        notes.push(format!("filter: --dso {d}"));
+    }
+    weight
+}
+
+/// `-f`: a format, or detection.
+fn format_of(f: FormatArg) -> Option<Format> {
+    match f {
+        FormatArg::Auto => None,
+        FormatArg::Readprofile => Some(Format::Readprofile),
+        FormatArg::PerfReport => Some(Format::PerfReport),
+        FormatArg::PerfScript => Some(Format::PerfScript),
+        FormatArg::Folded => Some(Format::Folded),
+        FormatArg::Opreport => Some(Format::Opreport),
+        FormatArg::ProcProfile => Some(Format::ProcProfile),
+        FormatArg::PerfData => Some(Format::PerfData),
+    }
+}
+
+/// `-o`.
+fn output_of(o: OutputArg) -> OutputFormat {
+    match o {
+        OutputArg::Text => OutputFormat::Text,
+        OutputArg::Classic => OutputFormat::Classic,
+        OutputArg::Json => OutputFormat::Json,
+        OutputArg::Csv => OutputFormat::Csv,
+        OutputArg::Markdown => OutputFormat::Markdown,
+        OutputArg::Html => OutputFormat::Html,
+        OutputArg::Flamegraph => OutputFormat::Flamegraph,
+    }
+}
+
+/// How rows are tested, sorted and cut.
+fn diff_options(report: &ReportArgs, normalize: Normalize) -> DiffOptions {
+    DiffOptions {
+        normalize,
+        sort: match report.sort {
+            SortArg::Delta => SortBy::Delta,
+            SortArg::Impact => SortBy::Impact,
+            SortArg::Ratio => SortBy::Ratio,
+            SortArg::Name => SortBy::Name,
+        },
+        top: report.top,
+        min_delta: report.min_delta,
+        alpha: report.alpha,
+        adjust: match report.adjust {
+            AdjustArg::Bh => Adjust::Bh,
+            AdjustArg::By => Adjust::By,
+            AdjustArg::Holm => Adjust::Holm,
+        },
+        noise_cv: report.noise_cv,
+        noise_model: None,
+        model_scope: crate::diff::ModelScope::All,
+    }
+}
+
+/// `--noise-model FILE` or `--noise-from RUNS…`.
+fn noise_spec(report: &ReportArgs) -> Result<Option<NoiseSpec>> {
+    Ok(match (&report.noise_model, report.noise_from.as_slice()) {
+        (Some(path), _) => Some(NoiseSpec::File(path.clone())),
+        (None, []) => None,
+        (None, runs) if runs.len() < 3 && !runs.iter().any(|r| is_container(r)) => bail!(
+            "--noise-from needs at least 3 replicate runs of one kernel, got {}",
+            runs.len()
+        ),
+        (None, runs) => Some(NoiseSpec::Runs(runs.to_vec())),
+    })
 }
 
 impl BatchConfig {
@@ -397,13 +371,13 @@ impl NoiseModelConfig {
 
 /// `diffprofile export`: the trees, the output, the layout, the shard, and
 /// how runs are read and named (a [`Config`] with no sides).
-pub fn export_config(args: crate::cli::ExportArgs) -> Result<crate::table::export::ExportConfig> {
+pub fn export_config(args: crate::cli::ExportArgs) -> Result<crate::table::ExportConfig> {
     use clap::{Args, FromArgMatches};
     let layout = Layout::parse(&args.layout)?;
     let shard = args
         .shard
         .as_deref()
-        .map(crate::table::export::Shard::parse)
+        .map(crate::table::Shard::parse)
         .transpose()?;
     if args.analysis.normalize.is_some() || args.analysis.percentage != PercentageArg::Absolute {
         bail!("export writes counts: -n and --percentage apply when a comparison reads them");
@@ -419,12 +393,16 @@ pub fn export_config(args: crate::cli::ExportArgs) -> Result<crate::table::expor
         .and_then(|m| ReportArgs::from_arg_matches(&m))
         .context("default report flags")?;
     let config = Config::from_analysis(args.analysis, defaults)?;
-    Ok(crate::table::export::ExportConfig {
+    Ok(crate::table::ExportConfig {
         roots: args.roots,
         out: args.out,
         layout,
         shard,
-        config,
+        jobs: config.jobs,
+        load: config.load,
+        identity: config.identity,
+        run_info: config.run_info,
+        notes: config.notes,
     })
 }
 

@@ -4,20 +4,24 @@
 //! script, folded stacks, opreport), aggregates runs per side, tests every
 //! symbol's change for significance and renders a signed ranking.
 //!
-//! Pipeline: [`config::Config`] → [`load`] (via [`input`] and [`format`]) →
-//! [`aggregate`] → [`diff`] (using [`significance`] and [`stats`]) → [`render`].
-//! [`noise_model`] learns run-to-run noise from replicate runs for later
-//! comparisons.
-//! [`flame`] builds the differential call tree for `-o html` and
-//! `-o flamegraph` from the runs' callchains.
-//! [`batch`] runs that pipeline for every benchmark of a results tree.
-//! [`table`] writes results trees as a Parquet counts table for engines
-//! (`export`) and reads such a table back as a source.
+//! The parts are layers, and every part knows only what is below it (the
+//! README's development section; `scripts/imports.sh` checks it): the face
+//! ([`cli`] → [`config`] → [`app`]) runs [`batch`] or one comparison, and
+//! both use the [`compare`] engine: load every side ([`load`], via
+//! [`input`] and [`format`](mod@format), or from a counts [`table`]) → check them
+//! ([`sanity`], [`scope`]) → [`aggregate`] → [`diff`] (using
+//! [`significance`] and [`stats`]) → a finished report that [`render`]
+//! draws. [`noise_model`] learns run-to-run noise from replicate runs for
+//! later comparisons. [`flame`] builds the differential call tree for
+//! `-o html` and `-o flamegraph` from the runs' callchains. [`table`]
+//! writes results trees as a Parquet counts table for engines (`export`)
+//! and reads such a table back as a source.
 
 pub mod aggregate;
 pub mod app;
 pub mod batch;
 pub mod cli;
+pub mod compare;
 pub mod config;
 pub mod diff;
 pub mod exit;
@@ -25,6 +29,7 @@ pub mod flame;
 pub mod format;
 pub mod identity;
 pub mod input;
+pub mod layout;
 pub mod load;
 pub mod manpage;
 pub mod noise_model;
@@ -36,3 +41,4 @@ pub mod significance;
 pub mod stats;
 pub mod symmap;
 pub mod table;
+pub mod text;

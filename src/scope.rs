@@ -15,6 +15,11 @@ use crate::aggregate::Side;
 use crate::profile::{Format, Mode, Profile};
 use std::collections::BTreeSet;
 
+/// The header note of `--kernel-only` (replaced by the scope note when
+/// runs are restricted to their kernel samples, see [`crate::scope`]).
+pub const KERNEL_ONLY_NOTE: &str =
+    "filter: kernel samples only (--kernel-only); shares stay relative to all samples";
+
 /// What a run's samples cover.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {

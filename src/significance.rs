@@ -373,3 +373,12 @@ fn intervals(
         (d_lo.min(cp_d_lo), d_hi.max(cp_d_hi)),
     )
 }
+/// A p or q value with 3 significant digits, clamped below at 1e-300.
+pub fn pvalue(p: Option<f64>) -> String {
+    match p {
+        None => "-".to_string(),
+        Some(p) if p < 1e-300 => "<1e-300".to_string(),
+        Some(p) if p >= 0.001 => format!("{p:.3}"),
+        Some(p) => format!("{p:.2e}"),
+    }
+}

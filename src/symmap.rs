@@ -75,18 +75,18 @@ impl SymbolMap {
         let mut line_no = 0u64;
         loop {
             line.clear();
-            let n = Read::take(&mut reader, crate::format::MAX_LINE as u64 + 1)
+            let n = Read::take(&mut reader, crate::text::MAX_LINE as u64 + 1)
                 .read_until(b'\n', &mut line)
                 .with_context(|| format!("{source}: cannot read symbol map"))?;
             if n == 0 {
                 break;
             }
             line_no += 1;
-            if n > crate::format::MAX_LINE {
+            if n > crate::text::MAX_LINE {
                 bail!(
                     "{source}:{line_no}: expected a symbol map line of at most {} MiB, found \"{}\"",
-                    crate::format::MAX_LINE >> 20,
-                    crate::format::excerpt(&line[..80])
+                    crate::text::MAX_LINE >> 20,
+                    crate::text::excerpt(&line[..80])
                 );
             }
             let mut fields = line
@@ -96,7 +96,7 @@ impl SymbolMap {
             let (Some(kind), Some(name)) = (fields.next(), fields.next()) else {
                 bail!(
                     "{source}:{line_no}: expected a symbol map line `ADDRESS TYPE NAME [MODULE]`, found \"{}\"",
-                    crate::format::excerpt(&line)
+                    crate::text::excerpt(&line)
                 );
             };
             let module = fields.next();
@@ -107,20 +107,20 @@ impl SymbolMap {
             let module = match module {
                 None => None,
                 Some(m) if m.len() >= 2 && m[0] == b'[' && m[m.len() - 1] == b']' => {
-                    Some(crate::format::decode(&m[1..m.len() - 1]).into_owned())
+                    Some(crate::text::decode(&m[1..m.len() - 1]).into_owned())
                 }
                 Some(_) => None,
             };
             let Some(addr) = addr.filter(|_| kind.len() <= 7 && fields.next().is_none()) else {
                 bail!(
                     "{source}:{line_no}: expected a symbol map line `ADDRESS TYPE NAME [MODULE]` with a hexadecimal address, found \"{}\"",
-                    crate::format::excerpt(&line)
+                    crate::text::excerpt(&line)
                 );
             };
             symbols.push(MapSymbol {
                 addr,
                 kind: kind[0],
-                name: crate::format::decode(name).into_owned(),
+                name: crate::text::decode(name).into_owned(),
                 module,
             });
         }

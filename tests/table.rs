@@ -246,7 +246,14 @@ fn problems_are_named() {
         "--allow-duplicates applies when a comparison reads them",
     );
     bad(
-        &["--table", s(&t), "kernel=base", "kernel=next", "--symfs", "/"],
+        &[
+            "--table",
+            s(&t),
+            "kernel=base",
+            "kernel=next",
+            "--symfs",
+            "/",
+        ],
         "--symfs read and name profiles",
     );
     // Valid but wrong: a run both sides select is compared with itself.

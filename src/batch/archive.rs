@@ -16,8 +16,8 @@
 //! /proc/profile images, without `--kallsyms`/`--map`) are held, bounded, until
 //! the whole archive (and so every map) has been read.
 
+use super::BatchConfig;
 use super::{dir_of, hidden, Data, Member};
-use crate::config::BatchConfig;
 use crate::format;
 use crate::input::BUF_SIZE;
 use crate::load::{self, LoadOptions, MapFile};
@@ -86,13 +86,7 @@ pub(super) fn walk(config: &BatchConfig, reader: Box<dyn BufRead>) -> Result<Wal
                 continue;
             }
             if load::is_map_name(&path) {
-                let name = format!("{}:{path}", config.root);
-                let mut r = BufReader::with_capacity(BUF_SIZE, &mut entry);
-                let bytes = format::read_bounded(&mut r, &name, "symbol map")?;
-                w.maps
-                    .entry(dir_of(&path).to_string())
-                    .or_default()
-                    .push(MapFile::Bytes(name, bytes));
+                add_map(&mut w, &mut entry, &path, &config.root)?;
                 continue;
             }
             let Some((kernel, bench)) = config.layout.matches(&path) else {
@@ -151,6 +145,18 @@ pub(super) fn walk(config: &BatchConfig, reader: Box<dyn BufRead>) -> Result<Wal
         }
     }
     Ok(w)
+}
+
+/// A symbol map member, read into memory for the profiles of its directory.
+fn add_map(w: &mut Walked, entry: &mut impl Read, path: &str, root: &str) -> Result<()> {
+    let name = format!("{root}:{path}");
+    let mut r = BufReader::with_capacity(BUF_SIZE, entry);
+    let bytes = format::read_bounded(&mut r, &name, "symbol map")?;
+    w.maps
+        .entry(dir_of(path).to_string())
+        .or_default()
+        .push(MapFile::Bytes(name, bytes));
+    Ok(())
 }
 
 /// What to do with a small member read into memory.

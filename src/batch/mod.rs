@@ -14,14 +14,12 @@
 //! [`output`].
 
 mod archive;
-mod layout;
 mod output;
 
-pub use layout::Layout;
+pub use crate::layout::Layout;
 
 use crate::aggregate::Side;
-use crate::app::compare_sides;
-use crate::config::BatchConfig;
+use crate::compare::{compare_sides, Config};
 use crate::diff::{ModelScope, Report};
 use crate::exit;
 use crate::input::{self, Location, BUF_SIZE};
@@ -35,6 +33,18 @@ use std::collections::BTreeMap;
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// `diffprofile batch`: where the results are, how they are laid out, the
+/// baseline, where reports go, and the analysis configuration (with no sides:
+/// they come from the results tree).
+#[derive(Clone, Debug)]
+pub struct BatchConfig {
+    pub root: String,
+    pub baseline: String,
+    pub layout: Layout,
+    pub out_dir: Option<std::path::PathBuf>,
+    pub config: Config,
+}
 
 /// Non-matching paths listed by name in a warning; the rest are counted.
 const LIST_MAX: usize = 20;
@@ -89,7 +99,7 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<u8> {
-    let pool = crate::app::thread_pool(config.config.jobs)?;
+    let pool = crate::compare::thread_pool(config.config.jobs)?;
     let bar = if progress {
         let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} {pos}/{len} [{elapsed}]") {
@@ -150,163 +160,33 @@ pub fn build(config: &BatchConfig, bar: &ProgressBar) -> Result<Batch> {
     let mut warnings = Vec::new();
     bar.set_message("reading");
     // A counts table (crate::table) is a results tree whose runs are read.
-    let (table_config, table_runs) = crate::table::tree_runs(config)?.unzip();
+    let (table_config, table_runs) = crate::compare::table_runs(&config.root, &config.config)?
+        .map(|(c, runs)| {
+            let mut batch = config.clone();
+            batch.config = c;
+            (batch, runs)
+        })
+        .unzip();
     let config = table_config.as_ref().unwrap_or(config);
     let (members, loaded) = match table_runs {
         Some(runs) => table_members(runs),
-        None => {
-            let (members, maps) = list(config, &mut warnings)?;
-            bar.set_length(members.len() as u64);
-            bar.set_message("parsing");
-            let opts = &config.config.load;
-            let mut members = members;
-            let loaded: Vec<Result<std::result::Result<Profile, String>>> = members
-                .par_iter_mut()
-                .map(|m| {
-                    let r = read_member(m, opts, maps.get(dir_of(&m.path)).cloned());
-                    bar.inc(1);
-                    r
-                })
-                .collect();
-            (members, loaded)
-        }
+        None => parse_members(config, bar, &mut warnings)?,
     };
-    // bench → kernel → runs, in sorted path order (members are sorted).
-    let mut groups: BTreeMap<&str, BTreeMap<&str, Vec<Profile>>> = BTreeMap::new();
-    let mut bench_warnings: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-    let mut kernels: BTreeMap<&str, ()> = BTreeMap::new();
-    let mut errors = 0;
-    for (m, r) in members.iter().zip(loaded) {
-        kernels.insert(&m.kernel, ());
-        let runs = groups
-            .entry(&m.bench)
-            .or_default()
-            .entry(&m.kernel)
-            .or_default();
-        match r {
-            Ok(Ok(p)) => {
-                if p.total <= 0.0 {
-                    bench_warnings
-                        .entry(&m.bench)
-                        .or_default()
-                        .push(format!("{}: run holds no samples", m.path));
-                }
-                runs.push(p)
-            }
-            Ok(Err(why)) => bench_warnings
-                .entry(&m.bench)
-                .or_default()
-                .push(format!("skipped {why}")),
-            Err(e) => {
-                errors += 1;
-                warnings.push(format!("{e:#}"));
-            }
-        }
-    }
-    if !kernels.contains_key(config.baseline.as_str()) {
-        let known: Vec<&str> = kernels.keys().copied().collect();
-        bail!(
-            "{}: no runs of baseline kernel {:?} (kernels found with layout {}: {})",
-            config.root,
-            config.baseline,
-            config.layout.text(),
-            if known.is_empty() {
-                "none".to_string()
-            } else {
-                known.join(", ")
-            }
-        );
-    }
-    let all_kernels: Vec<&str> = std::iter::once(config.baseline.as_str())
-        .chain(kernels.keys().copied().filter(|k| *k != config.baseline))
-        .collect();
-    let mut jobs = Vec::new();
-    for (bench, by_kernel) in &mut groups {
-        let mut sides = Vec::new();
-        let mut missing = Vec::new();
-        for k in &all_kernels {
-            match by_kernel.remove(k) {
-                Some(runs) if !runs.is_empty() => sides.push(Side {
-                    name: k.to_string(),
-                    label: config.layout.label(k, bench),
-                    runs,
-                }),
-                _ => missing.push(*k),
-            }
-        }
-        let mut skipped = None;
-        if sides.first().map(|s| s.name.as_str()) != Some(config.baseline.as_str()) {
-            skipped = Some(format!("no runs of baseline {}", config.baseline));
-        } else if sides.len() < 2 {
-            skipped = Some("only the baseline has runs".to_string());
-        }
-        for k in &missing {
-            warnings.push(format!("benchmark {bench}: no runs of kernel {k}"));
-        }
-        if let Some(why) = &skipped {
-            warnings.push(format!("benchmark {bench}: skipped: {why}"));
-        }
-        let extra = bench_warnings.remove(bench).unwrap_or_default();
-        jobs.push((bench.to_string(), sides, skipped, extra));
-    }
+    let mut grouped = group(&members, loaded, &mut warnings);
+    let jobs = plan(config, &mut grouped, &mut warnings)?;
     bar.set_message("comparing");
     bar.set_position(0);
     bar.set_length(jobs.len() as u64);
     let benches: Vec<Result<Bench>> = jobs
         .into_par_iter()
-        .map(|(name, mut sides, mut skipped, extra)| {
-            let kernels = sides.iter().map(|s| s.name.clone()).collect();
-            let c = &config.config;
-            let found = match skipped {
-                Some(_) => None,
-                // Refused inputs (duplicate runs, filters that cannot
-                // apply) skip this benchmark, named as an error.
-                None => match sanity::prepare(
-                    &mut sides,
-                    &c.load.parse,
-                    &c.identity,
-                    c.allow_duplicates,
-                ) {
-                    Ok(found) => Some(found),
-                    Err(e) => {
-                        skipped = Some(format!("refused: {e:#}"));
-                        None
-                    }
-                },
-            };
-            let report = match found {
-                None => None,
-                Some(mut found) => {
-                    let mut w = extra;
-                    w.append(&mut found.warnings);
-                    let model = bench_noise_model(&sides, c, &mut w)
-                        .with_context(|| format!("benchmark {name}"))?;
-                    let mut r = match model {
-                        Some(m) => {
-                            let mut c = c.clone();
-                            c.diff.noise_model = Some(Arc::new(m));
-                            c.diff.model_scope = ModelScope::OneRunPerSide;
-                            compare_sides(&sides, &c)
-                        }
-                        None => compare_sides(&sides, c),
-                    }
-                    .with_context(|| format!("benchmark {name}"))?;
-                    found.add_notes(&mut r.notes);
-                    w.append(&mut r.warnings);
-                    r.warnings = w;
-                    Some(r)
-                }
-            };
+        .map(|job| {
+            let b = compare_bench(&config.config, job)?;
             bar.inc(1);
-            Ok(Bench {
-                name,
-                kernels,
-                report,
-                skipped,
-            })
+            Ok(b)
         })
         .collect();
     let benches = benches.into_iter().collect::<Result<Vec<_>>>()?;
+    let mut errors = grouped.errors;
     let mut refused = 0;
     for b in &benches {
         if let Some(why) = b
@@ -331,6 +211,203 @@ pub fn build(config: &BatchConfig, bar: &ProgressBar) -> Result<Batch> {
     })
 }
 
+/// A member read: its profile, why it was skipped, or the error.
+type MemberRead = Result<std::result::Result<Profile, String>>;
+
+/// The members of a results tree, listed and parsed in parallel.
+fn parse_members(
+    config: &BatchConfig,
+    bar: &ProgressBar,
+    warnings: &mut Vec<String>,
+) -> Result<(Vec<Member>, Vec<MemberRead>)> {
+    let (members, maps) = list(config, warnings)?;
+    bar.set_length(members.len() as u64);
+    bar.set_message("parsing");
+    let opts = &config.config.load;
+    let mut members = members;
+    let loaded: Vec<MemberRead> = members
+        .par_iter_mut()
+        .map(|m| {
+            let r = read_member(m, opts, maps.get(dir_of(&m.path)).cloned());
+            bar.inc(1);
+            r
+        })
+        .collect();
+    Ok((members, loaded))
+}
+
+/// The runs read, as bench → kernel → runs in sorted path order (members
+/// are sorted), with each benchmark's warnings.
+struct Grouped<'m> {
+    groups: BTreeMap<&'m str, BTreeMap<&'m str, Vec<Profile>>>,
+    bench_warnings: BTreeMap<&'m str, Vec<String>>,
+    kernels: BTreeMap<&'m str, ()>,
+    /// Members that could not be read or were malformed.
+    errors: usize,
+}
+
+fn group<'m>(
+    members: &'m [Member],
+    loaded: Vec<MemberRead>,
+    warnings: &mut Vec<String>,
+) -> Grouped<'m> {
+    let mut g = Grouped {
+        groups: BTreeMap::new(),
+        bench_warnings: BTreeMap::new(),
+        kernels: BTreeMap::new(),
+        errors: 0,
+    };
+    for (m, r) in members.iter().zip(loaded) {
+        g.kernels.insert(&m.kernel, ());
+        let runs = g
+            .groups
+            .entry(&m.bench)
+            .or_default()
+            .entry(&m.kernel)
+            .or_default();
+        match r {
+            Ok(Ok(p)) => {
+                if p.total <= 0.0 {
+                    g.bench_warnings
+                        .entry(&m.bench)
+                        .or_default()
+                        .push(format!("{}: run holds no samples", m.path));
+                }
+                runs.push(p)
+            }
+            Ok(Err(why)) => g
+                .bench_warnings
+                .entry(&m.bench)
+                .or_default()
+                .push(format!("skipped {why}")),
+            Err(e) => {
+                g.errors += 1;
+                warnings.push(format!("{e:#}"));
+            }
+        }
+    }
+    g
+}
+
+/// One benchmark to compare: its name, sides (baseline first), why it is
+/// skipped, and the warnings of reading it.
+struct Job {
+    name: String,
+    sides: Vec<Side>,
+    skipped: Option<String>,
+    extra: Vec<String>,
+}
+
+/// The benchmarks to compare, each with every kernel that has runs of it;
+/// an error when the baseline kernel has none at all.
+fn plan(config: &BatchConfig, g: &mut Grouped<'_>, warnings: &mut Vec<String>) -> Result<Vec<Job>> {
+    if !g.kernels.contains_key(config.baseline.as_str()) {
+        let known: Vec<&str> = g.kernels.keys().copied().collect();
+        bail!(
+            "{}: no runs of baseline kernel {:?} (kernels found with layout {}: {})",
+            config.root,
+            config.baseline,
+            config.layout.text(),
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        );
+    }
+    let all_kernels: Vec<&str> = std::iter::once(config.baseline.as_str())
+        .chain(g.kernels.keys().copied().filter(|k| *k != config.baseline))
+        .collect();
+    let mut jobs = Vec::new();
+    for (bench, by_kernel) in &mut g.groups {
+        let mut sides = Vec::new();
+        let mut missing = Vec::new();
+        for k in &all_kernels {
+            match by_kernel.remove(*k) {
+                Some(runs) if !runs.is_empty() => sides.push(Side {
+                    name: k.to_string(),
+                    label: config.layout.label(k, bench),
+                    runs,
+                }),
+                _ => missing.push(*k),
+            }
+        }
+        let mut skipped = None;
+        if sides.first().map(|s| s.name.as_str()) != Some(config.baseline.as_str()) {
+            skipped = Some(format!("no runs of baseline {}", config.baseline));
+        } else if sides.len() < 2 {
+            skipped = Some("only the baseline has runs".to_string());
+        }
+        for k in &missing {
+            warnings.push(format!("benchmark {bench}: no runs of kernel {k}"));
+        }
+        if let Some(why) = &skipped {
+            warnings.push(format!("benchmark {bench}: skipped: {why}"));
+        }
+        let extra = g.bench_warnings.remove(bench).unwrap_or_default();
+        jobs.push(Job {
+            name: bench.to_string(),
+            sides,
+            skipped,
+            extra,
+        });
+    }
+    Ok(jobs)
+}
+
+/// One benchmark through the comparison engine: sides checked
+/// ([`sanity::prepare`]), a noise model when one is needed, compared.
+fn compare_bench(c: &Config, job: Job) -> Result<Bench> {
+    let Job {
+        name,
+        mut sides,
+        mut skipped,
+        extra,
+    } = job;
+    let kernels = sides.iter().map(|s| s.name.clone()).collect();
+    let found = match skipped {
+        Some(_) => None,
+        // Refused inputs (duplicate runs, filters that cannot
+        // apply) skip this benchmark, named as an error.
+        None => match sanity::prepare(&mut sides, &c.load.parse, &c.identity, c.allow_duplicates) {
+            Ok(found) => Some(found),
+            Err(e) => {
+                skipped = Some(format!("refused: {e:#}"));
+                None
+            }
+        },
+    };
+    let report = match found {
+        None => None,
+        Some(mut found) => {
+            let mut w = extra;
+            w.append(&mut found.warnings);
+            let model = bench_noise_model(&sides, c, &mut w)
+                .with_context(|| format!("benchmark {name}"))?;
+            let mut r = match model {
+                Some(m) => {
+                    let mut c = c.clone();
+                    c.diff.noise_model = Some(Arc::new(m));
+                    c.diff.model_scope = ModelScope::OneRunPerSide;
+                    compare_sides(&sides, &c)
+                }
+                None => compare_sides(&sides, c),
+            }
+            .with_context(|| format!("benchmark {name}"))?;
+            found.add_notes(&mut r.notes);
+            w.append(&mut r.warnings);
+            r.warnings = w;
+            Some(r)
+        }
+    };
+    Ok(Bench {
+        name,
+        kernels,
+        report,
+        skipped,
+    })
+}
+
 /// docs/statistics.md §5.3 in a batch: when a benchmark has single-run
 /// kernels compared with a single-run baseline, the kernel with the most
 /// runs (3 or more; the baseline first on ties, then name order) provides
@@ -338,7 +415,7 @@ pub fn build(config: &BatchConfig, bar: &ProgressBar) -> Result<Batch> {
 /// one, no kernel has 3 runs, or the user gave a model for every comparison.
 fn bench_noise_model(
     sides: &[Side],
-    config: &crate::config::Config,
+    config: &Config,
     warnings: &mut Vec<String>,
 ) -> Result<Option<crate::noise_model::NoiseModel>> {
     if config.noise.is_some() || sides[0].runs.len() != 1 {
@@ -359,7 +436,7 @@ fn bench_noise_model(
         return Ok(None);
     };
     let source = format!("kernel {}'s {} runs", src.name, src.runs.len());
-    let (model, w) = crate::app::learn_from_side(src, config, source)?;
+    let (model, w) = crate::compare::learn_from_side(src, config, source)?;
     warnings.extend(w);
     Ok(Some(model))
 }

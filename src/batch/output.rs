@@ -4,8 +4,8 @@
 //! the index: every significant regression of every benchmark, largest Δ
 //! first (ties by benchmark, kernel, symbol), and the batch's warnings.
 
+use super::BatchConfig;
 use super::{Batch, Bench};
-use crate::config::BatchConfig;
 use crate::diff::Row;
 use crate::render::{self, json, text, NumFmt, OutputFormat};
 use anyhow::{Context, Result};
@@ -313,7 +313,7 @@ fn render_one(b: &Bench, config: &BatchConfig, out: &mut dyn Write) -> Result<()
 /// first) and every benchmark with its counts and, when `files`, a link to
 /// its report file (`-o html`: the report page; `-o flamegraph`: the SVG).
 fn index_html(batch: &Batch, files: bool, fmt: OutputFormat) -> String {
-    use crate::render::html::escape;
+    use crate::render::markup::escape;
     let list = entries(batch);
     let mut s = String::new();
     s.push_str(&format!(
@@ -369,7 +369,7 @@ fn index_html(batch: &Batch, files: bool, fmt: OutputFormat) -> String {
 
 /// A benchmark's name, linked to its report (a file, or a section of this page).
 fn bench_link(bench: &str, files: bool, fmt: OutputFormat) -> String {
-    use crate::render::html::escape;
+    use crate::render::markup::escape;
     let target = if files {
         url_path(&file_name(bench, fmt))
     } else {
@@ -453,20 +453,13 @@ pub fn write_stdout(batch: &Batch, config: &BatchConfig, out: &mut dyn Write) ->
             let mut w = csv::Writer::from_writer(&mut *out);
             let mut header = false;
             for b in &batch.benches {
-                let mut buf = Vec::new();
-                render_one(b, config, &mut buf)?;
-                let mut rd = csv::ReaderBuilder::new()
-                    .has_headers(true)
-                    .from_reader(&buf[..]);
-                if !header && b.report.is_some() {
-                    let h = rd.headers()?.clone();
-                    w.write_record(std::iter::once("benchmark").chain(h.iter()))?;
+                let Some(r) = &b.report else { continue };
+                if !header {
+                    let h = render::csv::header().iter().copied();
+                    w.write_record(std::iter::once("benchmark").chain(h))?;
                     header = true;
                 }
-                for rec in rd.records() {
-                    let rec = rec?;
-                    w.write_record(std::iter::once(b.name.as_str()).chain(rec.iter()))?;
-                }
+                render::csv::write_rows(&mut w, r, Some(&b.name))?;
             }
             w.flush()?;
         }
@@ -478,7 +471,7 @@ pub fn write_stdout(batch: &Batch, config: &BatchConfig, out: &mut dyn Write) ->
                 let id = format!("b-{}", anchor(&b.name));
                 body.push_str(&format!(
                     "<hr>\n<div id=\"{id}\" class=\"bench\">\n<h1>benchmark {}</h1>\n",
-                    render::html::escape(&b.name)
+                    render::markup::escape(&b.name)
                 ));
                 body.push_str(&render::html::body(r, &id, &render_opts(config)));
                 body.push_str("</div>\n");

@@ -58,7 +58,7 @@ pub fn warning(
         }
         format!(
             "beyond the runs' own scatter of that shift (t test, p {})",
-            crate::render::pvalue(Some(p))
+            crate::significance::pvalue(Some(p))
         )
     } else {
         let sd: Vec<f64> = voters

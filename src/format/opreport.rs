@@ -135,22 +135,7 @@ pub fn parse(
         let line = super::decode(&buf);
         let line = line.trim_end_matches(['\n', '\r']);
         let Some(cs) = &cols else {
-            if let Some(c) = columns(line) {
-                pair = choose_pair(
-                    origin,
-                    opts,
-                    &events,
-                    c.iter().filter(|&&c| c == Col::Pair).count(),
-                )?;
-                if let Some(e) = events.get(pair) {
-                    p.event = Some(e.clone());
-                }
-                cols = Some(c);
-            } else if let Some(rest) = line.strip_prefix("Counted ") {
-                events.push(rest.split(" events").next().unwrap_or(rest).to_string());
-            } else if line.starts_with("Profiling through timer") {
-                events.push("timer".into());
-            }
+            cols = header_line(line, origin, opts, &mut events, &mut pair, &mut p)?;
             continue;
         };
         if line.trim().is_empty() {
@@ -213,7 +198,49 @@ pub fn parse(
             None => return Err(ParseError::malformed(origin, n, EXPECTED, line.as_bytes())),
         }
     }
-    if cols.is_none() {
+    finish(p, origin, cols.is_some(), details, sum, estimate)
+}
+
+/// A line before the column header: the header itself (the columns, and
+/// the event of the pair read), or an event named.
+fn header_line(
+    line: &str,
+    origin: &str,
+    opts: &ParseOptions,
+    events: &mut Vec<String>,
+    pair: &mut usize,
+    p: &mut Profile,
+) -> Result<Option<Vec<Col>>, ParseError> {
+    if let Some(c) = columns(line) {
+        *pair = choose_pair(
+            origin,
+            opts,
+            events,
+            c.iter().filter(|&&c| c == Col::Pair).count(),
+        )?;
+        if let Some(e) = events.get(*pair) {
+            p.event = Some(e.clone());
+        }
+        return Ok(Some(c));
+    } else if let Some(rest) = line.strip_prefix("Counted ") {
+        events.push(rest.split(" events").next().unwrap_or(rest).to_string());
+    } else if line.starts_with("Profiling through timer") {
+        events.push("timer".into());
+    }
+    Ok(None)
+}
+
+/// The profile once every line is read: the header found, warnings said,
+/// the total (estimated from the percentages when rows are missing).
+fn finish(
+    mut p: Profile,
+    origin: &str,
+    header: bool,
+    details: u64,
+    sum: u64,
+    estimate: Option<(u64, f64)>,
+) -> Result<Profile, ParseError> {
+    if !header {
         return Err(ParseError::invalid(
             origin,
             "no opreport column header (`samples  %  …  symbol name`) found",

@@ -77,7 +77,6 @@ use std::io::BufRead;
 pub(crate) mod blocks;
 mod chain;
 mod line;
-mod mapped;
 mod pipeline;
 mod tally;
 #[cfg(test)]
@@ -295,40 +294,7 @@ impl Merged {
             WeightBy::Samples => Weight::Samples,
             WeightBy::Period => Weight::Period,
         };
-        let list = |evs: &[&EventAcc]| {
-            evs.iter()
-                .map(|e| format!("{} ({} samples)", event_name(&e.name), e.samples))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let all: Vec<&EventAcc> = self.events.iter().collect();
-        let wanted: Vec<&EventAcc> = all.iter().copied().filter(|e| e.wanted).collect();
-        let chosen = match (wanted.len(), &opts.event) {
-            (1, _) => wanted[0].name.clone(),
-            (0, None) => Vec::new(),
-            (0, Some(w)) => {
-                return Err(ParseError::invalid(
-                    origin,
-                    format!(
-                        "no samples of event '{w}'; the input has: {}",
-                        if all.is_empty() {
-                            "no samples".into()
-                        } else {
-                            list(&all)
-                        }
-                    ),
-                ))
-            }
-            (_, _) => {
-                return Err(ParseError::invalid(
-                    origin,
-                    format!(
-                        "several events in the input: {}; choose one with --event",
-                        list(&wanted)
-                    ),
-                ))
-            }
-        };
+        let chosen = chosen_event(&self.events, origin, opts)?;
         self.push_warnings(&mut p);
         let Some(ev) = self
             .events
@@ -429,6 +395,49 @@ impl Merged {
             );
         }
     }
+}
+
+/// The event read: the one wanted (`--event`, or the only one), or none
+/// when there are no samples; an error when there are several to choose from.
+fn chosen_event(
+    events: &[EventAcc],
+    origin: &str,
+    opts: &ParseOptions,
+) -> Result<Vec<u8>, ParseError> {
+    let list = |evs: &[&EventAcc]| {
+        evs.iter()
+            .map(|e| format!("{} ({} samples)", event_name(&e.name), e.samples))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let all: Vec<&EventAcc> = events.iter().collect();
+    let wanted: Vec<&EventAcc> = all.iter().copied().filter(|e| e.wanted).collect();
+    Ok(match (wanted.len(), &opts.event) {
+        (1, _) => wanted[0].name.clone(),
+        (0, None) => Vec::new(),
+        (0, Some(w)) => {
+            return Err(ParseError::invalid(
+                origin,
+                format!(
+                    "no samples of event '{w}'; the input has: {}",
+                    if all.is_empty() {
+                        "no samples".into()
+                    } else {
+                        list(&all)
+                    }
+                ),
+            ))
+        }
+        (_, _) => {
+            return Err(ParseError::invalid(
+                origin,
+                format!(
+                    "several events in the input: {}; choose one with --event",
+                    list(&wanted)
+                ),
+            ))
+        }
+    })
 }
 
 fn event_name(name: &[u8]) -> String {

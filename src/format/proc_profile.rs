@@ -143,6 +143,81 @@ fn fold(buf: &[u32], map: &SymbolMap, origin: &str, force: bool) -> Result<Profi
     let mismatch = length_mismatch(map, add0, step, entries - 1);
     let mut p = Profile::new(origin, Format::ProcProfile);
     p.weight = Weight::Samples;
+    let (indx, hidden) = fold_symbols(buf, map, start, step, &mut p, origin)?;
+    let unknown = u64::from(buf[entries - 1]);
+    let past: u64 = buf
+        .get(indx..entries - 1)
+        .unwrap_or(&[])
+        .iter()
+        .map(|&w| u64::from(w))
+        .sum();
+    if past > 0 {
+        p.warnings.push(format!(
+            "{origin}: {past} tick(s) in counters past the last text symbol of {} \
+             (readprofile ignores them too)",
+            map.source
+        ));
+    }
+    if hidden > 0 {
+        p.warnings.push(format!(
+            "{origin}: {hidden} tick(s) fell on zero-size symbols of {} (readprofile counts them \
+             in its total but lists no symbol); counted as unattributed",
+            map.source
+        ));
+    }
+    p.unattributed = (unknown + hidden) as f64;
+    p.total = p.symbol_sum() + p.unattributed;
+    if let Some(why) = mismatch {
+        if !force {
+            return Err(ParseError::invalid(
+                origin,
+                format!(
+                    "the symbol map {} does not belong to this image: {why} (readprofile's \
+                     own check); give the System.map of the kernel the image was taken on, \
+                     or --force-map to use it anyway",
+                    map.source
+                ),
+            ));
+        }
+        p.warnings.push(format!(
+            "{origin}: --force-map: ticks folded onto {} although it does not seem to \
+             belong to this image ({why})",
+            map.source
+        ));
+    }
+    let padding: f64 = p
+        .counts
+        .iter()
+        .filter(|(k, _)| is_padding(&k.name))
+        .map(|(_, &c)| c)
+        .sum();
+    if padding > 0.0 {
+        p.warnings.push(format!(
+            "{origin}: {padding} of {} ticks ({:.1}%) land in function padding \
+             (__pfx_*/__cfi_*): is {} the map of the kernel the image \
+             was taken on?",
+            p.total,
+            100.0 * padding / p.total.max(1.0),
+            map.source
+        ));
+    }
+    Ok(p)
+}
+
+/// The counters folded onto the text symbols from `_stext` (index
+/// `start`) on, into `p`: where the counters of symbols end, and the ticks
+/// of zero-size symbols (counted in no row).
+fn fold_symbols(
+    buf: &[u32],
+    map: &SymbolMap,
+    start: usize,
+    step: u64,
+    p: &mut Profile,
+    origin: &str,
+) -> Result<(usize, u64), ParseError> {
+    let entries = buf.len();
+    let syms = &map.symbols;
+    let add0 = syms[start].addr;
     let mut fn_add = add0;
     let mut fn_name = syms[start].name.as_str();
     let mut indx: usize = 1;
@@ -208,64 +283,7 @@ fn fold(buf: &[u32], map: &SymbolMap, origin: &str, force: bool) -> Result<Profi
             break;
         }
     }
-    let unknown = u64::from(buf[entries - 1]);
-    let past: u64 = buf
-        .get(indx..entries - 1)
-        .unwrap_or(&[])
-        .iter()
-        .map(|&w| u64::from(w))
-        .sum();
-    if past > 0 {
-        p.warnings.push(format!(
-            "{origin}: {past} tick(s) in counters past the last text symbol of {} \
-             (readprofile ignores them too)",
-            map.source
-        ));
-    }
-    if hidden > 0 {
-        p.warnings.push(format!(
-            "{origin}: {hidden} tick(s) fell on zero-size symbols of {} (readprofile counts them \
-             in its total but lists no symbol); counted as unattributed",
-            map.source
-        ));
-    }
-    p.unattributed = (unknown + hidden) as f64;
-    p.total = p.symbol_sum() + p.unattributed;
-    if let Some(why) = mismatch {
-        if !force {
-            return Err(ParseError::invalid(
-                origin,
-                format!(
-                    "the symbol map {} does not belong to this image: {why} (readprofile's \
-                     own check); give the System.map of the kernel the image was taken on, \
-                     or --force-map to use it anyway",
-                    map.source
-                ),
-            ));
-        }
-        p.warnings.push(format!(
-            "{origin}: --force-map: ticks folded onto {} although it does not seem to \
-             belong to this image ({why})",
-            map.source
-        ));
-    }
-    let padding: f64 = p
-        .counts
-        .iter()
-        .filter(|(k, _)| is_padding(&k.name))
-        .map(|(_, &c)| c)
-        .sum();
-    if padding > 0.0 {
-        p.warnings.push(format!(
-            "{origin}: {padding} of {} ticks ({:.1}%) land in function padding \
-             (__pfx_*/__cfi_*): is {} the map of the kernel the image \
-             was taken on?",
-            p.total,
-            100.0 * padding / p.total.max(1.0),
-            map.source
-        ));
-    }
-    Ok(p)
+    Ok((indx, hidden))
 }
 
 /// Why an image and a map disagree, if they do: the kernel allocates

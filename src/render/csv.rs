@@ -69,6 +69,22 @@ fn csv_io(e: csv::Error) -> io::Error {
 pub fn render(report: &Report, _opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     w.write_record(HEADER).map_err(csv_io)?;
+    write_rows(&mut w, report, None).map_err(csv_io)?;
+    w.flush()
+}
+
+/// The columns of [`render`]'s header, in order.
+pub fn header() -> &'static [&'static str] {
+    &HEADER
+}
+
+/// Every shown row of `report` as a record of [`header`]'s columns, after
+/// `first` when given (`batch` puts the benchmark there).
+pub fn write_rows<W: Write>(
+    w: &mut csv::Writer<W>,
+    report: &Report,
+    first: Option<&str>,
+) -> csv::Result<()> {
     for c in &report.comparisons {
         let side = &report.sides[c.side].name;
         for r in &c.rows {
@@ -78,7 +94,7 @@ pub fn render(report: &Report, _opts: &RenderOptions, out: &mut dyn Write) -> io
                 Some(Cv::Sampling(_)) => "sampling",
                 _ => "runs",
             };
-            w.write_record([
+            let record = [
                 side.as_str(),
                 &r.symbol,
                 r.dso.as_deref().unwrap_or(""),
@@ -103,9 +119,9 @@ pub fn render(report: &Report, _opts: &RenderOptions, out: &mut dyn Write) -> io
                 &counts(&r.new_counts),
                 &opt(r.dispersion),
                 &opt(r.df),
-            ])
-            .map_err(csv_io)?;
+            ];
+            w.write_record(first.into_iter().chain(record))?;
         }
     }
-    w.flush()
+    Ok(())
 }

@@ -14,7 +14,7 @@
 //! inclusive and self shares and both deltas. Frames narrower than
 //! [`MIN_PX`] are left out (their time stays in their parent's width).
 
-use super::html::{clip, escape};
+use super::markup::{clip, escape};
 use super::RenderOptions;
 use crate::diff::Report;
 use crate::flame::{Flame, Node};

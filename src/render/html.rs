@@ -9,6 +9,7 @@
 //! sortable and filterable, and the warnings. Every input-controlled string goes
 //! through [`escape`]. No timestamps: the bytes depend on the report only.
 
+pub use super::markup::{clip, escape};
 use super::{flamegraph, NumFmt, RenderOptions};
 use crate::aggregate::{fmt_count, Normalize};
 use crate::diff::{Comparison, Report, Row};
@@ -17,27 +18,6 @@ use std::io::{self, Write};
 
 /// Rows of each sign in the chart.
 pub const CHART_ROWS: usize = 15;
-
-/// Escape text for HTML/SVG element content and quoted attribute values.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            // Control characters are not allowed in XML (the SVG is XML);
-            // bidirectional controls would reorder what is shown.
-            c if (c.is_control() && c != '\n' && c != '\t') || super::is_bidi(c) => {
-                out.push('\u{fffd}')
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
     out.write_all(page(&title(report, opts), &body(report, "r", opts)).as_bytes())
@@ -51,67 +31,17 @@ pub fn title(report: &Report, opts: &RenderOptions) -> String {
     format!("diffprofile: {}", names.join(" vs "))
 }
 
-const CSS: &str = r#"
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.5em auto;max-width:1240px;padding:0 1em;color:#222;background:#fff}
-h1{font-size:1.4em}h2{font-size:1.2em;border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:1.6em}h3{font-size:1.05em}
-table{border-collapse:collapse;font-size:13px}
-td,th{padding:2px 8px;text-align:right;vertical-align:top;white-space:nowrap}
-table.rows td:first-child{white-space:normal}
-th{background:#f2f2f2;position:sticky;top:0;cursor:default;white-space:nowrap}
-.js table.rows th{cursor:pointer}
-table.rows td:first-child,table.rows th:first-child,table.facts td,table.facts th{text-align:left}
-table.rows td:first-child{font-family:ui-monospace,Menlo,Consolas,monospace;word-break:break-all}
-table.rows tbody tr:nth-child(even){background:#fafafa}
-tr.worse td.d{color:#b2182b;font-weight:bold}tr.better td.d{color:#2166ac;font-weight:bold}
-tr.untested td{color:#888}
-th[aria-sort=ascending]::after{content:" \25B2"}th[aria-sort=descending]::after{content:" \25BC"}
-.facts th{background:none;text-align:left;padding-right:1em}
-.note{color:#555}.warn{color:#8a4b00}
-.filter{margin:.5em 0}.filter input{width:22em}
-svg text{font-family:ui-monospace,Menlo,Consolas,monospace}
-.chart .worse{fill:#d6604d}.chart .better{fill:#4393c3}.chart .noise{fill:#c8c8c8}
-.chart .untested{fill:none;stroke:#999;stroke-dasharray:3 2}
-.chart .ci{stroke:#333;stroke-width:1.2}
-.scroll{overflow-x:auto}
-"#;
-
-const JS: &str = r#"
-(function(){
-document.documentElement.className+=' js';
-var each=function(l,f){Array.prototype.forEach.call(l,f);};
-each(document.querySelectorAll('table.rows'),function(t){
-var tb=t.tBodies[0],rows=Array.prototype.slice.call(tb.rows),ths=t.tHead.rows[0].cells;
-each(ths,function(th,i){
-var dir=0;th.tabIndex=0;th.title='click to sort';
-var go=function(){dir=dir===1?-1:1;var num=th.getAttribute('data-num')==='1';
-rows.sort(function(a,b){var x=a.cells[i],y=b.cells[i],r;
-if(num){r=(parseFloat(x.getAttribute('data-v'))||0)-(parseFloat(y.getAttribute('data-v'))||0);}
-else{r=x.textContent.localeCompare(y.textContent);}
-return r*dir||(a.getAttribute('data-i')-b.getAttribute('data-i'));});
-rows.forEach(function(r){tb.appendChild(r);});
-each(ths,function(h){h.removeAttribute('aria-sort');});
-th.setAttribute('aria-sort',dir===1?'ascending':'descending');};
-th.addEventListener('click',go);
-th.addEventListener('keydown',function(e){if(e.key==='Enter'){go();}});});
-var bar=document.createElement('div');bar.className='filter';
-bar.innerHTML='<input type="search" placeholder="filter symbols (regular expression)"> <select><option value="">all rows</option><option value="sig">significant</option><option value="worse">significant regressions</option><option value="better">significant improvements</option><option value="noise">within noise</option><option value="untested">untested</option></select> <span class="count"></span>';
-t.parentNode.insertBefore(bar,t);
-var inp=bar.querySelector('input'),sel=bar.querySelector('select'),cnt=bar.querySelector('span');
-var f=function(){var re=null,q=inp.value,k=sel.value,n=0;try{re=new RegExp(q,'i');}catch(e){re=null;}
-rows.forEach(function(r){var s=r.cells[0].textContent,kind=r.className;
-var ok=(!q||(re?re.test(s):s.indexOf(q)>=0))&&(!k||(k==='sig'?(kind==='worse'||kind==='better'):kind===k));
-r.hidden=!ok;if(ok){n++;}});
-cnt.textContent=n+' of '+rows.length+' rows';};
-inp.addEventListener('input',f);sel.addEventListener('change',f);f();});
-})();
-"#;
+/// The page's style and its script (sorting, filtering), as files beside
+/// this one.
+const CSS: &str = include_str!("report.css");
+const JS: &str = include_str!("report.js");
 
 /// A whole document around `body` (already escaped HTML).
 pub fn page(title: &str, body: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}<script>{JS}</script>\n</body>\n</html>\n",
+         <title>{}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n{body}<script>\n{JS}</script>\n</body>\n</html>\n",
         escape(title)
     )
 }
@@ -366,17 +296,6 @@ fn table(report: &Report, c: &Comparison, nf: &NumFmt, s: &mut String) {
     );
 }
 
-/// Shorten a label to `max` characters (with an ellipsis).
-pub fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
-        t.push('\u{2026}');
-        t
-    }
-}
-
 /// The top regressions and improvements as horizontal bars from zero with
 /// confidence-interval whiskers.
 fn chart(report: &Report, c: &Comparison, nf: &NumFmt, s: &mut String) {
@@ -390,20 +309,7 @@ fn chart(report: &Report, c: &Comparison, nf: &NumFmt, s: &mut String) {
         s.push_str("<p class=\"note\">No row changed.</p>\n");
         return;
     }
-    let mut m: f64 = 0.0;
-    for r in worse.iter().chain(&better) {
-        m = m.max(r.delta.abs());
-        if let Some((lo, hi)) = r.delta_ci {
-            for v in [lo, hi] {
-                if v.is_finite() {
-                    m = m.max(v.abs());
-                }
-            }
-        }
-    }
-    if m <= 0.0 || !m.is_finite() {
-        m = 1.0;
-    }
+    let m = chart_extent(worse.iter().chain(&better));
     let (label_w, plot_x, plot_w, width) = (360.0, 370.0, 440.0, 940.0);
     let row_h = 18.0;
     let groups: Vec<(&str, &Vec<&Row>)> = [("regressions", &worse), ("improvements", &better)]
@@ -460,16 +366,7 @@ fn chart(report: &Report, c: &Comparison, nf: &NumFmt, s: &mut String) {
                 (b - a).max(0.5),
             );
             if let Some((lo, hi)) = r.delta_ci {
-                let (l, h) = (x(lo), x(hi));
-                let my = y + 8.5;
-                let _ = writeln!(
-                    s,
-                    "<path class=\"ci\" d=\"M{l:.1} {my:.1}H{h:.1}M{l:.1} {:.1}V{:.1}M{h:.1} {:.1}V{:.1}\"/>",
-                    my - 4.0,
-                    my + 4.0,
-                    my - 4.0,
-                    my + 4.0
-                );
+                whisker(s, x(lo), x(hi), y + 8.5);
             }
             let _ = writeln!(
                 s,
@@ -492,7 +389,44 @@ fn chart(report: &Report, c: &Comparison, nf: &NumFmt, s: &mut String) {
         x(0.0),
         y
     );
-    let ly = y + 18.0;
+    chart_legend(s, y + 18.0, &level);
+    s.push_str("</svg></div>\n");
+}
+
+/// The half-width of the chart's scale: the largest change or interval end
+/// shown (1 when there is none).
+fn chart_extent<'r>(rows: impl Iterator<Item = &'r &'r Row>) -> f64 {
+    let mut m: f64 = 0.0;
+    for r in rows {
+        m = m.max(r.delta.abs());
+        if let Some((lo, hi)) = r.delta_ci {
+            for v in [lo, hi] {
+                if v.is_finite() {
+                    m = m.max(v.abs());
+                }
+            }
+        }
+    }
+    if m <= 0.0 || !m.is_finite() {
+        m = 1.0;
+    }
+    m
+}
+
+/// An interval's whisker from `l` to `h`, centred on `my`.
+fn whisker(s: &mut String, l: f64, h: f64, my: f64) {
+    let _ = writeln!(
+        s,
+        "<path class=\"ci\" d=\"M{l:.1} {my:.1}H{h:.1}M{l:.1} {:.1}V{:.1}M{h:.1} {:.1}V{:.1}\"/>",
+        my - 4.0,
+        my + 4.0,
+        my - 4.0,
+        my + 4.0
+    );
+}
+
+/// The chart's legend at `ly`.
+fn chart_legend(s: &mut String, ly: f64, level: &str) {
     let _ = writeln!(
         s,
         "<g font-size=\"11\"><rect class=\"worse\" x=\"0\" y=\"{0:.1}\" width=\"12\" height=\"10\"/>\
@@ -513,7 +447,6 @@ fn chart(report: &Report, c: &Comparison, nf: &NumFmt, s: &mut String) {
         ly + 25.0,
         ly + 25.0
     );
-    s.push_str("</svg></div>\n");
 }
 
 #[cfg(test)]

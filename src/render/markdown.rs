@@ -98,79 +98,94 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
         return grouped(report, &nf, opts, (du, vu), out);
     }
     for c in &report.comparisons {
-        writeln!(out)?;
-        if report.comparisons.len() > 1 {
-            writeln!(
-                out,
-                "### {} vs {}\n",
-                esc(&report.sides[c.side].name),
-                esc(&report.sides[0].name)
-            )?;
-        }
-        let runs = format!(
-            "{}+{}",
-            report.sides[0].runs.len(),
-            report.sides[c.side].runs.len()
-        );
-        if opts.wide {
-            writeln!(out, "| Δ{du} | Δ% | old{vu} | new{vu} | old CV | new CV | Δ CI | ratio | ratio CI | p | q | φ | df | n | | symbol |")?;
-            writeln!(
-                out,
-                "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|:--|"
-            )?;
-        } else {
-            writeln!(out, "| Δ{du} | Δ% | old{vu} | new{vu} | | symbol |")?;
-            writeln!(out, "|---:|---:|---:|---:|:-:|:--|")?;
-        }
-        let mut table = Vec::with_capacity(c.rows.len());
-        for r in &c.rows {
-            let mut cells = vec![
-                nf.delta(r.delta),
-                super::delta_pct(r),
-                nf.value(r.old),
-                nf.value(r.new),
-            ];
-            if opts.wide {
-                cells.extend([
-                    super::cv(r.old_cv),
-                    super::cv(r.new_cv),
-                    super::interval(r.delta_ci, |v| nf.delta(v)),
-                    super::ratio(r.ratio),
-                    super::interval(r.ratio_ci, super::ratio),
-                    super::pvalue(r.p),
-                    super::pvalue(r.q),
-                    super::dispersion(r.dispersion),
-                    r.df.map_or("-".to_string(), super::fmt_df),
-                    format!("n={runs}"),
-                ]);
-            }
-            cells.push(r.mark().trim().to_string());
-            table.push((cells, r));
-        }
-        for l in row_lines(&table, wide) {
-            writeln!(out, "{l}")?;
-        }
-        if report.normalize == Normalize::Robust {
-            writeln!(out)?;
-            writeln!(out, "{}", super::text::NO_ROBUST_TOTAL)?;
-            side_notes(report, c, &nf, "- ", wide, out)?;
-            continue;
-        }
-        let mut total = vec![
-            nf.delta(c.total.delta),
-            String::new(),
-            nf.value(c.total.old),
-            nf.value(c.total.new),
-        ];
-        if opts.wide {
-            total.extend((0..10).map(|_| String::new()));
-        }
-        total.extend([String::new(), "**total**".to_string()]);
-        writeln!(out, "| {} |", total.join(" | "))?;
-        writeln!(out)?;
-        side_notes(report, c, &nf, "- ", wide, out)?;
+        comparison(report, c, &nf, opts, (du, vu), out)?;
     }
     warnings(report, wide, out)
+}
+
+/// One comparison's table (the header, a row per symbol, the total) and
+/// its notes.
+fn comparison(
+    report: &Report,
+    c: &Comparison,
+    nf: &NumFmt,
+    opts: &RenderOptions,
+    (du, vu): (&str, &str),
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let wide = opts.wide;
+    writeln!(out)?;
+    if report.comparisons.len() > 1 {
+        writeln!(
+            out,
+            "### {} vs {}\n",
+            esc(&report.sides[c.side].name),
+            esc(&report.sides[0].name)
+        )?;
+    }
+    let runs = format!(
+        "{}+{}",
+        report.sides[0].runs.len(),
+        report.sides[c.side].runs.len()
+    );
+    if opts.wide {
+        writeln!(out, "| Δ{du} | Δ% | old{vu} | new{vu} | old CV | new CV | Δ CI | ratio | ratio CI | p | q | φ | df | n | | symbol |")?;
+        writeln!(
+            out,
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|:--|"
+        )?;
+    } else {
+        writeln!(out, "| Δ{du} | Δ% | old{vu} | new{vu} | | symbol |")?;
+        writeln!(out, "|---:|---:|---:|---:|:-:|:--|")?;
+    }
+    let mut table = Vec::with_capacity(c.rows.len());
+    for r in &c.rows {
+        let mut cells = vec![
+            nf.delta(r.delta),
+            super::delta_pct(r),
+            nf.value(r.old),
+            nf.value(r.new),
+        ];
+        if opts.wide {
+            cells.extend([
+                super::cv(r.old_cv),
+                super::cv(r.new_cv),
+                super::interval(r.delta_ci, |v| nf.delta(v)),
+                super::ratio(r.ratio),
+                super::interval(r.ratio_ci, super::ratio),
+                super::pvalue(r.p),
+                super::pvalue(r.q),
+                super::dispersion(r.dispersion),
+                r.df.map_or("-".to_string(), super::fmt_df),
+                format!("n={runs}"),
+            ]);
+        }
+        cells.push(r.mark().trim().to_string());
+        table.push((cells, r));
+    }
+    for l in row_lines(&table, wide) {
+        writeln!(out, "{l}")?;
+    }
+    if report.normalize == Normalize::Robust {
+        writeln!(out)?;
+        writeln!(out, "{}", super::text::NO_ROBUST_TOTAL)?;
+        side_notes(report, c, nf, "- ", wide, out)?;
+        return Ok(());
+    }
+    let mut total = vec![
+        nf.delta(c.total.delta),
+        String::new(),
+        nf.value(c.total.old),
+        nf.value(c.total.new),
+    ];
+    if opts.wide {
+        total.extend((0..10).map(|_| String::new()));
+    }
+    total.extend([String::new(), "**total**".to_string()]);
+    writeln!(out, "| {} |", total.join(" | "))?;
+    writeln!(out)?;
+    side_notes(report, c, nf, "- ", wide, out)?;
+    Ok(())
 }
 
 fn warnings(report: &Report, wide: bool, out: &mut dyn Write) -> io::Result<()> {

@@ -16,11 +16,22 @@ pub mod html;
 pub mod json;
 mod layout;
 pub mod markdown;
+pub mod markup;
 pub mod text;
+
+pub use crate::significance::pvalue;
 
 pub use layout::{
     compact_paths, fitted_label, fitted_labels, level_pct, truncate_middle, wrap_words, MAX_WIDTH,
 };
+
+// `--color` as given (resolved against the terminal by the app layer).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
 
 /// `-o/--output`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -241,16 +252,6 @@ pub fn interval(ci: Option<(f64, f64)>, f: impl Fn(f64) -> String) -> String {
     match ci {
         None => "-".to_string(),
         Some((lo, hi)) => format!("[{}, {}]", f(lo), f(hi)),
-    }
-}
-
-/// A p or q value with 3 significant digits, clamped below at 1e-300.
-pub fn pvalue(p: Option<f64>) -> String {
-    match p {
-        None => "-".to_string(),
-        Some(p) if p < 1e-300 => "<1e-300".to_string(),
-        Some(p) if p >= 0.001 => format!("{p:.3}"),
-        Some(p) => format!("{p:.2e}"),
     }
 }
 

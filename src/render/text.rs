@@ -207,76 +207,8 @@ fn table(
     opts: &RenderOptions,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let vunit = if report.normalize == Normalize::Share {
-        "%"
-    } else {
-        ""
-    };
-    let runs = format!(
-        "{}+{}",
-        report.sides[0].runs.len(),
-        report.sides[c.side].runs.len()
-    );
-    // Every cell before the symbol, as text: title, rows, total.
-    let mut titles = vec![
-        "delta".to_string(),
-        "delta%".to_string(),
-        format!("old{vunit}"),
-        format!("new{vunit}"),
-    ];
-    if opts.wide {
-        titles.extend(
-            [
-                "old cv", "new cv", "delta ci", "ratio", "ratio ci", "p", "q", "phi", "df", "n",
-            ]
-            .map(str::to_string),
-        );
-    }
-    titles.push(" ".to_string());
-    let mut cells: Vec<Vec<String>> = c
-        .rows
-        .iter()
-        .map(|r| {
-            let mut v = vec![
-                nf.delta(r.delta),
-                super::delta_pct(r),
-                nf.value(r.old),
-                nf.value(r.new),
-            ];
-            if opts.wide {
-                v.extend([
-                    super::cv(r.old_cv),
-                    super::cv(r.new_cv),
-                    super::interval(r.delta_ci, |v| nf.delta(v)),
-                    super::ratio(r.ratio),
-                    super::interval(r.ratio_ci, super::ratio),
-                    super::pvalue(r.p),
-                    super::pvalue(r.q),
-                    super::dispersion(r.dispersion),
-                    r.df.map_or("-".to_string(), super::fmt_df),
-                    format!("n={runs}"),
-                ]);
-            }
-            v.push(r.mark().to_string());
-            v
-        })
-        .collect();
+    let (mut titles, mut cells, mut total) = cells(report, c, nf, opts);
     let show_total = report.normalize != Normalize::Robust;
-    let mut total = vec![
-        nf.delta(c.total.delta),
-        if c.total.old > 0.0 {
-            super::signed_pct(c.total.delta / c.total.old * 100.0)
-        } else {
-            String::new()
-        },
-        nf.value(c.total.old),
-        nf.value(c.total.new),
-    ];
-    if opts.wide {
-        total.extend((0..9).map(|_| String::new()));
-        total.push(format!("n={runs}"));
-    }
-    total.push(" ".to_string());
     // The symbol starts after every column's width plus padding and separator.
     let ncols = titles.len();
     let before: usize = (0..ncols)
@@ -316,18 +248,6 @@ fn table(
     if show_total {
         t.add_row(styled(&total));
     }
-    // Where the "... N more" lines go: after the last regression, before the
-    // first improvement (rank order), or at the end when sorted by name.
-    let first_better = c
-        .rows
-        .iter()
-        .position(|r| r.delta < 0.0)
-        .unwrap_or(c.rows.len());
-    let last_worse_end = c
-        .rows
-        .iter()
-        .rposition(|r| r.delta > 0.0)
-        .map_or(0, |i| i + 1);
     let rendered = t.to_string();
     let mut lines: Vec<String> = rendered.lines().map(|l| l.trim_end().to_string()).collect();
     // lines[0] is the title; row k is lines[k + 1]; the total is last.
@@ -338,16 +258,116 @@ fn table(
             }
         }
     }
-    let (worse, better, other) = super::elided_lines(c, nf);
-    let sorted_by_sign = c
-        .rows
-        .windows(2)
-        .all(|w| !(w[0].delta < 0.0 && w[1].delta > 0.0));
     let total_line = if show_total {
         lines.pop().unwrap_or_default()
     } else {
         NO_ROBUST_TOTAL.to_string()
     };
+    place_elided(&mut lines, c, nf);
+    lines.push(total_line);
+    for l in lines {
+        writeln!(out, "{l}")?;
+    }
+    Ok(())
+}
+
+/// Every cell before the symbol, as text: titles, rows, total.
+fn cells(
+    report: &Report,
+    c: &Comparison,
+    nf: &NumFmt,
+    opts: &RenderOptions,
+) -> (Vec<String>, Vec<Vec<String>>, Vec<String>) {
+    let vunit = if report.normalize == Normalize::Share {
+        "%"
+    } else {
+        ""
+    };
+    let runs = format!(
+        "{}+{}",
+        report.sides[0].runs.len(),
+        report.sides[c.side].runs.len()
+    );
+    // Every cell before the symbol, as text: title, rows, total.
+    let mut titles = vec![
+        "delta".to_string(),
+        "delta%".to_string(),
+        format!("old{vunit}"),
+        format!("new{vunit}"),
+    ];
+    if opts.wide {
+        titles.extend(
+            [
+                "old cv", "new cv", "delta ci", "ratio", "ratio ci", "p", "q", "phi", "df", "n",
+            ]
+            .map(str::to_string),
+        );
+    }
+    titles.push(" ".to_string());
+    let cells: Vec<Vec<String>> = c
+        .rows
+        .iter()
+        .map(|r| {
+            let mut v = vec![
+                nf.delta(r.delta),
+                super::delta_pct(r),
+                nf.value(r.old),
+                nf.value(r.new),
+            ];
+            if opts.wide {
+                v.extend([
+                    super::cv(r.old_cv),
+                    super::cv(r.new_cv),
+                    super::interval(r.delta_ci, |v| nf.delta(v)),
+                    super::ratio(r.ratio),
+                    super::interval(r.ratio_ci, super::ratio),
+                    super::pvalue(r.p),
+                    super::pvalue(r.q),
+                    super::dispersion(r.dispersion),
+                    r.df.map_or("-".to_string(), super::fmt_df),
+                    format!("n={runs}"),
+                ]);
+            }
+            v.push(r.mark().to_string());
+            v
+        })
+        .collect();
+    let mut total = vec![
+        nf.delta(c.total.delta),
+        if c.total.old > 0.0 {
+            super::signed_pct(c.total.delta / c.total.old * 100.0)
+        } else {
+            String::new()
+        },
+        nf.value(c.total.old),
+        nf.value(c.total.new),
+    ];
+    if opts.wide {
+        total.extend((0..9).map(|_| String::new()));
+        total.push(format!("n={runs}"));
+    }
+    total.push(" ".to_string());
+    (titles, cells, total)
+}
+
+/// The "... N more" lines, where they go: after the last regression, before
+/// the first improvement (rank order), or at the end when sorted by name.
+fn place_elided(lines: &mut Vec<String>, c: &Comparison, nf: &NumFmt) {
+    let first_better = c
+        .rows
+        .iter()
+        .position(|r| r.delta < 0.0)
+        .unwrap_or(c.rows.len());
+    let last_worse_end = c
+        .rows
+        .iter()
+        .rposition(|r| r.delta > 0.0)
+        .map_or(0, |i| i + 1);
+    let (worse, better, other) = super::elided_lines(c, nf);
+    let sorted_by_sign = c
+        .rows
+        .windows(2)
+        .all(|w| !(w[0].delta < 0.0 && w[1].delta > 0.0));
     let mut inserts: Vec<(usize, String)> = Vec::new();
     if sorted_by_sign {
         if let Some(w) = worse {
@@ -366,11 +386,6 @@ fn table(
     if let Some(o) = other {
         lines.push(o);
     }
-    lines.push(total_line);
-    for l in lines {
-        writeln!(out, "{l}")?;
-    }
-    Ok(())
 }
 
 /// ANSI colour for one table line (only with `--color`): regressions red,

@@ -179,7 +179,7 @@ pub(super) fn check(sides: &[Side], allow: bool) -> Result<Vec<String>> {
                 }
             ));
         }
-        // One file named on two sides is said by [`super::same_paths`].
+        // One file named on two sides is said by [`crate::compare::same_paths`].
         let sources: std::collections::BTreeSet<&str> = g
             .iter()
             .map(|&(i, j)| sides[i].runs[j].source.as_str())

@@ -37,7 +37,7 @@ impl Findings {
     /// longer holds once runs are restricted to their kernel samples.
     pub fn add_notes(&mut self, notes: &mut Vec<String>) {
         if !self.notes.is_empty() {
-            notes.retain(|n| n != crate::config::KERNEL_ONLY_NOTE);
+            notes.retain(|n| n != crate::scope::KERNEL_ONLY_NOTE);
         }
         notes.append(&mut self.notes);
     }
@@ -207,31 +207,6 @@ fn mixed_formats(sides: &[Side]) -> Vec<String> {
             })
         })
         .collect()
-}
-
-/// A path named on two sides (the same file as OLD and NEW).
-pub fn same_paths(sides: &[crate::config::SideSpec]) -> Vec<String> {
-    let mut seen: BTreeMap<std::path::PathBuf, (&str, &str)> = BTreeMap::new();
-    let mut out = Vec::new();
-    for s in sides {
-        for p in &s.paths {
-            let Ok(canon) = std::fs::canonicalize(p) else {
-                continue;
-            };
-            match seen.get(&canon) {
-                Some(&(side, first)) if side != s.name => out.push(format!(
-                    "{first} is named as {} and as {}: a recording compared with itself",
-                    side.to_uppercase(),
-                    s.name.to_uppercase()
-                )),
-                Some(_) => {}
-                None => {
-                    seen.insert(canon, (&s.name, p));
-                }
-            }
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -11,52 +11,16 @@
 use super::pipeline::Exporter;
 use super::schema;
 use super::writer::TableWriter;
-use crate::batch::Layout;
-use crate::config::Config;
+use super::ExportConfig;
 use crate::exit;
 use crate::profile::Format;
 use anyhow::{bail, Context, Result};
 use std::io::{BufWriter, Write};
 
-/// `diffprofile export`, validated.
-#[derive(Clone, Debug)]
-pub struct ExportConfig {
-    pub roots: Vec<String>,
-    pub out: String,
-    pub layout: Layout,
-    pub shard: Option<Shard>,
-    /// How runs are read and named (no sides).
-    pub config: Config,
-}
-
-/// `--shard K/N`: the K-th of N (1-based).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shard {
-    pub index: usize,
-    pub count: usize,
-}
-
-impl Shard {
-    pub fn parse(text: &str) -> Result<Shard> {
-        let parsed = text
-            .split_once('/')
-            .and_then(|(k, n)| Some((k.parse::<usize>().ok()?, n.parse::<usize>().ok()?)));
-        match parsed {
-            Some((index, count)) if index >= 1 && index <= count => Ok(Shard { index, count }),
-            _ => bail!("--shard {text}: expected K/N with 1 <= K <= N (the K-th of N shards)"),
-        }
-    }
-
-    /// Whether run group number `group` (0-based) is in this shard.
-    pub fn takes(&self, group: usize) -> bool {
-        group % self.count == self.index - 1
-    }
-}
-
 /// Export; returns the exit code.
 pub fn run(config: &ExportConfig, err: &mut dyn Write) -> Result<u8> {
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(config.config.jobs.unwrap_or(0))
+        .num_threads(config.jobs.unwrap_or(0))
         .build()
         .context("cannot start worker threads")?;
     let out = std::path::Path::new(&config.out);
@@ -95,7 +59,7 @@ pub fn run(config: &ExportConfig, err: &mut dyn Write) -> Result<u8> {
         "diffprofile: exported {runs} runs as {rows} rows to {}{shard}",
         config.out
     )?;
-    Ok(if counts.errors > 0 && !config.config.load.parse.lenient {
+    Ok(if counts.errors > 0 && !config.load.parse.lenient {
         writeln!(
             err,
             "diffprofile: error: {} member(s) could not be read or parsed (named above); their runs are not in {}",
@@ -109,7 +73,7 @@ pub fn run(config: &ExportConfig, err: &mut dyn Write) -> Result<u8> {
 
 /// What the file says of how it was made.
 fn metadata(config: &ExportConfig) -> Vec<(String, String)> {
-    let c = &config.config;
+    let c = config;
     let id = &c.identity;
     let identity =
         format!(

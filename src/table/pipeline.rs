@@ -6,11 +6,11 @@
 //! files; in an archive a profile that needs a map not yet seen waits for
 //! the end of the archive.
 
-use super::export::ExportConfig;
 use super::maps::{needs_map, DirMaps};
 use super::rows::{self, Prepared};
 use super::tree::{self, Data, Member, Visitor};
 use super::writer::{RunKey, TableWriter};
+use super::ExportConfig;
 use crate::input::BUF_SIZE;
 use crate::load::{self, Beside, MapFile};
 use crate::profile::Profile;
@@ -164,7 +164,7 @@ impl<'a, W: Write + Send> Exporter<'a, W> {
         let window = std::mem::take(&mut self.window);
         let parsed = std::mem::take(&mut self.parsed);
         self.window_bytes = 0;
-        let (opts, identity) = (&self.config.config.load, &self.config.config.identity);
+        let (opts, identity) = (&self.config.load, &self.config.identity);
         let (roots, writer) = (&self.config.roots, &mut self.writer);
         let (written, next) = self.pool.install(|| {
             rayon::join(
@@ -301,7 +301,7 @@ impl<W: Write + Send> Visitor for Exporter<'_, W> {
             (_, false) => format!("{}/{}", roots[self.root].trim_end_matches('/'), m.path),
             (_, true) => format!("{}:{}", roots[self.root], m.path),
         };
-        let info = self.config.config.run_info.lookup(&source);
+        let info = self.config.run_info.lookup(&source);
         let key = RunKey {
             run: self.config.layout.run_name(&m.path),
             kernel: m.kernel,
@@ -314,10 +314,10 @@ impl<W: Write + Send> Visitor for Exporter<'_, W> {
         let data = match m.data {
             Data::File(p) => Input::File(p),
             Data::Bytes(b) => Input::Bytes(b),
-            Data::Stream(r) => from_stream(r, &key.source, &self.config.config.load),
+            Data::Stream(r) => from_stream(r, &key.source, &self.config.load),
         };
         let wants_map = match &data {
-            Input::Bytes(b) => needs_map(b, &self.config.config.load),
+            Input::Bytes(b) => needs_map(b, &self.config.load),
             Input::File(_) | Input::Loaded(_) => false,
         };
         let has_maps = self.maps.contains_key(&dir);

@@ -11,7 +11,7 @@ use super::rows::{self, Row};
 use super::schema::{self as s};
 use super::select::Filter;
 use crate::identity::Placed;
-use crate::profile::{Format, Profile};
+use crate::profile::{Format, Mode, Profile, Unresolved};
 use anyhow::{bail, Context, Result};
 use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use parquet::arrow::ProjectionMask;
@@ -124,6 +124,33 @@ impl Acc {
         Ok(())
     }
 
+    /// The slot of the run whose key is `key`: the last row's (`last`), one
+    /// met before, or a new one (`make`: `None` when the filter passes over
+    /// it); with whether this row starts a stretch of the run and whether
+    /// it created it.
+    fn slot(
+        &mut self,
+        key: &str,
+        last: &mut Option<(String, usize)>,
+        make: impl FnOnce() -> Option<TableRun>,
+    ) -> (usize, bool, bool) {
+        match last {
+            Some((prev, slot)) if *prev == key => (*slot, false, false),
+            _ => {
+                let (slot, created) = match self.index.get(key) {
+                    Some(&slot) => (slot, false),
+                    None => {
+                        self.runs.push(make());
+                        self.index.insert(key.to_string(), self.runs.len() - 1);
+                        (self.runs.len() - 1, true)
+                    }
+                };
+                *last = Some((key.to_string(), slot));
+                (slot, true, created)
+            }
+        }
+    }
+
     fn read_batch<'a>(
         &mut self,
         batch: &'a arrow_array::RecordBatch,
@@ -171,41 +198,24 @@ impl Acc {
                 need(&run, s::RUN)?,
                 need(&source, s::SOURCE)?,
             );
-            key.clear();
-            for part in [k, b, src, r] {
-                key.push_str(part);
-                key.push('\0');
-            }
-            let (slot, stretch, created) = match &last {
-                Some((prev, slot)) if *prev == key => (*slot, false, false),
-                _ => {
-                    let (slot, created) = match self.index.get(&key) {
-                        Some(&slot) => (slot, false),
-                        None => {
-                            let fields = [
-                                Some(k),
-                                Some(b),
-                                Some(r),
-                                Some(src),
-                                format.get(i),
-                                event.get(i),
-                            ];
-                            let run = filter.keeps(&fields).then(|| TableRun {
-                                kernel: k.to_string(),
-                                benchmark: b.to_string(),
-                                run: r.to_string(),
-                                profile: Profile::new(src, Format::Readprofile),
-                                work: None,
-                            });
-                            self.runs.push(run);
-                            self.index.insert(key.clone(), self.runs.len() - 1);
-                            (self.runs.len() - 1, true)
-                        }
-                    };
-                    last = Some((key.clone(), slot));
-                    (slot, true, created)
-                }
-            };
+            run_key(&mut key, [k, b, src, r]);
+            let (slot, stretch, created) = self.slot(&key, &mut last, || {
+                let fields = [
+                    Some(k),
+                    Some(b),
+                    Some(r),
+                    Some(src),
+                    format.get(i),
+                    event.get(i),
+                ];
+                filter.keeps(&fields).then(|| TableRun {
+                    kernel: k.to_string(),
+                    benchmark: b.to_string(),
+                    run: r.to_string(),
+                    profile: Profile::new(src, Format::Readprofile),
+                    work: None,
+                })
+            });
             let Some(run) = &mut self.runs[slot] else {
                 continue;
             };
@@ -222,31 +232,16 @@ impl Acc {
             if created {
                 set(run, &fields).with_context(at)?;
                 run.profile.warnings = warnings.get(i, s::WARNINGS, file)?;
-                run.profile.unresolved = match unresolved.get(i) {
-                    None => None,
-                    Some(j) => Some(serde_json::from_str(j).with_context(|| {
-                        format!(
-                            "{}: column {}: expected {{\"why\": {{dso: reason}}, \"hint\": text}}",
-                            at(),
-                            s::UNRESOLVED
-                        )
-                    })?),
-                };
+                run.profile.unresolved = unresolved_of(unresolved.get(i), &at)?;
             } else {
                 check(run, &fields).with_context(at)?;
-                if stretch && warnings.get(i, s::WARNINGS, file)? != run.profile.warnings {
-                    bail!("{}: rows disagree on the run's warnings", at());
-                }
+                let same = !stretch || warnings.get(i, s::WARNINGS, file)? == run.profile.warnings;
+                anyhow::ensure!(same, "{}: rows disagree on the run's warnings", at());
             }
             let row = Row {
                 symbol: symbol.get(i),
                 dso: dso.get(i),
-                mode: match mode.get(i) {
-                    None => None,
-                    Some(m) => Some(rows::parse_mode(m).with_context(|| {
-                        format!("{}: mode {m:?} is not kernel, user, guest-kernel, guest-user or hypervisor", at())
-                    })?),
-                },
+                mode: mode_of(mode.get(i), &at)?,
                 count: not_null(count.get(i), s::COUNT).with_context(at)?,
                 input_symbol: in_sym.get(i),
                 input_dso: in_dso.get(i),
@@ -256,6 +251,42 @@ impl Acc {
         }
         Ok(())
     }
+}
+
+/// A run's key in [`Acc::index`]: its kernel, benchmark, source and run.
+fn run_key(key: &mut String, parts: [&str; 4]) {
+    key.clear();
+    for part in parts {
+        key.push_str(part);
+        key.push('\0');
+    }
+}
+
+/// The `mode` column, read.
+fn mode_of(m: Option<&str>, at: &dyn Fn() -> String) -> Result<Option<Mode>> {
+    Ok(match m {
+        None => None,
+        Some(m) => Some(rows::parse_mode(m).with_context(|| {
+            format!(
+                "{}: mode {m:?} is not kernel, user, guest-kernel, guest-user or hypervisor",
+                at()
+            )
+        })?),
+    })
+}
+
+/// The `unresolved` column's JSON, read.
+fn unresolved_of(text: Option<&str>, at: &dyn Fn() -> String) -> Result<Option<Unresolved>> {
+    Ok(match text {
+        None => None,
+        Some(j) => Some(serde_json::from_str(j).with_context(|| {
+            format!(
+                "{}: column {}: expected {{\"why\": {{dso: reason}}, \"hint\": text}}",
+                at(),
+                s::UNRESOLVED
+            )
+        })?),
+    })
 }
 
 fn need<'a>(col: &Text<'a>, i: usize, c: &str, file: &str) -> Result<&'a str> {

@@ -13,9 +13,9 @@
 //! the parsers' bound, and a member larger than [`SMALL`] is handed over as
 //! a stream, to be parsed as it is read, never held whole.
 
-use crate::batch::Layout;
 use crate::format;
 use crate::input::{self, Location, BUF_SIZE};
+use crate::layout::Layout;
 use crate::load::{self, MapFile};
 use anyhow::{bail, Context, Result};
 use std::io::{BufReader, Read};

@@ -113,6 +113,30 @@ fn bad(path: &str, e: object::read::Error) -> Why {
 /// A runtime `PT_LOAD`: (vaddr, memory size, file offset).
 type Load = (u64, u64, u64);
 
+/// The runtime file's loadable segments (address, size in memory, file
+/// offset), which place a symbol's address in the file.
+fn loads<E: FileHeader<Endian = Endianness>>(
+    rheader: &E,
+    endian: Endianness,
+    runtime: &Image,
+) -> Result<Vec<Load>, Why> {
+    Ok(rheader
+        .program_headers(endian, runtime.data())
+        .map_err(|e| bad(&runtime.path, e))?
+        .iter()
+        .filter(|p| p.p_type(endian) == elf::PT_LOAD)
+        .map(|p| {
+            let (mem, file) = (p.p_memsz(endian).into(), p.p_filesz(endian).into());
+            (
+                p.p_vaddr(endian).into(),
+                mem.max(file),
+                p.p_offset(endian).into(),
+            )
+        })
+        .filter(|l| l.1 > 0)
+        .collect())
+}
+
 fn build_as<E: FileHeader<Endian = Endianness>>(
     syms: &Image,
     runtime: &Image,
@@ -128,21 +152,7 @@ fn build_as<E: FileHeader<Endian = Endianness>>(
     let rsections = rheader
         .sections(endian, rdata)
         .map_err(|e| bad(&runtime.path, e))?;
-    let loads: Vec<Load> = rheader
-        .program_headers(endian, rdata)
-        .map_err(|e| bad(&runtime.path, e))?
-        .iter()
-        .filter(|p| p.p_type(endian) == elf::PT_LOAD)
-        .map(|p| {
-            let (mem, file) = (p.p_memsz(endian).into(), p.p_filesz(endian).into());
-            (
-                p.p_vaddr(endian).into(),
-                mem.max(file),
-                p.p_offset(endian).into(),
-            )
-        })
-        .filter(|l| l.1 > 0)
-        .collect();
+    let loads = loads(rheader, endian, runtime)?;
     let table = [
         (&b".symtab"[..], elf::SHT_SYMTAB),
         (b".dynsym", elf::SHT_DYNSYM),

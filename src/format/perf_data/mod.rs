@@ -53,8 +53,10 @@ use crate::profile::{Format, Mode, Profile, SymbolKey, Weight};
 use crate::symmap::SymbolMap;
 use check::{check_record, check_records, check_sections};
 use kernel::kernel_symbols;
-use linux_perf_data::linux_perf_event_reader::{CpuMode, EventRecord, Mmap2FileId, SamplingPolicy};
-use linux_perf_data::{DsoKey, PerfFileReader, PerfFileRecord};
+use linux_perf_data::linux_perf_event_reader::{
+    CpuMode, EventRecord, Mmap2FileId, SampleRecord, SamplingPolicy,
+};
+use linux_perf_data::{DsoKey, PerfFile, PerfFileReader, PerfFileRecord};
 use mapcheck::{identity_mismatch, judge, Fit};
 use maps::{mmap, MapRecord, Mapping, PROT_EXEC};
 use rustc_hash::FxHashMap;
@@ -276,12 +278,59 @@ pub fn parse_bytes(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Pr
 }
 
 fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, ParseError> {
-    let bad =
-        |what: &str, e: &dyn std::fmt::Display| ParseError::invalid(origin, format!("{what}: {e}"));
     let PerfFileReader {
         mut perf_file,
         mut record_iter,
-    } = if is_pipe_mode(bytes) {
+    } = open(bytes, origin)?;
+    let mut warnings = Vec::new();
+    let event = choose_event(&perf_file, opts, origin, &mut warnings)?;
+    let mut st = kernel_state(&perf_file, opts, origin);
+    let mut tally = Tally::default();
+    let mut record_no = 0u64;
+    loop {
+        let record = record_iter.next_record(&mut perf_file).map_err(|e| {
+            bad(
+                origin,
+                &format!("record {}: corrupt perf.data", record_no + 1),
+                &e,
+            )
+        })?;
+        let Some(record) = record else { break };
+        record_no += 1;
+        let (attr_index, raw) = match record {
+            PerfFileRecord::EventRecord { attr_index, record } => (attr_index, record),
+            PerfFileRecord::UserRecord(_) => continue,
+        };
+        check_record(&raw, origin, record_no)?;
+        let parsed = raw.parse().map_err(|e| {
+            bad(
+                origin,
+                &format!(
+                    "record {record_no} ({:?}): corrupt perf.data",
+                    raw.record_type
+                ),
+                &e,
+            )
+        })?;
+        match parsed {
+            EventRecord::Sample(s) if attr_index == event.index => {
+                tally.sample(&mut st, &s, &event, opts, record_no)?
+            }
+            other => tally.record(&mut st, other)?,
+        }
+    }
+    finish(st, tally, &event, opts, warnings)
+}
+
+/// A perf.data error: `what` it is, then the decoder's words.
+fn bad(origin: &str, what: &str, e: &dyn std::fmt::Display) -> ParseError {
+    ParseError::invalid(origin, format!("{what}: {e}"))
+}
+
+/// The file's header (pipe mode or a file with sections), checked before
+/// the decoder trusts its sizes.
+fn open<'b>(bytes: &'b [u8], origin: &str) -> Result<PerfFileReader<Cursor<&'b [u8]>>, ParseError> {
+    if is_pipe_mode(bytes) {
         check_records(
             bytes,
             16,
@@ -296,19 +345,35 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
     }
     .map_err(|e| {
         bad(
+            origin,
             "expected a perf.data file (perf record), cannot read its header",
             &e,
         )
-    })?;
+    })
+}
 
-    // The event.
+/// The event whose samples are counted.
+struct Event {
+    /// Its attribute index.
+    index: usize,
+    name: String,
+    /// The sampling period when every sample has the same one.
+    fixed_period: Option<u64>,
+}
+
+/// `--event`, or the first real event (a warning when there are several).
+fn choose_event(
+    perf_file: &PerfFile,
+    opts: &ParseOptions,
+    origin: &str,
+    warnings: &mut Vec<String>,
+) -> Result<Event, ParseError> {
     let attrs = perf_file.event_attributes();
     let names: Vec<String> = attrs
         .iter()
         .enumerate()
         .map(|(i, a)| a.name().map_or_else(|| format!("event{i}"), str::to_string))
         .collect();
-    let mut warnings = Vec::new();
     let chosen = match &opts.event {
         Some(want) => names.iter().position(|n| n == want).ok_or_else(|| {
             ParseError::invalid(
@@ -342,8 +407,16 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
         SamplingPolicy::Period(p) => Some(p.get()),
         _ => None,
     };
+    Ok(Event {
+        index: chosen,
+        name: names[chosen].clone(),
+        fixed_period,
+    })
+}
 
-    // Kernel identity and symbols.
+/// Kernel identity (release, build-ids) and symbols: the state the records
+/// are read with.
+fn kernel_state<'a>(perf_file: &PerfFile, opts: &'a ParseOptions, origin: &'a str) -> State<'a> {
     let release = perf_file.os_release().ok().flatten().map(str::to_string);
     let mut build_ids: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
     let mut kernel_id = None;
@@ -365,7 +438,7 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
         .and_then(|m| identity_mismatch(m, release.as_deref(), kernel_id.as_deref()))
         .into_iter()
         .collect();
-    let mut st = State {
+    State {
         origin,
         user: &opts.user,
         kernel,
@@ -378,45 +451,29 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
         kcache: vec![(u64::MAX, Frame::KernelUnknown); KCACHE],
         fit: Fit::default(),
         doubts,
-    };
+    }
+}
 
-    let mut p = Profile::new(origin, Format::PerfData);
-    p.event = Some(names[chosen].clone());
-    p.weight = match opts.weight {
-        WeightBy::Samples => Weight::Samples,
-        WeightBy::Period => Weight::Period,
-    };
-    let mut counts: FxHashMap<Frame, f64> = FxHashMap::default();
-    let mut total = 0.0f64;
-    let mut lost = 0u64;
-    let mut no_chain = 0u64;
-    let mut record_no = 0u64;
-    let mut map_checked = false;
-    let (mut first_t, mut last_t) = (None::<u64>, None::<u64>);
-    let mut chain: Vec<Frame> = Vec::new();
-    let mut distinct: Vec<Frame> = Vec::new();
-    let mut rev: Vec<Frame> = Vec::new();
-    let mut stacks: FxHashMap<Vec<Frame>, f64> = FxHashMap::default();
-    loop {
-        let record = record_iter
-            .next_record(&mut perf_file)
-            .map_err(|e| bad(&format!("record {}: corrupt perf.data", record_no + 1), &e))?;
-        let Some(record) = record else { break };
-        record_no += 1;
-        let (attr_index, raw) = match record {
-            PerfFileRecord::EventRecord { attr_index, record } => (attr_index, record),
-            PerfFileRecord::UserRecord(_) => continue,
-        };
-        check_record(&raw, origin, record_no)?;
-        let parsed = raw.parse().map_err(|e| {
-            bad(
-                &format!(
-                    "record {record_no} ({:?}): corrupt perf.data",
-                    raw.record_type
-                ),
-                &e,
-            )
-        })?;
+/// What the records add up to, and the buffers reused per sample.
+#[derive(Default)]
+struct Tally {
+    counts: FxHashMap<Frame, f64>,
+    total: f64,
+    lost: u64,
+    no_chain: u64,
+    map_checked: bool,
+    first_t: Option<u64>,
+    last_t: Option<u64>,
+    chain: Vec<Frame>,
+    distinct: Vec<Frame>,
+    rev: Vec<Frame>,
+    stacks: FxHashMap<Vec<Frame>, f64>,
+}
+
+impl Tally {
+    /// A record other than a sample of the event: threads' commands and
+    /// maps, lost events.
+    fn record(&mut self, st: &mut State<'_>, parsed: EventRecord<'_>) -> Result<(), ParseError> {
         match parsed {
             EventRecord::Comm(c) => {
                 let name = String::from_utf8_lossy(&c.name.as_slice()).into_owned();
@@ -447,7 +504,7 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
                     exec: m.is_executable,
                     build_id: None,
                 };
-                mmap(&mut st, rec, &mut map_checked)?;
+                mmap(st, rec, &mut self.map_checked)?;
             }
             EventRecord::Mmap2(m) => {
                 let path = String::from_utf8_lossy(&m.path.as_slice()).into_owned();
@@ -464,119 +521,163 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
                         Mmap2FileId::InodeAndVersion(_) => None,
                     },
                 };
-                mmap(&mut st, rec, &mut map_checked)?;
+                mmap(st, rec, &mut self.map_checked)?;
             }
-            EventRecord::Lost(l) => lost += l.count,
-            EventRecord::Sample(s) if attr_index == chosen => {
-                let w = match opts.weight {
-                    WeightBy::Samples => 1.0,
-                    WeightBy::Period => match s.period.or(fixed_period) {
-                        Some(p) => p as f64,
-                        None => {
-                            return Err(ParseError::invalid(
-                                origin,
-                                format!(
-                                    "record {record_no}: --weight period needs sample periods, \
-                                     which this recording does not hold"
-                                ),
-                            ))
-                        }
-                    },
-                };
-                total += w;
-                if let Some(t) = s.timestamp {
-                    first_t.get_or_insert(t);
-                    last_t = Some(t);
-                }
-                let mode = mode_of(s.cpu_mode);
-                let pid = s.pid.unwrap_or(-1);
-                let ip = s.ip.unwrap_or(0);
-                if opts.kernel_only && !matches!(mode, Mode::Kernel | Mode::GuestKernel) {
-                    continue;
-                }
-                if let Some(re) = &opts.comm {
-                    let tid = s.tid.unwrap_or(pid);
-                    let comm = st.comms.get(&tid).or_else(|| st.comms.get(&pid));
-                    let fallback = format!(":{tid}");
-                    if !re.is_match(comm.map_or(fallback.as_str(), |c| c)) {
-                        continue;
-                    }
-                }
-                let leaf = st
-                    .frame(pid, mode, ip)
-                    .map_err(|e| at_record(e, record_no))?;
-                if mode == Mode::Kernel {
-                    st.fit_kernel(leaf, ip, w);
-                }
-                if let Some(re) = &opts.dso {
-                    if !re.is_match(&st.dso_of(leaf)) {
-                        continue;
-                    }
-                }
-                if !opts.inclusive && !opts.stacks {
-                    *counts.entry(leaf).or_insert(0.0) += w;
-                    continue;
-                }
-                // The callchain, leaf first (perf puts the sample's own ip
-                // first, after a context marker).
-                chain.clear();
-                match &s.callchain {
-                    None => no_chain += 1,
-                    Some(cc) => {
-                        let mut cmode = mode;
-                        for i in 0..cc.len() {
-                            let Some(a) = cc.get(i) else { break };
-                            if a >= CONTEXT_MAX {
-                                cmode = match a {
-                                    CONTEXT_KERNEL => Mode::Kernel,
-                                    CONTEXT_USER => Mode::User,
-                                    CONTEXT_HV => Mode::Hypervisor,
-                                    CONTEXT_GUEST_KERNEL => Mode::GuestKernel,
-                                    CONTEXT_GUEST_USER => Mode::GuestUser,
-                                    _ => cmode,
-                                };
-                                continue;
-                            }
-                            let f = st
-                                .frame(pid, cmode, a)
-                                .map_err(|e| at_record(e, record_no))?;
-                            chain.push(f);
-                        }
-                    }
-                }
-                if chain.first() != Some(&leaf) {
-                    chain.insert(0, leaf);
-                }
-                if opts.stacks {
-                    rev.clear();
-                    rev.extend(chain.iter().rev());
-                    match stacks.get_mut(rev.as_slice()) {
-                        Some(v) => *v += w,
-                        None => {
-                            stacks.insert(rev.clone(), w);
-                        }
-                    }
-                }
-                if !opts.inclusive {
-                    *counts.entry(leaf).or_insert(0.0) += w;
-                    continue;
-                }
-                distinct.clear();
-                for &f in &chain {
-                    if !distinct.contains(&f) {
-                        distinct.push(f);
-                    }
-                }
-                for &f in &distinct {
-                    *counts.entry(f).or_insert(0.0) += w;
-                }
-            }
+            EventRecord::Lost(l) => self.lost += l.count,
             _ => {}
         }
+        Ok(())
     }
+
+    /// A sample of the event: its weight in the total, then (past the
+    /// filters) in its leaf's, its callchain's and its stack's counts.
+    fn sample(
+        &mut self,
+        st: &mut State<'_>,
+        s: &SampleRecord<'_>,
+        event: &Event,
+        opts: &ParseOptions,
+        record_no: u64,
+    ) -> Result<(), ParseError> {
+        let origin = st.origin;
+        let w = match opts.weight {
+            WeightBy::Samples => 1.0,
+            WeightBy::Period => match s.period.or(event.fixed_period) {
+                Some(p) => p as f64,
+                None => {
+                    return Err(ParseError::invalid(
+                        origin,
+                        format!(
+                            "record {record_no}: --weight period needs sample periods, \
+                             which this recording does not hold"
+                        ),
+                    ))
+                }
+            },
+        };
+        self.total += w;
+        if let Some(t) = s.timestamp {
+            self.first_t.get_or_insert(t);
+            self.last_t = Some(t);
+        }
+        let mode = mode_of(s.cpu_mode);
+        let pid = s.pid.unwrap_or(-1);
+        let ip = s.ip.unwrap_or(0);
+        if opts.kernel_only && !matches!(mode, Mode::Kernel | Mode::GuestKernel) {
+            return Ok(());
+        }
+        if let Some(re) = &opts.comm {
+            let tid = s.tid.unwrap_or(pid);
+            let comm = st.comms.get(&tid).or_else(|| st.comms.get(&pid));
+            let fallback = format!(":{tid}");
+            if !re.is_match(comm.map_or(fallback.as_str(), |c| c)) {
+                return Ok(());
+            }
+        }
+        let leaf = st
+            .frame(pid, mode, ip)
+            .map_err(|e| at_record(e, record_no))?;
+        if mode == Mode::Kernel {
+            st.fit_kernel(leaf, ip, w);
+        }
+        if let Some(re) = &opts.dso {
+            if !re.is_match(&st.dso_of(leaf)) {
+                return Ok(());
+            }
+        }
+        if !opts.inclusive && !opts.stacks {
+            *self.counts.entry(leaf).or_insert(0.0) += w;
+            return Ok(());
+        }
+        self.callchain(st, s, mode, pid, record_no)?;
+        if self.chain.first() != Some(&leaf) {
+            self.chain.insert(0, leaf);
+        }
+        if opts.stacks {
+            self.rev.clear();
+            self.rev.extend(self.chain.iter().rev());
+            match self.stacks.get_mut(self.rev.as_slice()) {
+                Some(v) => *v += w,
+                None => {
+                    self.stacks.insert(self.rev.clone(), w);
+                }
+            }
+        }
+        if !opts.inclusive {
+            *self.counts.entry(leaf).or_insert(0.0) += w;
+            return Ok(());
+        }
+        self.distinct.clear();
+        for &f in &self.chain {
+            if !self.distinct.contains(&f) {
+                self.distinct.push(f);
+            }
+        }
+        for &f in &self.distinct {
+            *self.counts.entry(f).or_insert(0.0) += w;
+        }
+        Ok(())
+    }
+
+    /// The sample's callchain into `self.chain`, leaf first (perf puts the
+    /// sample's own ip first, after a context marker).
+    fn callchain(
+        &mut self,
+        st: &mut State<'_>,
+        s: &SampleRecord<'_>,
+        mode: Mode,
+        pid: i32,
+        record_no: u64,
+    ) -> Result<(), ParseError> {
+        self.chain.clear();
+        match &s.callchain {
+            None => self.no_chain += 1,
+            Some(cc) => {
+                let mut cmode = mode;
+                for i in 0..cc.len() {
+                    let Some(a) = cc.get(i) else { break };
+                    if a >= CONTEXT_MAX {
+                        cmode = match a {
+                            CONTEXT_KERNEL => Mode::Kernel,
+                            CONTEXT_USER => Mode::User,
+                            CONTEXT_HV => Mode::Hypervisor,
+                            CONTEXT_GUEST_KERNEL => Mode::GuestKernel,
+                            CONTEXT_GUEST_USER => Mode::GuestUser,
+                            _ => cmode,
+                        };
+                        continue;
+                    }
+                    let f = st
+                        .frame(pid, cmode, a)
+                        .map_err(|e| at_record(e, record_no))?;
+                    self.chain.push(f);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The profile: the map judged, warnings, every frame named once
+/// (demangling happens here), stacks named like the self cost.
+fn finish(
+    st: State<'_>,
+    tally: Tally,
+    event: &Event,
+    opts: &ParseOptions,
+    mut warnings: Vec<String>,
+) -> Result<Profile, ParseError> {
+    let origin = st.origin;
+    let mut p = Profile::new(origin, Format::PerfData);
+    p.event = Some(event.name.clone());
+    p.weight = match opts.weight {
+        WeightBy::Samples => Weight::Samples,
+        WeightBy::Period => Weight::Period,
+    };
     if let Some(map) = &st.kernel {
         warnings.extend(judge(map, &st.fit, &st.doubts, opts.force_map, origin)?);
     }
+    let (lost, no_chain) = (tally.lost, tally.no_chain);
     if lost > 0 {
         warnings.push(format!(
             "{origin}: perf lost {lost} event(s) while recording"
@@ -591,7 +692,7 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
     // Each distinct frame is named once (demangling happens here).
     let mut keys: FxHashMap<Frame, SymbolKey> = FxHashMap::default();
     let mut key = |f: Frame| keys.entry(f).or_insert_with(|| st.key(f)).clone();
-    for (f, c) in counts {
+    for (f, c) in tally.counts {
         p.add(key(f), c);
     }
     let why = |dso: &str| {
@@ -601,7 +702,7 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
     p.unresolved = unresolved::note(&p, &why, "");
     // Stacks are named like the self cost (`st.key`): frames that resolve
     // to one name merge; unresolved ones are `[unknown]`.
-    for (frames, c) in stacks {
+    for (frames, c) in tally.stacks {
         let names: Vec<String> = frames
             .into_iter()
             .map(|f| {
@@ -614,8 +715,8 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
             .collect();
         *p.stacks.entry(names).or_insert(0.0) += c;
     }
-    p.total = total;
-    p.duration_s = match (first_t, last_t) {
+    p.total = tally.total;
+    p.duration_s = match (tally.first_t, tally.last_t) {
         (Some(a), Some(b)) if b > a => Some((b - a) as f64 / 1e9),
         _ => None,
     };

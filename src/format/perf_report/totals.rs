@@ -73,53 +73,64 @@ pub(super) fn totals(section: &mut Section, profile: &mut Profile) {
                 }
             }
         }
-        Weight::Percent => {
-            let (total, reason) = match (header, section.event_count) {
-                (Some(h), _) if members > 1 => (
-                    h.samples as f64 / members as f64,
-                    Some(format!(
-                        "percentages only; total from the '# Samples: {}' header of a group \
-                         of {members} events, divided by {members}",
-                        h.printed
-                    )),
-                ),
-                (Some(h), _) if h.unit == 1 => (h.samples as f64, None),
-                (Some(h), _) => (
-                    h.samples as f64,
-                    Some(format!(
-                        "percentages only; total from the rounded '# Samples: {}' header \
-                         (perf truncates: {} to {})",
-                        h.printed,
-                        h.samples,
-                        h.samples.saturating_add(h.unit - 1)
-                    )),
-                ),
-                (None, Some(count)) if members == 1 => (
-                    count as f64,
-                    Some("percentages only; total from '# Event count (approx.)', a period".into()),
-                ),
-                (None, _) => (
-                    100.0,
-                    Some("percentages only and no '# Samples:' header: counts are percents".into()),
-                ),
-            };
-            profile.warnings.push(
-                "percentages only (no Samples or Period column): counts are estimates; \
-                 re-run perf report with -n for exact sample counts"
-                    .to_string(),
-            );
-            let reason = match (reason, missing) {
-                (Some(r), Some(m)) => Some(format!("{r}; {}", missing_text(m))),
-                (r, _) => r,
-            };
-            if let Some(m) = missing {
-                profile.warnings.push(missing_text(m));
-            }
-            for value in section.counts.values_mut() {
-                *value = *value * total / 100.0;
-            }
-            profile.total = total;
-            profile.total_approximate = reason;
-        }
+        Weight::Percent => percent_totals(section, profile, missing, members, &missing_text),
     }
+}
+
+/// A percent-only section: the total from the header (or the event count,
+/// or 100), and the percentages scaled into estimated counts.
+fn percent_totals(
+    section: &mut Section,
+    profile: &mut Profile,
+    missing: Option<f64>,
+    members: u64,
+    missing_text: &dyn Fn(f64) -> String,
+) {
+    let header = section.header.as_ref();
+    let (total, reason) = match (header, section.event_count) {
+        (Some(h), _) if members > 1 => (
+            h.samples as f64 / members as f64,
+            Some(format!(
+                "percentages only; total from the '# Samples: {}' header of a group \
+                 of {members} events, divided by {members}",
+                h.printed
+            )),
+        ),
+        (Some(h), _) if h.unit == 1 => (h.samples as f64, None),
+        (Some(h), _) => (
+            h.samples as f64,
+            Some(format!(
+                "percentages only; total from the rounded '# Samples: {}' header \
+                 (perf truncates: {} to {})",
+                h.printed,
+                h.samples,
+                h.samples.saturating_add(h.unit - 1)
+            )),
+        ),
+        (None, Some(count)) if members == 1 => (
+            count as f64,
+            Some("percentages only; total from '# Event count (approx.)', a period".into()),
+        ),
+        (None, _) => (
+            100.0,
+            Some("percentages only and no '# Samples:' header: counts are percents".into()),
+        ),
+    };
+    profile.warnings.push(
+        "percentages only (no Samples or Period column): counts are estimates; \
+         re-run perf report with -n for exact sample counts"
+            .to_string(),
+    );
+    let reason = match (reason, missing) {
+        (Some(r), Some(m)) => Some(format!("{r}; {}", missing_text(m))),
+        (r, _) => r,
+    };
+    if let Some(m) = missing {
+        profile.warnings.push(missing_text(m));
+    }
+    for value in section.counts.values_mut() {
+        *value = *value * total / 100.0;
+    }
+    profile.total = total;
+    profile.total_approximate = reason;
 }

@@ -16,8 +16,11 @@
 //! `--jobs`.
 
 use super::super::ParseError;
+pub use super::pipeline::Block;
 use super::pipeline::{self, Bytes, Producer};
 use std::io::{BufRead, Read};
+
+mod mapped;
 
 /// Nominal block size. Large enough that per-block overhead (hash maps,
 /// task spawn) is noise, small enough that the blocks in flight stay far below the
@@ -55,20 +58,13 @@ pub fn after_last_newline(buf: &[u8]) -> usize {
     memchr::memrchr(b'\n', buf).map_or(0, |i| i + 1)
 }
 
-/// One block of input and where it sits in the stream.
-pub struct Block<'a> {
-    pub data: &'a [u8],
-    /// True for the final block (the only one that may end mid-line).
-    pub last: bool,
-}
-
 /// Where the text comes from.
 pub enum Source<'a> {
     /// Any reader (stdin, decompressed streams, archive members): read into
     /// reused buffers, a few blocks ahead.
     Stream(&'a mut dyn BufRead),
     /// A plain regular file: mapped, and cut as a stream of it would be (for
-    /// the same block size) without copying (see [`super::mapped`]).
+    /// the same block size) without copying (see [`mapped`]).
     File(&'a std::fs::File),
 }
 
@@ -105,7 +101,7 @@ where
             pipeline::run(&mut reader, origin, work, sink)
         }
         Source::File(file) => {
-            let mut blocks = super::mapped::Blocks::new(file, origin, block_size, boundary)?;
+            let mut blocks = mapped::Blocks::new(file, origin, block_size, boundary)?;
             pipeline::run(&mut blocks, origin, work, sink)
         }
     }

@@ -9,11 +9,17 @@
 //! hold an earlier error of their own).
 
 use super::super::ParseError;
-use super::blocks::Block;
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
+
+/// One block of input and where it sits in the stream.
+pub struct Block<'a> {
+    pub data: &'a [u8],
+    /// True for the final block (the only one that may end mid-line).
+    pub last: bool,
+}
 
 /// A block's bytes, moved to the task that parses it.
 pub enum Bytes {

@@ -145,10 +145,56 @@ struct Cur {
     chain: bool,
 }
 
+/// Counting one block: the symbols met, the caches that skip parsing what
+/// was seen before, what is counted, and the sample being read.
 struct Counter<'d, 'c> {
     ctx: &'c Ctx<'c>,
     out: BlockOut,
+    syms: Symbols<'d>,
+    cache: Caches<'d>,
+    /// counts[event][sym id]
+    counts: Vec<Vec<u64>>,
+    sample_no: u64,
+    /// Earliest and latest timestamp per event, as printed.
+    times: Vec<Option<(line::Stamp<'d>, line::Stamp<'d>)>>,
+    last_ev: usize,
+    cur: Option<Cur>,
+    /// With `ParseOptions::stacks`: per event, callchain (root first) → weight.
+    stacks: Vec<FxHashMap<Vec<u32>, u64>>,
+    /// The current sample's chain so far, leaf first.
+    chain_ids: Vec<u32>,
+}
+
+/// The block's symbols, by id, with what is known of each.
+#[derive(Default)]
+struct Symbols<'d> {
     ids: FxHashMap<Frame<'d>, u32>,
+    frames: Vec<Frame<'d>>,
+    /// Last sample number that counted a symbol (inclusive dedup).
+    stamp: Vec<u64>,
+    /// 0 unknown, 1 matches `--dso`, 2 does not.
+    dso_ok: Vec<u8>,
+    /// Mode of each symbol id.
+    modes: Vec<Mode>,
+}
+
+impl<'d> Symbols<'d> {
+    fn intern(&mut self, f: Frame<'d>) -> u32 {
+        let next = self.frames.len() as u32;
+        let id = *self.ids.entry(f).or_insert(next);
+        if id == next {
+            self.frames.push(f);
+            self.stamp.push(0);
+            self.dso_ok.push(0);
+            self.modes.push(f.mode());
+        }
+        id
+    }
+}
+
+/// What was parsed before, by the text it was parsed from.
+#[derive(Default)]
+struct Caches<'d> {
     /// Frame text as printed (ip, symbol with offset, dso) → symbol id: most
     /// samples repeat an address seen before, and one lookup of the raw text
     /// replaces splitting it and interning the parts. The keys are copies:
@@ -162,25 +208,8 @@ struct Counter<'d, 'c> {
     /// Lookups in `suffixes` and hits (it is dropped when it does not pay).
     suffix_tries: u64,
     suffix_hits: u64,
-    frames: Vec<Frame<'d>>,
-    /// counts[event][sym id]
-    counts: Vec<Vec<u64>>,
-    /// Last sample number that counted a symbol (inclusive dedup).
-    stamp: Vec<u64>,
-    sample_no: u64,
+    /// `--comm`: whether a command matches.
     comm_ok: FxHashMap<&'d [u8], bool>,
-    /// 0 unknown, 1 matches `--dso`, 2 does not.
-    dso_ok: Vec<u8>,
-    /// Mode of each symbol id.
-    modes: Vec<Mode>,
-    /// Earliest and latest timestamp per event, as printed.
-    times: Vec<Option<(line::Stamp<'d>, line::Stamp<'d>)>>,
-    last_ev: usize,
-    cur: Option<Cur>,
-    /// With `ParseOptions::stacks`: per event, callchain (root first) → weight.
-    stacks: Vec<FxHashMap<Vec<u32>, u64>>,
-    /// The current sample's chain so far, leaf first.
-    chain_ids: Vec<u32>,
 }
 
 impl std::hash::Hash for Frame<'_> {
@@ -198,18 +227,10 @@ pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
     let mut c = Counter {
         ctx,
         out: BlockOut::default(),
-        ids: FxHashMap::default(),
-        tails: FxHashMap::default(),
-        suffixes: hashbrown::HashTable::new(),
-        suffix_tries: 0,
-        suffix_hits: 0,
-        frames: Vec::new(),
+        syms: Symbols::default(),
+        cache: Caches::default(),
         counts: Vec::new(),
-        stamp: Vec::new(),
         sample_no: 0,
-        comm_ok: FxHashMap::default(),
-        dso_ok: Vec::new(),
-        modes: Vec::new(),
         times: Vec::new(),
         last_ev: SKIP,
         cur: None,
@@ -310,8 +331,8 @@ impl<'d> Counter<'d, '_> {
     }
 
     fn finish(mut self) -> BlockOut {
-        let mut syms: Vec<Vec<u8>> = Vec::with_capacity(self.frames.len());
-        for f in &self.frames {
+        let mut syms: Vec<Vec<u8>> = Vec::with_capacity(self.syms.frames.len());
+        for f in &self.syms.frames {
             syms.push(encode_key(f));
         }
         self.out.syms = syms;
@@ -462,6 +483,7 @@ impl<'d> Counter<'d, '_> {
             Some(re) => {
                 let comm = line::trim(comm);
                 *self
+                    .cache
                     .comm_ok
                     .entry(comm)
                     .or_insert_with(|| re.is_match(&crate::format::decode(comm)))
@@ -511,25 +533,13 @@ impl<'d> Counter<'d, '_> {
         }
     }
 
-    fn intern(&mut self, f: Frame<'d>) -> u32 {
-        let next = self.frames.len() as u32;
-        let id = *self.ids.entry(f).or_insert(next);
-        if id == next {
-            self.frames.push(f);
-            self.stamp.push(0);
-            self.dso_ok.push(0);
-            self.modes.push(f.mode());
-        }
-        id
-    }
-
     /// The symbol id of a frame's text, `None` when it is not a frame.
     fn frame_id(&mut self, text: &'d [u8]) -> Option<u32> {
-        if let Some(&id) = self.tails.get(text) {
+        if let Some(&id) = self.cache.tails.get(text) {
             return Some(id);
         }
-        let id = self.intern(line::frame(text)?);
-        self.tails.insert(text.into(), id);
+        let id = self.syms.intern(line::frame(text)?);
+        self.cache.tails.insert(text.into(), id);
         Some(id)
     }
 
@@ -539,13 +549,13 @@ impl<'d> Counter<'d, '_> {
         cur.frames += 1;
         if leaf {
             let opts = self.ctx.opts;
-            let mode = self.modes[id as usize];
+            let mode = self.syms.modes[id as usize];
             let mut kept = cur.comm_ok && (!opts.kernel_only || mode == Mode::Kernel);
             if kept {
                 if let Some(re) = &opts.dso {
-                    let state = &mut self.dso_ok[id as usize];
+                    let state = &mut self.syms.dso_ok[id as usize];
                     if *state == 0 {
-                        let dso = self.frames[id as usize].dso.unwrap_or_default();
+                        let dso = self.syms.frames[id as usize].dso.unwrap_or_default();
                         *state = if re.is_match(&crate::format::decode(dso)) {
                             1
                         } else {
@@ -564,13 +574,13 @@ impl<'d> Counter<'d, '_> {
         if !leaf && !self.ctx.opts.inclusive {
             return;
         }
-        if !cur.kept || self.stamp[id as usize] == self.sample_no {
+        if !cur.kept || self.syms.stamp[id as usize] == self.sample_no {
             return;
         }
-        self.stamp[id as usize] = self.sample_no;
+        self.syms.stamp[id as usize] = self.sample_no;
         let counts = &mut self.counts[cur.ev];
         if counts.len() <= id as usize {
-            counts.resize(self.frames.len(), 0);
+            counts.resize(self.syms.frames.len(), 0);
         }
         counts[id as usize] += cur.weight;
     }

@@ -46,7 +46,7 @@ fn suffix_hash(key: &[u8]) -> u64 {
 
 impl<'d> Counter<'d, '_> {
     pub(super) fn suffix_cache_pays(&self) -> bool {
-        self.suffix_tries < 4096 || 2 * self.suffix_hits >= self.suffix_tries
+        self.cache.suffix_tries < 4096 || 2 * self.cache.suffix_hits >= self.cache.suffix_tries
     }
 
     pub(super) fn cache_suffix(
@@ -56,18 +56,24 @@ impl<'d> Counter<'d, '_> {
         ev: usize,
         frame: Option<u32>,
     ) {
-        if self.suffixes.len() >= SUFFIX_MAX || !self.suffix_cache_pays() {
+        if self.cache.suffixes.len() >= SUFFIX_MAX || !self.suffix_cache_pays() {
             return;
         }
         let hash = suffix_hash(suffix_key(text));
-        if self.suffixes.find(hash, |e| *e.text == *text).is_none() {
+        if self
+            .cache
+            .suffixes
+            .find(hash, |e| *e.text == *text)
+            .is_none()
+        {
             let entry = Suffix {
                 text: text.into(),
                 period,
                 ev,
                 frame,
             };
-            self.suffixes
+            self.cache
+                .suffixes
                 .insert_unique(hash, entry, |e| suffix_hash(suffix_key(&e.text)));
         }
     }
@@ -78,7 +84,7 @@ impl<'d> Counter<'d, '_> {
     /// returns the line's length (without its line break), or `None` for
     /// the line-by-line path (which then gives the same result).
     pub(super) fn cached_header(&mut self, rest: &'d [u8]) -> Option<usize> {
-        if self.suffixes.is_empty() || !self.suffix_cache_pays() {
+        if self.cache.suffixes.is_empty() || !self.suffix_cache_pays() {
             return None;
         }
         let c = memchr::memchr2(b':', b'\n', &rest[..rest.len().min(4096)])?;
@@ -88,18 +94,21 @@ impl<'d> Counter<'d, '_> {
         let after = &rest[c + 1..];
         let matches =
             |e: &Suffix| after.starts_with(&e.text) && after.get(e.text.len()) == Some(&b'\n');
-        self.suffix_tries += 1;
+        self.cache.suffix_tries += 1;
         // The key is SUFFIX_KEY bytes (the usual header with a frame); when
         // that misses, the suffix may be shorter (a header before its
         // callchain): then it is the whole line's rest.
         let head = &after[..after.len().min(SUFFIX_KEY)];
         let mut found = None;
         if head.len() == SUFFIX_KEY {
-            found = self.suffixes.find(suffix_hash(suffix_key(head)), matches);
+            found = self
+                .cache
+                .suffixes
+                .find(suffix_hash(suffix_key(head)), matches);
         }
         if found.is_none() {
             let end = memchr::memchr(b'\n', head)?;
-            found = self.suffixes.find(suffix_hash(&head[..end]), matches);
+            found = self.cache.suffixes.find(suffix_hash(&head[..end]), matches);
         }
         let e = found?;
         let (period, ev, frame, len) = (e.period, e.ev, e.frame, c + 1 + e.text.len());
@@ -108,7 +117,7 @@ impl<'d> Counter<'d, '_> {
         if line::first_non_blank(comm) == Some(b'#') {
             return None;
         }
-        self.suffix_hits += 1;
+        self.cache.suffix_hits += 1;
         self.end_sample();
         self.start_sample(comm, Some(&rest[s..c]), period, ev, frame);
         Some(len)

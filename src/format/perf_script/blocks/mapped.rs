@@ -1,4 +1,4 @@
-//! The block reader of [`super::blocks`] for a plain regular file: the file
+//! The block reader of [`super`] for a plain regular file: the file
 //! is mapped into memory a block at a time and cut into exactly the blocks
 //! the stream reader would make, as slices of the mapping, so nothing is
 //! copied. Reading a file this way costs page faults instead of a copy per
@@ -10,9 +10,9 @@
 //! A file truncated by another process while it is mapped makes the
 //! process fail with SIGBUS (as for any program that maps its input).
 
-use super::super::ParseError;
-use super::blocks::{too_long, Boundary, MAX_RECORD};
-use super::pipeline::{Bytes, Producer};
+use super::super::super::ParseError;
+use super::super::pipeline::{Bytes, Producer};
+use super::{too_long, Boundary, MAX_RECORD};
 use std::fs::File;
 use std::sync::Arc;
 
@@ -129,8 +129,8 @@ impl Producer for Blocks<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::blocks::tests::blocks_of;
-    use super::super::blocks::Source;
+    use super::super::tests::blocks_of;
+    use super::super::Source;
     use std::io::Write;
 
     /// The mapped reader cuts a file into the very blocks of the stream
@@ -159,7 +159,7 @@ mod tests {
     /// record longer than MAX_RECORD is refused.
     #[test]
     fn same_errors_as_the_stream_reader() {
-        use super::super::blocks::MAX_RECORD;
+        use super::super::MAX_RECORD;
         use crate::format::{perf_script, ParseOptions};
         use std::fs::File;
         let dir = std::env::temp_dir().join(format!("dp-mapped-err-{}", std::process::id()));

@@ -1,0 +1,132 @@
+//! One comparison, the engine under both `diffprofile OLD NEW` and `batch`:
+//! load every side (in parallel, or from a counts table) → check them and
+//! bring them to their common scope → aggregate → diff → the finished
+//! [`diff::Report`] that [`crate::render`] draws. The configuration is data
+//! ([`Config`]); [`crate::config`] makes it from the command line.
+
+mod config;
+mod noise;
+mod table;
+
+pub use config::{Config, NoiseSpec, SideSpec};
+pub use noise::{learn_from_side, learn_model};
+pub use table::{load_sides, table_runs};
+
+use crate::aggregate::{self, Side};
+use crate::diff;
+use crate::load;
+use crate::render;
+use crate::sanity;
+use anyhow::{Context, Result};
+use std::collections::BTreeMap;
+
+/// Everything but rendering: the report of a configuration.
+pub fn build_report(config: &Config) -> Result<diff::Report> {
+    if let Some(spec) = &config.table {
+        let (config, mut sides, warnings) = load_sides(config, spec)?;
+        return report_of_sides(&config, &mut sides, warnings);
+    }
+    let mut warnings = same_paths(&config.sides);
+    let mut sides = Vec::new();
+    for spec in &config.sides {
+        let loaded = load::load_side(&spec.paths, &config.load)?;
+        warnings.extend(loaded.warnings);
+        sides.push(Side {
+            name: spec.name.clone(),
+            label: render::compact_paths(&spec.paths),
+            runs: loaded.runs,
+        });
+    }
+    report_of_sides(config, &mut sides, warnings)
+}
+
+/// The report of sides already loaded, after `warnings` about loading them:
+/// the sides checked and brought to their common scope ([`sanity::prepare`]),
+/// then compared.
+fn report_of_sides(
+    config: &Config,
+    sides: &mut [Side],
+    mut warnings: Vec<String>,
+) -> Result<diff::Report> {
+    let mut found = sanity::prepare(
+        sides,
+        &config.load.parse,
+        &config.identity,
+        config.allow_duplicates,
+    )?;
+    warnings.append(&mut found.warnings);
+    let model = noise::load_noise_model(config, &mut warnings)?;
+    let mut report = match model {
+        Some(model) => {
+            let mut config = config.clone();
+            config.diff.noise_model = Some(model);
+            compare_sides(sides, &config)?
+        }
+        None => compare_sides(sides, config)?,
+    };
+    found.add_notes(&mut report.notes);
+    warnings.append(&mut report.warnings);
+    report.warnings = diff::dedup_warnings(warnings);
+    Ok(report)
+}
+
+/// The sides' count matrix (identity options applied) and every run's
+/// exposure under the configured normalisation.
+pub(crate) fn count_matrix(
+    sides: &[Side],
+    config: &Config,
+) -> Result<(aggregate::Matrix, Vec<Vec<f64>>)> {
+    let matrix = aggregate::build(sides, &config.identity);
+    let exposures = aggregate::exposures(
+        sides,
+        &matrix,
+        config.diff.normalize,
+        &config.run_info,
+        config.relative,
+    )?;
+    Ok((matrix, exposures))
+}
+
+/// The worker threads of `--jobs` (all cores by default).
+pub fn thread_pool(jobs: Option<usize>) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.unwrap_or(0))
+        .build()
+        .context("cannot start worker threads")
+}
+
+/// Aggregate and compare sides already loaded (the first is the baseline).
+pub fn compare_sides(sides: &[Side], config: &Config) -> Result<diff::Report> {
+    let (matrix, exposures) = count_matrix(sides, config)?;
+    let mut report = diff::compare(sides, &exposures, &matrix, &config.diff);
+    report.notes.extend(config.notes.iter().cloned());
+    if config.load.parse.stacks {
+        report.flame = Some(crate::flame::build(sides, &config.identity, config.flame));
+    }
+    Ok(report)
+}
+
+/// A path named on two sides (the same file as OLD and NEW).
+pub fn same_paths(sides: &[SideSpec]) -> Vec<String> {
+    let mut seen: BTreeMap<std::path::PathBuf, (&str, &str)> = BTreeMap::new();
+    let mut out = Vec::new();
+    for s in sides {
+        for p in &s.paths {
+            let Ok(canon) = std::fs::canonicalize(p) else {
+                continue;
+            };
+            match seen.get(&canon) {
+                Some(&(side, first)) if side != s.name => out.push(format!(
+                    "{first} is named as {} and as {}: a recording compared with itself",
+                    side.to_uppercase(),
+                    s.name.to_uppercase()
+                )),
+                Some(_) => {}
+                None => {
+                    seen.insert(canon, (&s.name, p));
+                }
+            }
+        }
+    }
+    out
+}

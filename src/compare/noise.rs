@@ -1,0 +1,93 @@
+//! Noise models for a comparison: learned from replicate runs, or read from
+//! the file `diffprofile noise-model` wrote (docs/statistics.md §5.3).
+
+use super::{count_matrix, Config, NoiseSpec};
+use crate::aggregate::Side;
+use crate::diff;
+use crate::load;
+use crate::noise_model::{self, NoiseModel, Replicates};
+use anyhow::{Context, Result};
+use std::sync::Arc;
+
+/// Learn a noise model from replicate runs (files, directories, archives)
+/// read, filtered, named and normalised as `config` says; with its warnings.
+pub fn learn_model(paths: &[String], config: &Config) -> Result<(NoiseModel, Vec<String>)> {
+    let loaded = load::load_side(paths, &config.load)?;
+    let side = Side {
+        name: "replicates".to_string(),
+        label: paths.join(" "),
+        runs: loaded.runs,
+    };
+    let source = format!("learned from {}", paths.join(" "));
+    let (model, mut warnings) = learn_from_side(&side, config, source)
+        .with_context(|| format!("noise model from {}", paths.join(" ")))?;
+    warnings.splice(0..0, loaded.warnings);
+    Ok((model, warnings))
+}
+
+/// Learn a noise model from the runs of one side already loaded (for
+/// `batch`, a kernel's runs of one benchmark); `source` names them.
+pub fn learn_from_side(
+    side: &Side,
+    config: &Config,
+    source: String,
+) -> Result<(NoiseModel, Vec<String>)> {
+    let (matrix, exposures) = count_matrix(std::slice::from_ref(side), config)?;
+    let mut warnings = matrix.warnings.clone();
+    let event = diff::common_event(std::slice::from_ref(side), &mut warnings);
+    let runs: Vec<&crate::profile::Profile> = side.runs.iter().collect();
+    warnings.extend(crate::format::unresolved::summary(&runs));
+    let model = noise_model::learn(Replicates {
+        counts: &matrix.counts[0],
+        exposures: &exposures[0],
+        idents: matrix
+            .symbols
+            .iter()
+            .map(|s| (s.ident.name.clone(), s.ident.dso.clone()))
+            .collect(),
+        runs: side
+            .runs
+            .iter()
+            .zip(&exposures[0])
+            .map(|(r, &e)| noise_model::ModelRun {
+                source: r.source.clone(),
+                format: r.format.name().to_string(),
+                total: r.total,
+                exposure: e,
+            })
+            .collect(),
+        normalize: config.diff.normalize.name().to_string(),
+        event,
+        source,
+    })?;
+    Ok((model, warnings))
+}
+
+/// The noise model a configuration names, read or learned; warnings when
+/// it was made under other options than this comparison's.
+pub(super) fn load_noise_model(
+    config: &Config,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Arc<NoiseModel>>> {
+    let model = match &config.noise {
+        None => return Ok(None),
+        Some(NoiseSpec::File(path)) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("{path}: cannot read the noise model"))?;
+            NoiseModel::from_json(&text, path)?
+        }
+        Some(NoiseSpec::Runs(paths)) => {
+            let (model, w) = learn_model(paths, config)?;
+            warnings.extend(w);
+            model
+        }
+    };
+    let normalize = config.diff.normalize.name();
+    if model.normalize != normalize {
+        warnings.push(format!(
+            "the noise model ({}) was learned with -n {}, this comparison uses -n {normalize}",
+            model.source, model.normalize
+        ));
+    }
+    Ok(Some(Arc::new(model)))
+}
