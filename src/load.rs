@@ -466,6 +466,31 @@ pub fn load_stream_beside<'a>(
     })
 }
 
+/// A large archive member read as it streams by ([`from_stream`]).
+pub enum Streamed {
+    /// Parsed (or found not to be a profile, or unreadable).
+    Loaded(Box<Result<std::result::Result<Profile, String>>>),
+    /// A raw profile that needs a symbol map from its directory, which may
+    /// come later in the archive: its decompressed bytes, bounded.
+    NeedsMap(Vec<u8>),
+}
+
+/// A large archive member, parsed from the archive stream as it is read
+/// (never held whole), or, when it needs a symbol map from its directory,
+/// its decompressed bytes kept, under the parsers' bound.
+pub fn from_stream(entry: &mut dyn std::io::Read, origin: &str, opts: &LoadOptions) -> Streamed {
+    let raw = Box::new(std::io::BufReader::with_capacity(input::BUF_SIZE, entry));
+    Streamed::Loaded(Box::new(match sniff_stream(raw, origin, opts) {
+        Err(e) => Err(e),
+        Ok(Err(why)) => Ok(Err(why)),
+        Ok(Ok(s)) if s.needs_beside_map(opts) => match s.into_bytes(origin) {
+            Ok(bytes) => return Streamed::NeedsMap(bytes),
+            Err(e) => Err(e),
+        },
+        Ok(Ok(s)) => s.parse(origin, opts, None).map(Ok),
+    }))
+}
+
 /// A stream whose format is known ([`sniff_stream`]), not yet parsed.
 pub struct Sniffed<'a> {
     pub format: Format,

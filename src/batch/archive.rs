@@ -178,17 +178,10 @@ fn sniff(bytes: &[u8], origin: &str, opts: &LoadOptions) -> Sniff {
     }
 }
 
-/// A large member, parsed from the archive stream (or, when it needs a map
-/// from its directory, its decompressed bytes kept, bounded).
+/// A large member, parsed from the archive stream ([`load::from_stream`]).
 fn from_stream(entry: &mut dyn Read, origin: &str, opts: &LoadOptions) -> Data {
-    let raw = Box::new(BufReader::with_capacity(BUF_SIZE, entry));
-    Data::Loaded(Box::new(match load::sniff_stream(raw, origin, opts) {
-        Err(e) => Err(e),
-        Ok(Err(why)) => Ok(Err(why)),
-        Ok(Ok(s)) if s.needs_beside_map(opts) => match s.into_bytes(origin) {
-            Ok(bytes) => return Data::Bytes(bytes),
-            Err(e) => Err(e),
-        },
-        Ok(Ok(s)) => s.parse(origin, opts, None).map(Ok),
-    }))
+    match load::from_stream(entry, origin, opts) {
+        load::Streamed::Loaded(r) => Data::Loaded(r),
+        load::Streamed::NeedsMap(bytes) => Data::Bytes(bytes),
+    }
 }

@@ -247,20 +247,12 @@ fn parse(
     })
 }
 
-/// A large archive member, parsed from the archive stream as it is read
-/// (or, when it needs a symbol map from its directory, its decompressed
-/// bytes kept, under the parsers' bound).
+/// A large archive member, parsed from the archive stream ([`load::from_stream`]).
 fn from_stream(entry: &mut dyn Read, origin: &str, opts: &load::LoadOptions) -> Input {
-    let raw = Box::new(BufReader::with_capacity(BUF_SIZE, entry));
-    Input::Loaded(Box::new(match load::sniff_stream(raw, origin, opts) {
-        Err(e) => Err(e),
-        Ok(Err(why)) => Ok(Err(why)),
-        Ok(Ok(s)) if s.needs_beside_map(opts) => match s.into_bytes(origin) {
-            Ok(bytes) => return Input::Bytes(bytes),
-            Err(e) => Err(e),
-        },
-        Ok(Ok(s)) => s.parse(origin, opts, None).map(Ok),
-    }))
+    match load::from_stream(entry, origin, opts) {
+        load::Streamed::Loaded(r) => Input::Loaded(r),
+        load::Streamed::NeedsMap(bytes) => Input::Bytes(bytes),
+    }
 }
 
 impl<W: Write + Send> Visitor for Exporter<'_, W> {
