@@ -237,7 +237,9 @@ pub(crate) fn t_quantile_two_sided(alpha: f64, df: f64) -> f64 {
     t
 }
 
-/// Two-sided normal tail `2Φ(−|z|) = erfc(|z|/√2)`.
+/// Two-sided normal tail `2Φ(−|z|) = erfc(|z|/√2)`. Not `2 · sf` of statrs'
+/// `Normal`: its `sf` is `½ erfc`, which can lose the last bit of a
+/// subnormal tail (from |z| ≈ 37.5 on), and the JSON report prints every bit.
 pub(crate) fn normal_two_sided_p(z: f64) -> f64 {
     erfc(z.abs() / std::f64::consts::SQRT_2).clamp(0.0, 1.0)
 }
