@@ -387,40 +387,85 @@ pub fn counts_are_samples(sides: &[Side]) -> bool {
 }
 
 /// Parse a `--run-info` CSV: `path,duration_s,work` (header line optional,
-/// empty fields allowed).
+/// empty fields allowed). Blank lines and lines starting with `#` are passed
+/// over, fields are trimmed, and a field may be quoted as in any CSV (a path
+/// with a comma: `"runs/a,b/old.txt",10.5,1000`). Errors name the line.
 pub fn parse_run_info(text: &str, origin: &str) -> Result<RunInfo> {
     let mut info = RunInfo::default();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .comment(Some(b'#'))
+        .from_reader(text.as_bytes());
+    let mut record = csv::StringRecord::new();
+    let mut lines = Lines::default();
+    loop {
+        let from = reader.position().byte() as usize;
+        let read = reader.read_record(&mut record);
+        let to = reader.position().byte() as usize;
+        let (n, line) = lines.record(text, from, to);
+        match read {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => bail!("{origin}:{n}: {e}"),
+        }
+        let Some(line) = line else { continue };
+        if n == 1 && record.get(0) == Some("path") {
             continue;
         }
-        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-        if n == 0 && fields.first() == Some(&"path") {
-            continue;
-        }
-        let num = |s: Option<&&str>| -> Result<Option<f64>, String> {
+        let num = |s: Option<&str>| -> Result<Option<f64>, String> {
             match s {
-                None => Ok(None),
-                Some(&"") => Ok(None),
+                None | Some("") => Ok(None),
                 Some(s) => s.parse::<f64>().map(Some).map_err(|_| s.to_string()),
             }
         };
-        if fields.len() < 2 || fields.len() > 3 {
-            bail!(
-                "{origin}:{}: expected `path,duration_s,work`, found \"{line}\"",
-                n + 1
-            );
+        if record.len() < 2 || record.len() > 3 {
+            bail!("{origin}:{n}: expected `path,duration_s,work`, found \"{line}\"");
         }
-        let (d, w) = match (num(fields.get(1)), num(fields.get(2))) {
+        let (d, w) = match (num(record.get(1)), num(record.get(2))) {
             (Ok(d), Ok(w)) => (d, w),
             (Err(bad), _) | (_, Err(bad)) => {
-                bail!("{origin}:{}: expected a number, found \"{bad}\"", n + 1)
+                bail!("{origin}:{n}: expected a number, found \"{bad}\"")
             }
         };
-        info.entries.insert(fields[0].to_string(), (d, w));
+        info.entries.insert(record[0].to_string(), (d, w));
     }
     Ok(info)
+}
+
+/// Line numbers for the records of a CSV text. The span csv reads for a
+/// record also holds the comment and blank lines it passed over before it
+/// (and the `\n` of a `\r\n`); an indented comment or a line of spaces
+/// it reads as a record of its own.
+#[derive(Default)]
+struct Lines {
+    /// Newlines before byte `at`.
+    at: usize,
+    newlines: usize,
+}
+
+impl Lines {
+    /// The line number of the record read from `text[from..to]` and its
+    /// text, trimmed; no text when the span holds only comment or blank lines.
+    fn record<'t>(&mut self, text: &'t str, from: usize, to: usize) -> (usize, Option<&'t str>) {
+        let span = text.get(from..to).unwrap_or("");
+        let mut start = from;
+        for l in span.split_inclusive('\n') {
+            let t = l.trim();
+            if !t.is_empty() && !t.starts_with('#') {
+                break;
+            }
+            start += l.len();
+        }
+        if start >= self.at {
+            let seen = text.get(self.at..start).unwrap_or("");
+            self.newlines += seen.bytes().filter(|&b| b == b'\n').count();
+            self.at = start;
+        }
+        let line = text.get(start..to).map(str::trim).filter(|t| !t.is_empty());
+        (self.newlines + 1, line)
+    }
 }
 
 #[cfg(test)]
@@ -525,6 +570,37 @@ mod tests {
         );
         let e = parse_run_info("x.txt,ten\n", "ri.csv").unwrap_err();
         assert_eq!(e.to_string(), "ri.csv:1: expected a number, found \"ten\"");
+    }
+
+    #[test]
+    fn run_info_csv_quotes_comments_and_line_numbers() {
+        let text = "path,duration_s,work\r\n# a comment, with a comma\r\n\r\n  # indented\r\n   \r\n\"/runs/a,b/old/run1.txt\" , 10.5 , 1000\r\n\"new/\"\"q\"\".txt\",,2000\r\nlast.txt,1";
+        let info = parse_run_info(text, "ri.csv").unwrap();
+        assert_eq!(info.entries.len(), 3, "{:?}", info.entries);
+        assert_eq!(
+            info.lookup("/runs/a,b/old/run1.txt"),
+            Some((Some(10.5), Some(1000.0)))
+        );
+        assert_eq!(info.lookup("new/\"q\".txt"), Some((None, Some(2000.0))));
+        assert_eq!(info.lookup("last.txt"), Some((Some(1.0), None)));
+        // Errors name the line, counting comment, blank and CRLF lines.
+        let e = parse_run_info(
+            "# c\r\n\r\n  # c\r\nok.txt,1,2\r\n\"a,b.txt\",1,2,3\r\n",
+            "ri.csv",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "ri.csv:5: expected `path,duration_s,work`, found \"\"a,b.txt\",1,2,3\""
+        );
+        let e = parse_run_info("\n# c\n\"x,y.txt\",1,fast\n", "ri.csv").unwrap_err();
+        assert_eq!(e.to_string(), "ri.csv:3: expected a number, found \"fast\"");
+        // The header is recognised on the first line only.
+        let e = parse_run_info("# c\npath,duration_s,work\n", "ri.csv").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "ri.csv:2: expected a number, found \"duration_s\""
+        );
     }
 
     #[test]

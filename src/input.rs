@@ -217,6 +217,20 @@ pub fn entry_kind(path: &Path, kind: std::fs::FileType) -> EntryKind {
     }
 }
 
+/// A walk's error, `path: cannot read directory: cause`, naming the
+/// directory (or `root`).
+pub fn walk_error(root: &Path, e: walkdir::Error) -> anyhow::Error {
+    let context = format!(
+        "{}: cannot read directory",
+        e.path().unwrap_or(root).display()
+    );
+    match e.into_io_error() {
+        Some(io) => anyhow::Error::new(io).context(context),
+        // The only other walkdir error; our walks follow no links.
+        None => anyhow::anyhow!("{context}: a symbolic link loop"),
+    }
+}
+
 /// The entries a walk passed over, by kind, for its warnings.
 #[derive(Debug, Default)]
 pub struct Skipped {
@@ -282,10 +296,7 @@ pub fn walk_dir(root: &Path) -> Result<Walk> {
         .into_iter()
         .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
     for entry in entries {
-        let entry = entry.map_err(|e| {
-            let at = e.path().unwrap_or(root).display().to_string();
-            anyhow::anyhow!("{at}: cannot read directory: {}", e)
-        })?;
+        let entry = entry.map_err(|e| walk_error(root, e))?;
         let path = entry.path();
         let kind = entry_kind(path, entry.file_type());
         if kind == EntryKind::File {

@@ -442,7 +442,8 @@ fn perf_data_callchain_length_that_overflows() {
     let (data, size) = (word(40) as usize, word(48) as usize);
     // The first callchain: its length is the word before the first
     // PERF_CONTEXT_KERNEL marker of the data section.
-    let kernel = (-128i64 as u64).to_le_bytes();
+    let kernel =
+        linux_perf_data::linux_perf_event_reader::constants::PERF_CONTEXT_KERNEL.to_le_bytes();
     let marker = (data..data + size)
         .step_by(8)
         .find(|&at| bytes[at..at + 8] == kernel)

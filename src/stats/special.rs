@@ -1,17 +1,21 @@
 //! Special functions behind the tests: the regularised incomplete beta
 //! function `I_x(a, b)`, its inverse, Student's t and the normal tails.
 //!
-//! Why not `statrs::function::beta::{beta_reg, inv_beta_reg}` (0.18)?
-//! Its `beta_reg` stops the continued fraction after 140 terms and builds the
-//! prefactor from `ln Γ(a+b) − ln Γ(a) − ln Γ(b)`, so it loses digits from
-//! `a, b ≈ 1e5` (3e-7 relative), is wrong at 1e7 (0.215 instead of 0.500)
-//! and even negative at 1e9, counts a profile easily reaches when runs are
-//! pooled. Here the same continued fraction (Numerical Recipes §6.4,
-//! modified Lentz) runs until it converges (it needs `O(√max(a, b))` terms),
-//! and the prefactor `x^a (1−x)^b / B(a, b)` uses Stirling's series with
-//! `ln_1p`, which keeps the cancelling `a ln x + b ln(1−x) − ln B` terms
-//! apart. The inverse is a bracketed Newton iteration on this `I`.
-//! `statrs` still provides `ln Γ` for small arguments and `erfc`/`erfc⁻¹`.
+//! `statrs` provides `ln Γ` for small arguments and `erfc`/`erfc⁻¹`; the
+//! incomplete beta and what is built on it (its inverse, Student's t) stay
+//! here. Why not `statrs::function::beta::{beta_reg, inv_beta_reg}` (0.18)?
+//! Its `beta_reg` stops the continued fraction after 140 terms, unconverged
+//! from `a, b ≈ 2e4` on (`I_½(1e6, 1e6)` comes out 0.4912 instead of ½: the
+//! test `statrs_beta_reg_is_inaccurate_for_large_parameters`), and builds
+//! the prefactor from `ln Γ(a+b) − ln Γ(a) − ln Γ(b)`, which loses digits
+//! from `a, b ≈ 1e5` (3e-7 relative); at 1e7 it gives 0.215 instead of 0.500
+//! and at 1e9 a negative number, counts a profile easily reaches when runs
+//! are pooled. `inv_beta_reg` and `StudentsT` are built on that `beta_reg`.
+//! Here the same continued fraction (Numerical Recipes §6.4, modified
+//! Lentz) runs until it converges (it needs `O(√max(a, b))` terms), and the
+//! prefactor `x^a (1−x)^b / B(a, b)` uses Stirling's series with `ln_1p`,
+//! which keeps the cancelling `a ln x + b ln(1−x) − ln B` terms apart. The
+//! inverse is a bracketed Newton iteration on this `I`.
 
 use statrs::function::erf::{erfc, erfc_inv};
 use statrs::function::gamma::ln_gamma;
@@ -233,7 +237,9 @@ pub(crate) fn t_quantile_two_sided(alpha: f64, df: f64) -> f64 {
     t
 }
 
-/// Two-sided normal tail `2Φ(−|z|) = erfc(|z|/√2)`.
+/// Two-sided normal tail `2Φ(−|z|) = erfc(|z|/√2)`. Not `2 · sf` of statrs'
+/// `Normal`: its `sf` is `½ erfc`, which can lose the last bit of a
+/// subnormal tail (from |z| ≈ 37.5 on), and the JSON report prints every bit.
 pub(crate) fn normal_two_sided_p(z: f64) -> f64 {
     erfc(z.abs() / std::f64::consts::SQRT_2).clamp(0.0, 1.0)
 }
@@ -280,6 +286,35 @@ mod tests {
             1.0 - 0.99_f64.powi(50),
             1e-13
         ));
+    }
+
+    /// statrs 0.18's `beta_reg` is measurably wrong where ours is not (the
+    /// reason `beta_reg` is ours). `I_½(a, a) = ½` exactly, by the symmetry
+    /// `I_x(a, b) = 1 − I_(1−x)(b, a)`; scipy 1.17.1 agrees
+    /// (`scipy.special.betainc(1e6, 1e6, 0.5)` = 0.4999999999999999). At
+    /// a = b = 1e6 the continued fraction needs 526 terms; statrs stops at
+    /// 140 and returns 0.49121972699639316. The second case is scipy 1.17.1's
+    /// `scipy.special.betainc(1e7, 1e7 + 1, 0.5)`.
+    #[test]
+    fn statrs_beta_reg_is_inaccurate_for_large_parameters() {
+        use statrs::function::beta::beta_reg as statrs_beta_reg;
+        let cases = [
+            (1e6, 1e6, 0.5, 0.5),
+            (1e7, 1e7 + 1.0, 0.5, 0.5000892062046928),
+        ];
+        for (a, b, x, want) in cases {
+            let theirs = statrs_beta_reg(a, b, x);
+            assert!(
+                (theirs - want).abs() > 1e-3,
+                "statrs I_{x}({a},{b}) = {theirs} is now within 1e-3 of {want}: \
+                 check whether statrs can replace beta_reg"
+            );
+            let ours = beta_reg(a, b, x);
+            assert!(
+                close(ours, want, 1e-12),
+                "I_{x}({a},{b}) = {ours}, want {want}"
+            );
+        }
     }
 
     #[test]

@@ -13,7 +13,7 @@ pub fn list(path: &str) -> Result<Vec<TableFile>> {
     let root = Path::new(path);
     let mut files = Vec::new();
     if root.is_dir() {
-        walk(root, &mut Vec::new(), &mut files, false)?;
+        files = walk(root, false)?;
         if files.is_empty() {
             bail!("{path}: no Parquet files in this directory");
         }
@@ -40,9 +40,7 @@ pub fn is_table(path: &Path) -> Result<bool> {
     if !path.is_dir() {
         return Ok(false);
     }
-    let mut files = Vec::new();
-    walk(path, &mut Vec::new(), &mut files, true)?;
-    Ok(!files.is_empty())
+    Ok(!walk(path, true)?.is_empty())
 }
 
 fn is_parquet(path: &Path) -> Result<bool> {
@@ -62,50 +60,32 @@ pub struct TableFile {
     pub partitions: Vec<(String, String)>,
 }
 
-/// The visible files below `dir`, sorted, with their partition values;
-/// `probe`: stop (with none) at the first file that is not Parquet.
-fn walk(
-    dir: &Path,
-    parts: &mut Vec<(String, String)>,
-    out: &mut Vec<TableFile>,
-    probe: bool,
-) -> Result<bool> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .with_context(|| format!("{}: cannot read directory", dir.display()))?
-        .collect::<std::io::Result<_>>()
-        .with_context(|| format!("{}: cannot read directory", dir.display()))?;
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
-        let name = e.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.') || name.starts_with('_') {
+/// The visible files below `root` (walkdir, links not followed), in path
+/// order, with their partition values; `probe`: stop (with none) at the
+/// first file that is not Parquet.
+fn walk(root: &Path, probe: bool) -> Result<Vec<TableFile>> {
+    let entries = walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| {
+            let name = e.file_name().to_string_lossy();
+            e.depth() == 0 || !(name.starts_with('.') || name.starts_with('_'))
+        });
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| input::walk_error(root, e))?;
+        if entry.depth() == 0 {
             continue;
         }
-        let path = e.path();
-        let kind = e
-            .file_type()
-            .with_context(|| format!("{}: cannot read directory", dir.display()))?;
-        match input::entry_kind(&path, kind) {
-            EntryKind::Dir => {
-                let part = name
-                    .split_once('=')
-                    .map(|(k, v)| (k.to_string(), unescape(v)));
-                parts.extend(part.clone());
-                let ok = walk(&path, parts, out, probe)?;
-                if part.is_some() {
-                    parts.pop();
-                }
-                if !ok {
-                    return Ok(false);
-                }
-            }
-            EntryKind::File if is_parquet(&path)? => out.push(TableFile {
-                path,
-                partitions: parts.clone(),
+        let path = entry.path();
+        match input::entry_kind(path, entry.file_type()) {
+            EntryKind::Dir => {}
+            EntryKind::File if is_parquet(path)? => out.push(TableFile {
+                path: path.to_path_buf(),
+                partitions: partitions(root, path),
             }),
-            _ if probe => {
-                out.clear();
-                return Ok(false);
-            }
+            _ if probe => return Ok(Vec::new()),
             EntryKind::File => bail!(
                 "{}: not a Parquet file (a table directory holds Parquet files, and hidden or _-prefixed files that are passed over)",
                 path.display()
@@ -121,7 +101,20 @@ fn walk(
             ),
         }
     }
-    Ok(true)
+    Ok(out)
+}
+
+/// The `column=value` directories between `root` and the file at `path`.
+fn partitions(root: &Path, path: &Path) -> Vec<(String, String)> {
+    let dirs = path.strip_prefix(root).ok().and_then(Path::parent);
+    dirs.into_iter()
+        .flat_map(Path::components)
+        .filter_map(|c| {
+            let name = c.as_os_str().to_string_lossy();
+            name.split_once('=')
+                .map(|(k, v)| (k.to_string(), unescape(v)))
+        })
+        .collect()
 }
 
 /// Hive partition values escape special characters as `%XX`.
@@ -158,5 +151,19 @@ mod tests {
         assert_eq!(unescape("hack%20bench%2Fx"), "hack bench/x");
         assert_eq!(unescape("100%"), "100%");
         assert_eq!(unescape("%zz"), "%zz");
+    }
+
+    #[test]
+    fn partitions_are_the_directories_between_root_and_file() {
+        let root = Path::new("/t/table");
+        let file = Path::new("/t/table/benchmark=hack%20bench/part/kernel=6.1/p.parquet");
+        assert_eq!(
+            partitions(root, file),
+            [
+                ("benchmark".to_string(), "hack bench".to_string()),
+                ("kernel".to_string(), "6.1".to_string()),
+            ]
+        );
+        assert!(partitions(root, Path::new("/t/table/p.parquet")).is_empty());
     }
 }

@@ -1,6 +1,6 @@
-//! Streams a results tree for `export`: a directory (walked one directory
-//! at a time, entries in name order, so a directory's symbol maps come
-//! before its profiles) or a tar archive (plain or compressed, members in
+//! Streams a results tree for `export`: a directory (walked with walkdir
+//! one directory at a time, entries in name order, a directory's symbol
+//! maps before its profiles) or a tar archive (plain or compressed, members in
 //! archive order, read in place). Each file is told to a [`Visitor`]: a
 //! symbol map (`System.map*`, `kallsyms*`), a member the layout matches
 //! (read only when the visitor wants its run group), or a path that does
@@ -18,6 +18,7 @@ use crate::input::{self, Location, BUF_SIZE};
 use crate::layout::Layout;
 use crate::load::{self, MapFile};
 use anyhow::{bail, Context, Result};
+use std::borrow::Cow;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
@@ -60,7 +61,7 @@ pub fn visit(root: &str, layout: &Layout, v: &mut dyn Visitor) -> Result<()> {
     let meta = std::fs::metadata(path).with_context(|| format!("{root}: cannot open"))?;
     if meta.is_dir() {
         let mut skipped = input::Skipped::default();
-        walk(path, "", layout, v, &mut skipped)?;
+        walk(path, layout, v, &mut skipped)?;
         for w in skipped.warnings(path) {
             v.warning(w);
         }
@@ -136,66 +137,135 @@ pub fn dir_of(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
-/// One directory: its maps, then its files in name order, then each
-/// subdirectory in name order.
+/// The tree below `root` (walkdir, links not followed, hidden names passed
+/// over), per directory: its maps, then its other files, each in name
+/// order, then each subdirectory in name order.
 fn walk(
-    dir: &Path,
-    prefix: &str,
+    root: &Path,
     layout: &Layout,
     v: &mut dyn Visitor,
     skipped: &mut input::Skipped,
 ) -> Result<()> {
-    let mut entries: Vec<(String, PathBuf, input::EntryKind)> = Vec::new();
-    for entry in std::fs::read_dir(dir)
-        .with_context(|| format!("{}: cannot read directory", dir.display()))?
-    {
-        let entry = entry.with_context(|| format!("{}: cannot read directory", dir.display()))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.') {
+    let entries = walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .sort_by(|a, b| visiting_order(a).cmp(&visiting_order(b)))
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+    for entry in entries {
+        let entry = entry.map_err(|e| input::walk_error(root, e))?;
+        let path = entry.path();
+        let kind = input::entry_kind(path, entry.file_type());
+        if entry.depth() == 0 || kind == input::EntryKind::Dir || skipped.note(path, kind) {
             continue;
         }
-        let path = entry.path();
-        let kind = entry
-            .file_type()
-            .with_context(|| format!("{}: cannot read directory", dir.display()))?;
-        let kind = input::entry_kind(&path, kind);
-        if !skipped.note(&path, kind) {
-            entries.push((name, path, kind));
+        let rel = path
+            .strip_prefix(root)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .into_owned();
+        if load::is_map_name(&entry.file_name().to_string_lossy()) {
+            v.map(dir_of(&rel), MapFile::Path(path.to_path_buf()))?;
+            continue;
         }
-    }
-    entries.sort_by(|a, b| a.0.cmp(&b.0));
-    let rel = |name: &str| {
-        if prefix.is_empty() {
-            name.to_string()
-        } else {
-            format!("{prefix}/{name}")
-        }
-    };
-    let mut files = Vec::new();
-    let mut dirs = Vec::new();
-    for (name, path, kind) in entries {
-        if kind == input::EntryKind::Dir {
-            dirs.push((rel(&name), path));
-        } else if load::is_map_name(&name) {
-            v.map(prefix, MapFile::Path(path))?;
-        } else {
-            files.push((rel(&name), path));
-        }
-    }
-    for (rel, path) in files {
         match layout.matches(&rel) {
             Some((k, b)) if v.wants(k, b) => v.member(Member {
                 kernel: k.to_string(),
                 bench: b.to_string(),
-                data: Data::File(path),
+                data: Data::File(path.to_path_buf()),
                 path: rel.clone(),
             })?,
             Some(_) => {}
             None => v.unmatched(rel),
         }
     }
-    for (rel, path) in dirs {
-        walk(&path, &rel, layout, v, skipped)?;
-    }
     Ok(())
+}
+
+/// Within a directory: files before subdirectories (a link to one is not
+/// one: it is not followed), symbol maps before the other files, then by
+/// name.
+fn visiting_order(e: &walkdir::DirEntry) -> (bool, bool, Cow<'_, str>) {
+    let name = e.file_name().to_string_lossy();
+    let dir = e.file_type().is_dir();
+    (dir, dir || !load::is_map_name(&name), name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a walk tells its visitor, in order.
+    #[derive(Default)]
+    struct Log(Vec<String>);
+
+    impl Visitor for Log {
+        fn wants(&mut self, _: &str, _: &str) -> bool {
+            true
+        }
+        fn map(&mut self, dir: &str, file: MapFile) -> Result<()> {
+            let name = match file {
+                MapFile::Path(p) => p.file_name().unwrap().to_string_lossy().into_owned(),
+                MapFile::Bytes(name, _) => name,
+            };
+            self.0.push(format!("map {dir}: {name}"));
+            Ok(())
+        }
+        fn member(&mut self, m: Member<'_>) -> Result<()> {
+            self.0
+                .push(format!("member {} {} {}", m.path, m.kernel, m.bench));
+            Ok(())
+        }
+        fn unmatched(&mut self, path: String) {
+            self.0.push(format!("unmatched {path}"));
+        }
+        fn warning(&mut self, text: String) {
+            self.0.push(format!("warning {text}"));
+        }
+    }
+
+    #[test]
+    fn a_directory_gives_its_maps_then_files_then_subdirectories() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        for f in [
+            "zz.txt",
+            "System.map-6.1",
+            "a.txt",
+            "k1/b2/run2.txt",
+            "k1/b2/run1.txt",
+            "k1/kallsyms",
+            "k1/b1/run1.txt",
+            "k1/b1/System.map",
+            "k0/b/r.txt",
+            ".hidden/x/y.txt",
+            "k1/.dot.txt",
+        ] {
+            let path = root.join(f);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x").unwrap();
+        }
+        std::os::unix::fs::symlink(root.join("k1/b1"), root.join("k1/link")).unwrap();
+        std::os::unix::fs::symlink(root.join("nowhere"), root.join("k1/gone")).unwrap();
+        std::os::unix::fs::symlink(root.join("a.txt"), root.join("k0/b/s.txt")).unwrap();
+        let mut log = Log::default();
+        visit(root.to_str().unwrap(), &Layout::default(), &mut log).unwrap();
+        let r = root.display();
+        assert_eq!(
+            log.0,
+            [
+                "map : System.map-6.1".to_string(),
+                "unmatched a.txt".into(),
+                "unmatched zz.txt".into(),
+                "member k0/b/r.txt k0 b".into(),
+                "member k0/b/s.txt k0 b".into(),
+                "map k1: kallsyms".into(),
+                "map k1/b1: System.map".into(),
+                "member k1/b1/run1.txt k1 b1".into(),
+                "member k1/b2/run1.txt k1 b2".into(),
+                "member k1/b2/run2.txt k1 b2".into(),
+                format!("warning {r}: 1 symbolic link(s) to directories not followed: {r}/k1/link"),
+                format!("warning {r}: 1 dangling symbolic link(s) skipped: {r}/k1/gone"),
+            ]
+        );
+    }
 }

@@ -56,6 +56,11 @@ use kernel::kernel_symbols;
 use linux_perf_data::linux_perf_event_reader::{
     CpuMode, EventRecord, Mmap2FileId, SampleRecord, SamplingPolicy,
 };
+// Callchain context markers (`PERF_CONTEXT_*`) are the top 4095 values.
+use linux_perf_data::linux_perf_event_reader::constants::{
+    PERF_CONTEXT_GUEST_KERNEL, PERF_CONTEXT_GUEST_USER, PERF_CONTEXT_HV, PERF_CONTEXT_KERNEL,
+    PERF_CONTEXT_MAX, PERF_CONTEXT_USER,
+};
 use linux_perf_data::{DsoKey, PerfFile, PerfFileReader, PerfFileRecord};
 use mapcheck::{identity_mismatch, judge, Fit};
 use maps::{mmap, MapRecord, Mapping, PROT_EXEC};
@@ -69,13 +74,6 @@ use user::Dso;
 const MAGIC_LE: &[u8; 8] = b"PERFILE2";
 const MAGIC_BE: &[u8; 8] = b"2ELIFREP";
 const KERNEL_DSO: &str = "[kernel.kallsyms]";
-/// Callchain context markers (`PERF_CONTEXT_*`) are the top 4095 values.
-const CONTEXT_MAX: u64 = (-4095i64) as u64;
-const CONTEXT_HV: u64 = (-32i64) as u64;
-const CONTEXT_KERNEL: u64 = (-128i64) as u64;
-const CONTEXT_USER: u64 = (-512i64) as u64;
-const CONTEXT_GUEST_KERNEL: u64 = (-2176i64) as u64;
-const CONTEXT_GUEST_USER: u64 = (-2560i64) as u64;
 
 pub fn sniff(head: &[u8], eof: bool) -> Sniff {
     let n = head.len().min(8);
@@ -636,13 +634,13 @@ impl Tally {
                 let mut cmode = mode;
                 for i in 0..cc.len() {
                     let Some(a) = cc.get(i) else { break };
-                    if a >= CONTEXT_MAX {
+                    if a >= PERF_CONTEXT_MAX {
                         cmode = match a {
-                            CONTEXT_KERNEL => Mode::Kernel,
-                            CONTEXT_USER => Mode::User,
-                            CONTEXT_HV => Mode::Hypervisor,
-                            CONTEXT_GUEST_KERNEL => Mode::GuestKernel,
-                            CONTEXT_GUEST_USER => Mode::GuestUser,
+                            PERF_CONTEXT_KERNEL => Mode::Kernel,
+                            PERF_CONTEXT_USER => Mode::User,
+                            PERF_CONTEXT_HV => Mode::Hypervisor,
+                            PERF_CONTEXT_GUEST_KERNEL => Mode::GuestKernel,
+                            PERF_CONTEXT_GUEST_USER => Mode::GuestUser,
                             _ => cmode,
                         };
                         continue;
