@@ -58,7 +58,7 @@ pub fn sniff(head: &[u8], eof: bool) -> Sniff {
     if !(plausible(u32::from_le_bytes(word)) || plausible(u32::from_be_bytes(word))) {
         return Sniff::No;
     }
-    if eof && (head.len() < 8 || head.len() % 4 != 0) {
+    if eof && (head.len() < 8 || !head.len().is_multiple_of(4)) {
         return Sniff::No;
     }
     Sniff::Yes
@@ -92,7 +92,7 @@ pub fn parse_bytes(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Pr
 /// The image as readprofile holds it: native words, byte-swapped when the
 /// counters look swapped.
 fn words(bytes: &[u8], origin: &str) -> Result<Vec<u32>, ParseError> {
-    if bytes.len() < 8 || bytes.len() % 4 != 0 {
+    if bytes.len() < 8 || !bytes.len().is_multiple_of(4) {
         return Err(ParseError::invalid(
             origin,
             format!(
