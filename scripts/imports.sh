@@ -48,7 +48,8 @@
 #   profile  profile                       one run's counts: what parsers fill
 #   input    input text                    bytes: files, decompression, lines
 #   apart    significance stats            the statistics, usable from anywhere
-#            exit                          exit codes, defined once
+#            exit guard                    exit codes, defined once; decoder
+#                                          panics caught as errors
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-check}"
@@ -77,7 +78,7 @@ LAYERS = [
     ["input", "text"],
     ["significance"],
     ["stats"],
-    ["exit"],
+    ["exit", "guard"],
 ]
 # Functions allowed past 100 lines: table-driven (one arm or one line per
 # format, flag or column), named in the README's development section.

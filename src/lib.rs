@@ -27,6 +27,7 @@ pub mod diff;
 pub mod exit;
 pub mod flame;
 pub mod format;
+pub mod guard;
 pub mod identity;
 pub mod input;
 pub mod layout;

@@ -341,3 +341,39 @@ fn damaged_tables_are_an_error_never_a_panic() {
     );
     let _ = fs::remove_dir_all(&d);
 }
+
+/// The damaged table the fuzzer found (testdata/malformed/): the parquet
+/// crate panics decoding its pages; diffprofile says so, exit status 2,
+/// whether it is read by batch or in-process. And an archive
+/// whose members escape the tree (`../`, absolute) is exported without
+/// them, said in a warning.
+#[test]
+fn a_table_the_decoder_panics_on_is_an_error() {
+    let bad = Path::new(ROOT).join("testdata/malformed/table-damaged-levels.parquet");
+    let want = "cannot read rows: damaged data, the decoder failed: offset + len out of bounds";
+    let o = run(&["batch", s(&bad), "--baseline", "base"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("{}: {want}", s(&bad))), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let r = diffprofile::table::reader::read(s(&bad), &diffprofile::table::select::Filter::all());
+    assert!(format!("{:#}", r.err().unwrap()).contains(want));
+
+    let d = scratch("escape");
+    let tar = Path::new(ROOT).join("testdata/malformed/tar-dotdot-absolute.tar");
+    let o = run(&[
+        "export",
+        s(&tar),
+        "--layout",
+        "{kernel}/{bench}/*",
+        "-o",
+        s(&d.join("t.parquet")),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("../escape.txt (absolute, or with a .. component)")
+            && err.contains("/tmp/diffprofile-absolute.txt (absolute, or with a .. component)"),
+        "{err}"
+    );
+    let _ = fs::remove_dir_all(&d);
+}

@@ -79,8 +79,15 @@ impl Acc {
         // Types come from the Parquet schema alone: the embedded Arrow schema
         // (an IPC flatbuffer) is not decoded, as a damaged one can panic.
         let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
-        let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)
-            .with_context(|| format!("{name}: cannot read as Parquet"))?;
+        let builder = crate::guard::decoding(|| {
+            ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)
+        })
+        .map_err(|why| {
+            anyhow::anyhow!(
+                "{name}: cannot read as Parquet: damaged footer, the decoder failed: {why}"
+            )
+        })?
+        .with_context(|| format!("{name}: cannot read as Parquet"))?;
         let meta = builder.metadata().clone();
         let ours = check_version(&meta, &name)?;
         for note in notes(&meta, &name)? {
@@ -117,7 +124,13 @@ impl Acc {
             .with_batch_size(super::writer::BATCH_ROWS)
             .build()
             .with_context(|| format!("{name}: cannot read as Parquet"))?;
-        for batch in reader {
+        // The parquet crate can panic on damaged pages (crate::guard).
+        let mut reader = reader;
+        loop {
+            let next = crate::guard::decoding(|| reader.next()).map_err(|why| {
+                anyhow::anyhow!("{name}: cannot read rows: damaged data, the decoder failed: {why}")
+            })?;
+            let Some(batch) = next else { break };
             let batch = batch.with_context(|| format!("{name}: cannot read rows"))?;
             self.read_batch(&batch, &name, &f.partitions, filter)?;
         }

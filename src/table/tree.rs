@@ -83,11 +83,15 @@ pub fn visit(root: &str, layout: &Layout, v: &mut dyn Visitor) -> Result<()> {
         let rel = raw.trim_start_matches("./").to_string();
         last = rel.clone();
         let kind = entry.header().entry_type();
-        if kind.is_dir() || rel.is_empty() || hidden(&rel) {
+        if kind.is_dir() || rel.is_empty() {
             continue;
         }
+        // (Before the hidden check: `..` starts with a dot too.)
         if rel.starts_with('/') || rel.split('/').any(|c| c == "..") {
             v.unmatched(format!("{rel} (absolute, or with a .. component)"));
+            continue;
+        }
+        if hidden(&rel) {
             continue;
         }
         if !kind.is_file() {
