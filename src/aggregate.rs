@@ -72,7 +72,7 @@ pub fn build(sides: &[Side], identity: &Identity) -> Matrix {
         .flat_map(|s| &s.runs)
         .all(|r| r.counts.keys().all(|k| k.dso.is_some()));
     let mut warnings = Vec::new();
-    let (placed, mut info) = place(sides, identity, use_dso);
+    let mut placed = place(sides, identity, use_dso);
     let pseudo = |name: &str| -> Option<Ident> {
         identity.keeps(name).then(|| Ident {
             name: name.to_string(),
@@ -84,14 +84,13 @@ pub fn build(sides: &[Side], identity: &Identity) -> Matrix {
     for run in sides.iter().flat_map(|s| &s.runs) {
         if run.unattributed > 0.0 {
             if let Some(id) = &unknown {
-                info.entry(id.clone())
-                    .or_insert((Some(Mode::Kernel), BTreeSet::new()));
+                placed.row(id, Some(Mode::Kernel));
             }
         }
         let rest = remainder(run);
         if rest > 0.0 && run.total_approximate.is_some() {
             if let Some(id) = &unlisted {
-                info.entry(id.clone()).or_insert((None, BTreeSet::new()));
+                placed.row(id, None);
             }
         } else if rest < 0.0 && run.weight != Weight::Percent {
             // (percent-only runs: rounded percentages may add up past 100%)
@@ -103,28 +102,11 @@ pub fn build(sides: &[Side], identity: &Identity) -> Matrix {
             ));
         }
     }
-    let symbols: Vec<SymbolInfo> = info
-        .into_iter()
-        .map(|(ident, (mode, names))| {
-            let members = if names.len() > 1 || names.iter().any(|n| *n != ident.name) {
-                names.into_iter().collect()
-            } else {
-                Vec::new()
-            };
-            SymbolInfo {
-                ident,
-                mode,
-                members,
-            }
-        })
-        .collect();
-    let position: FxHashMap<&Ident, usize> = symbols
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (&s.ident, i))
-        .collect();
-    let slot = |id: &Option<Ident>| id.as_ref().and_then(|id| position.get(id).copied());
+    let slot = |id: &Option<Ident>| id.as_ref().and_then(|id| placed.ids.get(id)).copied();
     let (unknown_at, unlisted_at) = (slot(&unknown), slot(&unlisted));
+    let (symbols, at) = placed.in_order();
+    let slot = |row: Option<u32>| row.map(|r| at[r as usize]);
+    let (unknown_at, unlisted_at) = (slot(unknown_at), slot(unlisted_at));
     let counts = sides
         .iter()
         .map(|side| {
@@ -133,7 +115,7 @@ pub fn build(sides: &[Side], identity: &Identity) -> Matrix {
                 .map(|run| {
                     let mut row = vec![0.0; symbols.len()];
                     for (key, &c) in &run.counts {
-                        if let Some(i) = placed.get(key).and_then(slot) {
+                        if let Some(i) = slot(placed.keys.get(key).copied().flatten()) {
                             row[i] += c;
                         }
                     }
@@ -158,50 +140,103 @@ pub fn build(sides: &[Side], identity: &Identity) -> Matrix {
     }
 }
 
+/// The rows as they are placed, numbered in the order they first appear:
+/// hashed, never compared, until [`Placed::in_order`] sorts them once.
+struct Placed<'s> {
+    /// Where every distinct input key goes (`None`: dropped).
+    keys: FxHashMap<&'s SymbolKey, Option<u32>>,
+    /// Every row's identity and number.
+    ids: FxHashMap<Ident, u32>,
+    /// By number: each row's mode and the input names it holds.
+    rows: Vec<(Option<Mode>, BTreeSet<&'s str>)>,
+}
+
+impl<'s> Placed<'s> {
+    /// The number of the row `ident` (a new row of `mode` if there is none).
+    fn row(&mut self, ident: &Ident, mode: Option<Mode>) -> u32 {
+        if let Some(&i) = self.ids.get(ident) {
+            return i;
+        }
+        self.add(ident.clone(), mode)
+    }
+
+    /// A new row (`ident` is not placed yet).
+    fn add(&mut self, ident: Ident, mode: Option<Mode>) -> u32 {
+        let i = self.rows.len() as u32;
+        self.ids.insert(ident, i);
+        self.rows.push((mode, BTreeSet::new()));
+        i
+    }
+
+    /// Rows sorted by identity, each with its mode and members, and where
+    /// every row number went.
+    fn in_order(&mut self) -> (Vec<SymbolInfo>, Vec<usize>) {
+        let mut order: Vec<(Ident, u32)> = std::mem::take(&mut self.ids).into_iter().collect();
+        order.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut at = vec![0; order.len()];
+        let symbols = order
+            .into_iter()
+            .enumerate()
+            .map(|(pos, (ident, i))| {
+                at[i as usize] = pos;
+                let (mode, names) = std::mem::take(&mut self.rows[i as usize]);
+                let members = if names.len() > 1 || names.iter().any(|n| *n != ident.name) {
+                    names.into_iter().map(str::to_string).collect()
+                } else {
+                    Vec::new()
+                };
+                SymbolInfo {
+                    ident,
+                    mode,
+                    members,
+                }
+            })
+            .collect();
+        (symbols, at)
+    }
+}
+
 /// Where every distinct input key goes (`None`: dropped), each placed
 /// once, and every row's mode and the input names it holds.
-#[allow(clippy::type_complexity)]
-fn place<'s>(
-    sides: &'s [Side],
-    identity: &Identity,
-    use_dso: bool,
-) -> (
-    FxHashMap<&'s SymbolKey, Option<Ident>>,
-    BTreeMap<Ident, (Option<Mode>, BTreeSet<String>)>,
-) {
-    // Place every distinct input key once.
-    // Looked up, never iterated into output: a hash map (hot in batch).
-    let mut placed: FxHashMap<&SymbolKey, Option<Ident>> = FxHashMap::default();
-    let mut info: BTreeMap<Ident, (Option<Mode>, BTreeSet<String>)> = BTreeMap::new();
+fn place<'s>(sides: &'s [Side], identity: &Identity, use_dso: bool) -> Placed<'s> {
+    // Looked up, never iterated into output: hash maps (hot in batch).
+    let mut placed = Placed {
+        keys: FxHashMap::default(),
+        ids: FxHashMap::default(),
+        rows: Vec::new(),
+    };
     for run in sides.iter().flat_map(|s| &s.runs) {
         for key in run.counts.keys() {
-            if placed.contains_key(key) {
+            if placed.keys.contains_key(key) {
                 continue;
             }
-            let ident = match identity.place(key) {
+            let row = match identity.place(key) {
                 Placement::Dropped => None,
-                Placement::Row { name, grouped } => Some(Ident {
-                    name,
-                    dso: if use_dso && !grouped {
-                        key.dso.clone()
-                    } else {
-                        None
-                    },
-                }),
-            };
-            if let Some(id) = &ident {
-                let entry = info
-                    .entry(id.clone())
-                    .or_insert((key.mode, BTreeSet::new()));
-                if entry.0 != key.mode {
-                    entry.0 = entry.0.or(key.mode);
+                Placement::Row { name, grouped } => {
+                    let ident = Ident {
+                        name,
+                        dso: if use_dso && !grouped {
+                            key.dso.clone()
+                        } else {
+                            None
+                        },
+                    };
+                    let i = match placed.ids.get(&ident) {
+                        Some(&i) => i,
+                        None => placed.add(ident, key.mode),
+                    };
+                    let entry = &mut placed.rows[i as usize];
+                    if entry.0 != key.mode {
+                        entry.0 = entry.0.or(key.mode);
+                    }
+                    entry.1.insert(key.name.as_str());
+                    Some(i)
                 }
-                entry.1.insert(key.name.clone());
-            }
-            placed.insert(key, ident);
+            };
+            placed.keys.insert(key, row);
         }
     }
-    (placed, info)
+    placed
 }
 
 /// Samples of the run's total that neither a symbol row nor `*unknown*`

@@ -16,21 +16,55 @@ pub fn impact(row: &Row) -> f64 {
 }
 
 /// Rank rows: signed, worse first; ties by Δ, then by name, then by dso.
+///
+/// The keys are computed once per row and an index permutation is sorted,
+/// so names are compared only when the rows do not already come in name
+/// order (the matrix's rows do: they are sorted by identity), and the rows
+/// themselves are moved once.
 pub fn rank(rows: &mut [Row], sort: SortBy) {
     let by_name = |a: &Row, b: &Row| a.symbol.cmp(&b.symbol).then_with(|| a.dso.cmp(&b.dso));
-    rows.sort_by(|a, b| match sort {
-        SortBy::Delta => b.delta.total_cmp(&a.delta).then_with(|| by_name(a, b)),
-        SortBy::Impact => impact(b)
-            .total_cmp(&impact(a))
-            .then_with(|| b.delta.total_cmp(&a.delta))
-            .then_with(|| by_name(a, b)),
-        SortBy::Ratio => b
-            .ratio
-            .total_cmp(&a.ratio)
-            .then_with(|| b.delta.total_cmp(&a.delta))
-            .then_with(|| by_name(a, b)),
-        SortBy::Name => by_name(a, b),
+    if !rows.is_sorted_by(|a, b| by_name(a, b).is_le()) {
+        rows.sort_by(by_name);
+    }
+    if sort == SortBy::Name {
+        return;
+    }
+    // (primary, secondary) keys, larger first; equal keys keep name order.
+    let key = |r: &Row| match sort {
+        SortBy::Delta => (r.delta, 0.0),
+        SortBy::Impact => (impact(r), r.delta),
+        SortBy::Ratio => (r.ratio, r.delta),
+        SortBy::Name => (0.0, 0.0), // (returned above)
+    };
+    let mut order: Vec<(f64, f64, usize)> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let (a, b) = key(r);
+            (a, b, i)
+        })
+        .collect();
+    order.sort_unstable_by(|x, y| {
+        y.0.total_cmp(&x.0)
+            .then_with(|| y.1.total_cmp(&x.1))
+            .then(x.2.cmp(&y.2))
     });
+    permute(rows, order.into_iter().map(|(_, _, i)| i).collect());
+}
+
+/// Reorder `rows` so that position k holds the row that was at `from[k]`,
+/// following the permutation's cycles (each row moved once).
+fn permute(rows: &mut [Row], mut from: Vec<usize>) {
+    for start in 0..from.len() {
+        let mut k = start;
+        while from[k] != start {
+            let next = from[k];
+            rows.swap(k, next);
+            from[k] = k;
+            k = next;
+        }
+        from[k] = k;
+    }
 }
 
 /// Apply `--min-delta` and `--top N` to rows already in `sort` order: the N

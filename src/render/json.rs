@@ -74,8 +74,8 @@ struct JFields<'a> {
     old_cv: Option<Float>,
     new_cv: Option<Float>,
     cv_kind: &'a str,
-    old_counts: Vec<Num>,
-    new_counts: Vec<Num>,
+    old_counts: Counts<'a>,
+    new_counts: Counts<'a>,
     /// φ the row was tested with; ν its degrees of freedom (`null`: ∞).
     dispersion: Option<Float>,
     df: Option<Float>,
@@ -109,7 +109,7 @@ struct JMultiRow<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     mode: Option<&'a str>,
     old: Float,
-    old_counts: Vec<Num>,
+    old_counts: Counts<'a>,
     vs: Vec<JVs<'a>>,
 }
 
@@ -218,7 +218,7 @@ struct JReport<'a, R: Serialize> {
     /// The first (with two sides, the only) comparison's noise method.
     noise: Option<JNoise<'a>>,
     sides: Vec<JSide<'a>>,
-    rows: Vec<R>,
+    rows: R,
     total: JTotal,
     untested: usize,
     possible_renames: Vec<JRename<'a>>,
@@ -256,8 +256,8 @@ fn fields(r: &Row) -> JFields<'_> {
             Some(Cv::Sampling(_)) => "sampling",
             _ => "runs",
         },
-        old_counts: r.old_counts.iter().map(|&c| Num(c)).collect(),
-        new_counts: r.new_counts.iter().map(|&c| Num(c)).collect(),
+        old_counts: Counts(&r.old_counts),
+        new_counts: Counts(&r.new_counts),
         dispersion: r.dispersion.map(Float),
         df: r.df.map(Float),
     }
@@ -297,8 +297,34 @@ pub fn render(report: &Report, _opts: &RenderOptions, out: &mut dyn Write) -> io
 pub struct Doc<'a>(Rows<'a>);
 
 enum Rows<'a> {
-    One(JReport<'a, JRow<'a>>),
-    Multi(JReport<'a, JMultiRow<'a>>),
+    One(JReport<'a, OneRows<'a>>),
+    Multi(JReport<'a, Vec<JMultiRow<'a>>>),
+}
+
+/// The rows of a two-sided report, each made as it is serialised (a
+/// million rows are never held twice).
+struct OneRows<'a>(&'a [Row]);
+
+impl Serialize for OneRows<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|r| JRow {
+            symbol: &r.symbol,
+            dso: r.dso.as_deref(),
+            mode: r.mode.map(|m| m.as_str()),
+            members: &r.members,
+            fields: fields(r),
+        }))
+    }
+}
+
+/// A row's counts per run, serialised as [`Num`]s from the row's own slice.
+#[derive(Clone, Copy, Debug)]
+struct Counts<'a>(&'a [f64]);
+
+impl Serialize for Counts<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|&c| Num(c)))
+    }
 }
 
 impl Serialize for Doc<'_> {
@@ -374,20 +400,7 @@ pub fn doc(report: &Report) -> Doc<'_> {
         }};
     }
     if report.comparisons.len() <= 1 {
-        let rows: Vec<JRow> = first
-            .map(|c| {
-                c.rows
-                    .iter()
-                    .map(|r| JRow {
-                        symbol: &r.symbol,
-                        dso: r.dso.as_deref(),
-                        mode: r.mode.map(|m| m.as_str()),
-                        members: &r.members,
-                        fields: fields(r),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let rows = OneRows(first.map_or(&[], |c| &c.rows));
         Doc(Rows::One(emit!(rows)))
     } else {
         Doc(Rows::Multi(emit!(multi_rows(report))))
@@ -418,9 +431,7 @@ fn multi_rows(report: &Report) -> Vec<JMultiRow<'_>> {
                 dso: k.1,
                 mode: any.and_then(|r| r.mode.map(|m| m.as_str())),
                 old: Float(any.map_or(0.0, |r| r.old)),
-                old_counts: any.map_or(Vec::new(), |r| {
-                    r.old_counts.iter().map(|&c| Num(c)).collect()
-                }),
+                old_counts: Counts(any.map_or(&[], |r| &r.old_counts)),
                 vs,
             }
         })

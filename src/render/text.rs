@@ -1,5 +1,5 @@
 //! `-o text` (default): the header (sides, runs and totals, normalisation,
-//! event, legend), an aligned borderless table (prettytable-rs) with the
+//! event, legend), an aligned borderless table (streamed, see [`table`]) with the
 //! symbol last, and the summary. Names are printed as they are (UTF-8),
 //! control characters escaped ([`super::printable`]); ready to paste into a
 //! review email: without `--wide` every line fits [`MAX_WIDTH`] columns (a name
@@ -15,8 +15,6 @@ mod grouped;
 use super::{NumFmt, RenderOptions, MAX_WIDTH};
 use crate::aggregate::Normalize;
 use crate::diff::{Comparison, Report, Row};
-use prettytable::format::{FormatBuilder, TableFormat};
-use prettytable::{Cell, Row as PRow, Table};
 use std::io::{self, Write};
 
 pub use grouped::GROUPED_MAX;
@@ -189,17 +187,13 @@ fn header(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io::Res
     )
 }
 
-fn table_format() -> TableFormat {
-    FormatBuilder::new()
-        .column_separator(' ')
-        .padding(0, 1)
-        .build()
-}
-
-fn cell_r(s: impl AsRef<str>) -> Cell {
-    Cell::new(s.as_ref()).style_spec("r")
-}
-
+/// One comparison's table: a title line, one line per row, the elided-rows
+/// lines and the total, columns aligned as prettytable-rs would align them
+/// (numbers right, mark and symbol left, one space of padding and one of
+/// separator, no borders, trailing blanks trimmed) but streamed: the widths
+/// are measured in a first pass over the rows and every line is written as
+/// it is made, so no table of cells is held (prettytable keeps every cell
+/// of every row; README, performance).
 fn table(
     report: &Report,
     c: &Comparison,
@@ -207,88 +201,124 @@ fn table(
     opts: &RenderOptions,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let (mut titles, mut cells, mut total) = cells(report, c, nf, opts);
+    let (titles, total) = heads(report, c, nf, opts);
     let show_total = report.normalize != Normalize::Robust;
+    let runs = runs_cell(report, c);
+    let mut cols = Columns::new(&titles);
+    if show_total {
+        cols.grow(&total);
+    }
+    for r in &c.rows {
+        cols.grow(&cells(r, nf, opts, &runs));
+    }
     // The symbol starts after every column's width plus padding and separator.
-    let ncols = titles.len();
-    let before: usize = (0..ncols)
-        .map(|i| {
-            let rows = cells.iter().chain(show_total.then_some(&total));
-            let w = rows.map(|r| r[i].len()).max().unwrap_or(0);
-            w.max(titles[i].len()) + 2
-        })
-        .sum();
-    let max_name = MAX_WIDTH.saturating_sub(before);
+    let max_name = MAX_WIDTH.saturating_sub(cols.before());
     let max_name = if opts.wide { usize::MAX } else { max_name };
     let fit: Vec<(&Row, usize)> = c.rows.iter().map(|r| (r, max_name)).collect();
-    for (v, label) in cells
-        .iter_mut()
-        .zip(super::fitted_labels(&fit, ELLIPSIS, &super::printable))
-    {
-        v.push(label);
-    }
-    total.push("total".to_string());
-    titles.push("symbol".to_string());
-
-    let mut t = Table::new();
-    t.set_format(table_format());
-    let styled = |v: &[String]| {
-        let n = v.len();
-        PRow::new(
-            v.iter()
-                .enumerate()
-                .map(|(i, s)| if i + 2 >= n { Cell::new(s) } else { cell_r(s) })
-                .collect(),
-        )
-    };
-    t.set_titles(styled(&titles));
-    for v in &cells {
-        t.add_row(styled(v));
-    }
-    if show_total {
-        t.add_row(styled(&total));
-    }
-    let rendered = t.to_string();
-    let mut lines: Vec<String> = rendered.lines().map(|l| l.trim_end().to_string()).collect();
-    // lines[0] is the title; row k is lines[k + 1]; the total is last.
-    if opts.color {
-        for (k, r) in c.rows.iter().enumerate() {
-            if let Some(line) = lines.get_mut(k + 1) {
-                *line = paint(line, r);
+    let labels = super::fitted_labels(&fit, ELLIPSIS, &super::printable);
+    drop(fit);
+    // Line 0 is the title; row k is line k + 1; the elided lines go
+    // before the line they are placed at.
+    let (inserts, other) = elided_lines(c, nf, c.rows.len() + 1);
+    let mut inserts = inserts.into_iter().peekable();
+    let mut line = String::new();
+    for i in 0..=c.rows.len() {
+        while let Some((_, s)) = inserts.next_if(|(at, _)| *at == i) {
+            writeln!(out, "{s}")?;
+        }
+        if i == 0 {
+            cols.line(&titles, "symbol", &mut line);
+        } else {
+            let r = &c.rows[i - 1];
+            cols.line(&cells(r, nf, opts, &runs), &labels[i - 1], &mut line);
+            if opts.color {
+                line = paint(&line, r);
             }
         }
+        writeln!(out, "{line}")?;
     }
-    let total_line = if show_total {
-        lines.pop().unwrap_or_default()
+    for (_, s) in inserts.chain(other.map(|o| (0, o))) {
+        writeln!(out, "{s}")?;
+    }
+    if show_total {
+        cols.line(&total, "total", &mut line);
+        writeln!(out, "{line}")
     } else {
-        NO_ROBUST_TOTAL.to_string()
-    };
-    place_elided(&mut lines, c, nf);
-    lines.push(total_line);
-    for l in lines {
-        writeln!(out, "{l}")?;
+        writeln!(out, "{NO_ROBUST_TOTAL}")
     }
-    Ok(())
 }
 
-/// Every cell before the symbol, as text: titles, rows, total.
-fn cells(
+/// The widths of a table's columns before the symbol, and how a line of
+/// cells is laid out in them.
+struct Columns {
+    /// Display width of each column (the widest cell).
+    widths: Vec<usize>,
+    /// Length in bytes of each column's longest cell (what fits the names).
+    lens: Vec<usize>,
+}
+
+impl Columns {
+    fn new(titles: &[String]) -> Columns {
+        Columns {
+            widths: titles.iter().map(|t| super::width(t)).collect(),
+            lens: titles.iter().map(String::len).collect(),
+        }
+    }
+
+    fn grow(&mut self, cells: &[String]) {
+        for ((w, l), s) in self.widths.iter_mut().zip(&mut self.lens).zip(cells) {
+            *w = (*w).max(super::width(s));
+            *l = (*l).max(s.len());
+        }
+    }
+
+    /// Where the symbol starts: every column's length, padding and separator.
+    fn before(&self) -> usize {
+        self.lens.iter().map(|l| l + 2).sum()
+    }
+
+    /// Lay out `cells` and the symbol into `line`: numbers right-aligned,
+    /// the mark left-aligned, the symbol last, unpadded.
+    fn line(&self, cells: &[String], symbol: &str, line: &mut String) {
+        line.clear();
+        let n = self.widths.len();
+        for (i, (s, &w)) in cells.iter().zip(&self.widths).enumerate() {
+            let fill = w.saturating_sub(super::width(s));
+            if i + 1 < n {
+                line.extend(std::iter::repeat_n(' ', fill));
+                line.push_str(s);
+            } else {
+                line.push_str(s);
+                line.extend(std::iter::repeat_n(' ', fill));
+            }
+            line.push_str("  ");
+        }
+        line.push_str(symbol);
+        line.truncate(line.trim_end().len());
+    }
+}
+
+/// `n=OLD+NEW`: the runs compared (`--wide`).
+fn runs_cell(report: &Report, c: &Comparison) -> String {
+    format!(
+        "n={}+{}",
+        report.sides[0].runs.len(),
+        report.sides[c.side].runs.len()
+    )
+}
+
+/// The cells before the symbol of the title line and of the total line.
+fn heads(
     report: &Report,
     c: &Comparison,
     nf: &NumFmt,
     opts: &RenderOptions,
-) -> (Vec<String>, Vec<Vec<String>>, Vec<String>) {
+) -> (Vec<String>, Vec<String>) {
     let vunit = if report.normalize == Normalize::Share {
         "%"
     } else {
         ""
     };
-    let runs = format!(
-        "{}+{}",
-        report.sides[0].runs.len(),
-        report.sides[c.side].runs.len()
-    );
-    // Every cell before the symbol, as text: title, rows, total.
     let mut titles = vec![
         "delta".to_string(),
         "delta%".to_string(),
@@ -304,34 +334,6 @@ fn cells(
         );
     }
     titles.push(" ".to_string());
-    let cells: Vec<Vec<String>> = c
-        .rows
-        .iter()
-        .map(|r| {
-            let mut v = vec![
-                nf.delta(r.delta),
-                super::delta_pct(r),
-                nf.value(r.old),
-                nf.value(r.new),
-            ];
-            if opts.wide {
-                v.extend([
-                    super::cv(r.old_cv),
-                    super::cv(r.new_cv),
-                    super::interval(r.delta_ci, |v| nf.delta(v)),
-                    super::ratio(r.ratio),
-                    super::interval(r.ratio_ci, super::ratio),
-                    super::pvalue(r.p),
-                    super::pvalue(r.q),
-                    super::dispersion(r.dispersion),
-                    r.df.map_or("-".to_string(), super::fmt_df),
-                    format!("n={runs}"),
-                ]);
-            }
-            v.push(r.mark().to_string());
-            v
-        })
-        .collect();
     let mut total = vec![
         nf.delta(c.total.delta),
         if c.total.old > 0.0 {
@@ -344,15 +346,47 @@ fn cells(
     ];
     if opts.wide {
         total.extend((0..9).map(|_| String::new()));
-        total.push(format!("n={runs}"));
+        total.push(runs_cell(report, c));
     }
     total.push(" ".to_string());
-    (titles, cells, total)
+    (titles, total)
 }
 
-/// The "... N more" lines, where they go: after the last regression, before
-/// the first improvement (rank order), or at the end when sorted by name.
-fn place_elided(lines: &mut Vec<String>, c: &Comparison, nf: &NumFmt) {
+/// A row's cells before the symbol, as text.
+fn cells(r: &Row, nf: &NumFmt, opts: &RenderOptions, runs: &str) -> Vec<String> {
+    let mut v = vec![
+        nf.delta(r.delta),
+        super::delta_pct(r),
+        nf.value(r.old),
+        nf.value(r.new),
+    ];
+    if opts.wide {
+        v.extend([
+            super::cv(r.old_cv),
+            super::cv(r.new_cv),
+            super::interval(r.delta_ci, |v| nf.delta(v)),
+            super::ratio(r.ratio),
+            super::interval(r.ratio_ci, super::ratio),
+            super::pvalue(r.p),
+            super::pvalue(r.q),
+            super::dispersion(r.dispersion),
+            r.df.map_or("-".to_string(), super::fmt_df),
+            runs.to_string(),
+        ]);
+    }
+    v.push(r.mark().to_string());
+    v
+}
+
+/// The "... N more" lines and the line number (of `lines` table lines:
+/// the title and the rows) each goes before: after the last regression,
+/// before the first improvement (rank order), or at the end when sorted
+/// by name; then the line about other hidden rows, last.
+fn elided_lines(
+    c: &Comparison,
+    nf: &NumFmt,
+    lines: usize,
+) -> (Vec<(usize, String)>, Option<String>) {
     let first_better = c
         .rows
         .iter()
@@ -377,15 +411,12 @@ fn place_elided(lines: &mut Vec<String>, c: &Comparison, nf: &NumFmt) {
             inserts.push((first_better + 1, b));
         }
     } else {
-        let end = lines.len();
-        inserts.extend(worse.into_iter().chain(better).map(|s| (end, s)));
+        inserts.extend(worse.into_iter().chain(better).map(|s| (lines, s)));
     }
-    for (at, s) in inserts.into_iter().rev() {
-        lines.insert(at.min(lines.len()), s);
+    for (at, _) in &mut inserts {
+        *at = (*at).min(lines);
     }
-    if let Some(o) = other {
-        lines.push(o);
-    }
+    (inserts, other)
 }
 
 /// ANSI colour for one table line (only with `--color`): regressions red,
