@@ -15,6 +15,8 @@ mod grouped;
 use super::{NumFmt, RenderOptions, MAX_WIDTH};
 use crate::aggregate::Normalize;
 use crate::diff::{Comparison, Report, Row};
+use prettytable::format::FormatBuilder;
+use prettytable::{Cell, Row as PRow, Table};
 use std::io::{self, Write};
 
 pub use grouped::GROUPED_MAX;
@@ -187,13 +189,18 @@ fn header(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io::Res
     )
 }
 
+/// Tables of at most this many rows are laid out by prettytable-rs; larger
+/// ones are streamed ([`Columns`]), in the same layout, since prettytable
+/// holds every cell of every row and the rendered table (README,
+/// performance: 327 MB against 179 MB at 100,000 symbols per side).
+pub const PRETTY_ROWS: usize = 10_000;
+
 /// One comparison's table: a title line, one line per row, the elided-rows
-/// lines and the total, columns aligned as prettytable-rs would align them
-/// (numbers right, mark and symbol left, one space of padding and one of
-/// separator, no borders, trailing blanks trimmed) but streamed: the widths
-/// are measured in a first pass over the rows and every line is written as
-/// it is made, so no table of cells is held (prettytable keeps every cell
-/// of every row; README, performance).
+/// lines and the total, columns aligned (numbers right, mark and symbol
+/// left, one space of padding and one of separator, no borders, trailing
+/// blanks trimmed) by prettytable-rs up to [`PRETTY_ROWS`] rows, else
+/// streamed: the widths are measured in a first pass over the rows and
+/// every line is written as it is made, so no table of cells is held.
 fn table(
     report: &Report,
     c: &Comparison,
@@ -217,6 +224,10 @@ fn table(
     let fit: Vec<(&Row, usize)> = c.rows.iter().map(|r| (r, max_name)).collect();
     let labels = super::fitted_labels(&fit, ELLIPSIS, &super::printable);
     drop(fit);
+    let pretty = (c.rows.len() <= PRETTY_ROWS).then(|| {
+        let rows: Vec<Vec<String>> = c.rows.iter().map(|r| cells(r, nf, opts, &runs)).collect();
+        pretty_lines(&titles, &rows, &labels, show_total.then_some(&total[..]))
+    });
     // Line 0 is the title; row k is line k + 1; the elided lines go
     // before the line they are placed at.
     let (inserts, other) = elided_lines(c, nf, c.rows.len() + 1);
@@ -226,14 +237,17 @@ fn table(
         while let Some((_, s)) = inserts.next_if(|(at, _)| *at == i) {
             writeln!(out, "{s}")?;
         }
-        if i == 0 {
-            cols.line(&titles, "symbol", &mut line);
-        } else {
-            let r = &c.rows[i - 1];
-            cols.line(&cells(r, nf, opts, &runs), &labels[i - 1], &mut line);
-            if opts.color {
-                line = paint(&line, r);
-            }
+        match (&pretty, i) {
+            (Some(lines), _) => line.clone_from(&lines[i]),
+            (None, 0) => cols.line(&titles, "symbol", &mut line),
+            (None, _) => cols.line(
+                &cells(&c.rows[i - 1], nf, opts, &runs),
+                &labels[i - 1],
+                &mut line,
+            ),
+        }
+        if i > 0 && opts.color {
+            line = paint(&line, &c.rows[i - 1]);
         }
         writeln!(out, "{line}")?;
     }
@@ -241,15 +255,63 @@ fn table(
         writeln!(out, "{s}")?;
     }
     if show_total {
-        cols.line(&total, "total", &mut line);
+        match &pretty {
+            Some(lines) => line.clone_from(&lines[c.rows.len() + 1]),
+            None => cols.line(&total, "total", &mut line),
+        }
         writeln!(out, "{line}")
     } else {
         writeln!(out, "{NO_ROBUST_TOTAL}")
     }
 }
 
+/// The lines of a table laid out by prettytable-rs: the title, one per row
+/// (its cells and its label), then the total when there is one; numbers
+/// right-aligned, the mark and the symbol left-aligned, trailing blanks
+/// trimmed.
+fn pretty_lines(
+    titles: &[String],
+    rows: &[Vec<String>],
+    labels: &[String],
+    total: Option<&[String]>,
+) -> Vec<String> {
+    let styled = |v: &[String], symbol: &str| {
+        let n = v.len() + 1;
+        let cell = |(i, s): (usize, &str)| match i + 2 >= n {
+            true => Cell::new(s),
+            false => Cell::new(s).style_spec("r"),
+        };
+        PRow::new(
+            v.iter()
+                .map(String::as_str)
+                .chain([symbol])
+                .enumerate()
+                .map(cell)
+                .collect(),
+        )
+    };
+    let mut t = Table::new();
+    t.set_format(
+        FormatBuilder::new()
+            .column_separator(' ')
+            .padding(0, 1)
+            .build(),
+    );
+    t.set_titles(styled(titles, "symbol"));
+    for (v, label) in rows.iter().zip(labels) {
+        t.add_row(styled(v, label));
+    }
+    if let Some(total) = total {
+        t.add_row(styled(total, "total"));
+    }
+    t.to_string()
+        .lines()
+        .map(|l| l.trim_end().to_string())
+        .collect()
+}
+
 /// The widths of a table's columns before the symbol, and how a line of
-/// cells is laid out in them.
+/// cells is laid out in them (the layout of [`pretty_lines`], streamed).
 struct Columns {
     /// Display width of each column (the widest cell).
     widths: Vec<usize>,
@@ -438,4 +500,54 @@ fn paint(line: &str, r: &Row) -> String {
         ""
     };
     format!("\x1b[{weight}{hue}m{line}\x1b[0m")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// The streamed layout is prettytable's, line for line: wide and narrow
+    /// cells, a wide title, names of every width (CJK, combining marks),
+    /// an empty mark, a total row.
+    #[test]
+    fn streamed_lines_are_prettytables() {
+        let titles = strings(&["delta", "delta%", "old%", "new%", ""]);
+        let rows = vec![
+            strings(&["+3.528", "new", "0.000", "3.528", "*"]),
+            strings(&["+12.125", "+179.0%", "104.003", "7.164", "~"]),
+            strings(&["-0.1", "-0.5%", "0.021", "0.020", ""]),
+            strings(&["+0.000001", "0.0%", "1.000", "1.000", "*"]),
+        ];
+        let labels = strings(&[
+            "fput",
+            "函数_名前",
+            "e\u{301}clair",
+            "a_very_long_symbol_name.isra.0",
+        ]);
+        let total = strings(&["0.000", "0.0%", "100.000", "100.000", ""]);
+        for total in [Some(&total[..]), None] {
+            let pretty = pretty_lines(&titles, &rows, &labels, total);
+            let mut cols = Columns::new(&titles);
+            for r in rows.iter().map(Vec::as_slice).chain(total) {
+                cols.grow(r);
+            }
+            let mut streamed = Vec::new();
+            let mut line = String::new();
+            cols.line(&titles, "symbol", &mut line);
+            streamed.push(line.clone());
+            for (r, l) in rows.iter().zip(&labels) {
+                cols.line(r, l, &mut line);
+                streamed.push(line.clone());
+            }
+            if let Some(t) = total {
+                cols.line(t, "total", &mut line);
+                streamed.push(line.clone());
+            }
+            assert_eq!(pretty, streamed);
+        }
+    }
 }
