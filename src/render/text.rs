@@ -189,11 +189,12 @@ fn header(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io::Res
     )
 }
 
-/// Tables of at most this many rows are laid out by prettytable-rs; larger
-/// ones are streamed ([`Columns`]), in the same layout, since prettytable
-/// holds every cell of every row and the rendered table (README,
-/// performance: 327 MB against 179 MB at 100,000 symbols per side).
-pub const PRETTY_ROWS: usize = 10_000;
+/// Tables of at most this many rows (more than a review email holds) are
+/// laid out by prettytable-rs; larger ones are streamed ([`Columns`]), in
+/// the same layout, since prettytable holds every cell of every row and
+/// the rendered table (README, performance: 327 MB against 179 MB at
+/// 100,000 symbols per side, 0.09 s against 0.04 s at 10,000).
+pub const PRETTY_ROWS: usize = 1_000;
 
 /// One comparison's table: a title line, one line per row, the elided-rows
 /// lines and the total, columns aligned (numbers right, mark and symbol
