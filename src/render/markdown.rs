@@ -124,7 +124,7 @@ fn comparison(
         )?;
     }
     let runs = format!(
-        "{}+{}",
+        "n={}+{}",
         report.sides[0].runs.len(),
         report.sides[c.side].runs.len()
     );
@@ -140,26 +140,7 @@ fn comparison(
     }
     let mut table = Vec::with_capacity(c.rows.len());
     for r in &c.rows {
-        let mut cells = vec![
-            nf.delta(r.delta),
-            super::delta_pct(r),
-            nf.value(r.old),
-            nf.value(r.new),
-        ];
-        if opts.wide {
-            cells.extend([
-                super::cv(r.old_cv),
-                super::cv(r.new_cv),
-                super::interval(r.delta_ci, |v| nf.delta(v)),
-                super::ratio(r.ratio),
-                super::interval(r.ratio_ci, super::ratio),
-                super::pvalue(r.p),
-                super::pvalue(r.q),
-                super::dispersion(r.dispersion),
-                r.df.map_or("-".to_string(), super::fmt_df),
-                format!("n={runs}"),
-            ]);
-        }
+        let mut cells = super::value_cells(r, nf, opts.wide, &runs);
         cells.push(r.mark().trim().to_string());
         table.push((cells, r));
     }

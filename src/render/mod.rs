@@ -493,3 +493,30 @@ pub fn short_dso(d: &str) -> &str {
     let d = d.trim_start_matches('[').trim_end_matches(']');
     d.rsplit('/').next().unwrap_or(d)
 }
+
+/// A row's value cells, before the mark and the symbol (text and markdown
+/// tables): Δ, Δ%, old, new, and with `wide` each side's CV, the Δ interval,
+/// the ratio and its interval, p, q, φ, df and `runs` (`n=OLD+NEW`).
+pub(crate) fn value_cells(r: &Row, nf: &NumFmt, wide: bool, runs: &str) -> Vec<String> {
+    let mut v = vec![
+        nf.delta(r.delta),
+        delta_pct(r),
+        nf.value(r.old),
+        nf.value(r.new),
+    ];
+    if wide {
+        v.extend([
+            cv(r.old_cv),
+            cv(r.new_cv),
+            interval(r.delta_ci, |v| nf.delta(v)),
+            ratio(r.ratio),
+            interval(r.ratio_ci, ratio),
+            pvalue(r.p),
+            pvalue(r.q),
+            dispersion(r.dispersion),
+            r.df.map_or("-".to_string(), fmt_df),
+            runs.to_string(),
+        ]);
+    }
+    v
+}

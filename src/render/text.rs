@@ -417,26 +417,7 @@ fn heads(
 
 /// A row's cells before the symbol, as text.
 fn cells(r: &Row, nf: &NumFmt, opts: &RenderOptions, runs: &str) -> Vec<String> {
-    let mut v = vec![
-        nf.delta(r.delta),
-        super::delta_pct(r),
-        nf.value(r.old),
-        nf.value(r.new),
-    ];
-    if opts.wide {
-        v.extend([
-            super::cv(r.old_cv),
-            super::cv(r.new_cv),
-            super::interval(r.delta_ci, |v| nf.delta(v)),
-            super::ratio(r.ratio),
-            super::interval(r.ratio_ci, super::ratio),
-            super::pvalue(r.p),
-            super::pvalue(r.q),
-            super::dispersion(r.dispersion),
-            r.df.map_or("-".to_string(), super::fmt_df),
-            runs.to_string(),
-        ]);
-    }
+    let mut v = super::value_cells(r, nf, opts.wide, runs);
     v.push(r.mark().to_string());
     v
 }
