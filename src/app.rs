@@ -182,9 +182,6 @@ pub fn run_noise_model(
     Ok(exit::SUCCESS)
 }
 
-/// Regressions named in the `--fail-on-regression` line; the rest counted.
-const GATE_NAMED: usize = 5;
-
 /// The one line that says why `--fail-on-regression` exits 1: how many
 /// significant regressions, the largest shown ones by name.
 pub fn gate_sentence(report: &diff::Report) -> String {
@@ -219,17 +216,8 @@ pub fn gate_sentence(report: &diff::Report) -> String {
     let total: usize = report.comparisons.iter().map(|c| c.regressions).sum();
     let named: Vec<&str> = shown
         .iter()
-        .take(GATE_NAMED)
+        .take(render::GATE_NAMED)
         .map(|s| s.1.as_str())
         .collect();
-    let rest = total.saturating_sub(named.len());
-    format!(
-        "--fail-on-regression: exit status 1 for {total} significant regression(s): {}{}",
-        named.join(", "),
-        if rest > 0 {
-            format!(" and {rest} more")
-        } else {
-            String::new()
-        }
-    )
+    render::gate_line(total, &named)
 }

@@ -12,8 +12,8 @@ use crate::cli::diffprofile;
 use insta_cmd::assert_cmd_snapshot;
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Duration;
 
 const NEW: &str = "testdata/readprofile/default/pipes/run1.txt";
 
@@ -24,43 +24,7 @@ fn m(name: &str) -> String {
 /// Run `cmd` with stdout/stderr captured; kill it after `limit` (then
 /// `None`). Reads the pipes on threads so a chatty child cannot block.
 pub fn run_with_timeout(cmd: &mut Command, limit: Duration) -> Option<Output> {
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn diffprofile");
-    let mut so = child.stdout.take().expect("stdout piped");
-    let mut se = child.stderr.take().expect("stderr piped");
-    let out_t = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = std::io::Read::read_to_end(&mut so, &mut v);
-        v
-    });
-    let err_t = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = std::io::Read::read_to_end(&mut se, &mut v);
-        v
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("wait for diffprofile") {
-            break Some(s);
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let stdout = out_t.join().expect("stdout reader");
-    let stderr = err_t.join().expect("stderr reader");
-    status.map(|status| Output {
-        status,
-        stdout,
-        stderr,
-    })
+    crate::bounds::run_measured(cmd, limit).map(|(o, _)| o)
 }
 
 fn stderr(o: &Output) -> String {

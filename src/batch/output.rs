@@ -62,7 +62,7 @@ pub fn gate_sentence(batch: &Batch) -> String {
         .sum();
     let named: Vec<String> = list
         .iter()
-        .take(5)
+        .take(render::GATE_NAMED)
         .map(|e| {
             render::printable(&format!(
                 "{}/{}: {} {}",
@@ -73,16 +73,7 @@ pub fn gate_sentence(batch: &Batch) -> String {
             ))
         })
         .collect();
-    let rest = total.saturating_sub(named.len());
-    format!(
-        "--fail-on-regression: exit status 1 for {total} significant regression(s): {}{}",
-        named.join(", "),
-        if rest > 0 {
-            format!(" and {rest} more")
-        } else {
-            String::new()
-        }
-    )
+    render::gate_line(total, &named)
 }
 
 fn ext(format: OutputFormat) -> &'static str {

@@ -520,3 +520,22 @@ pub(crate) fn value_cells(r: &Row, nf: &NumFmt, wide: bool, runs: &str) -> Vec<S
     }
     v
 }
+
+/// Regressions named in the `--fail-on-regression` line; the rest counted.
+pub const GATE_NAMED: usize = 5;
+
+/// The one line that says why `--fail-on-regression` exits 1: `total`
+/// significant regressions, the largest `named` (at most [`GATE_NAMED`]).
+pub fn gate_line<S: AsRef<str>>(total: usize, named: &[S]) -> String {
+    let rest = total.saturating_sub(named.len());
+    let named: Vec<&str> = named.iter().map(AsRef::as_ref).collect();
+    format!(
+        "--fail-on-regression: exit status 1 for {total} significant regression(s): {}{}",
+        named.join(", "),
+        if rest > 0 {
+            format!(" and {rest} more")
+        } else {
+            String::new()
+        }
+    )
+}
