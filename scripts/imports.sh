@@ -46,6 +46,7 @@
 #   load     load                          detection, parsing in parallel
 #   format   format symmap                 the parsers; System.map, kallsyms
 #   profile  profile                       one run's counts: what parsers fill
+#   names    names                         one table of symbol and dso names
 #   input    input text                    bytes: files, decompression, lines
 #   apart    significance stats            the statistics, usable from anywhere
 #            exit guard                    exit codes, defined once; decoder
@@ -75,6 +76,7 @@ LAYERS = [
     ["load"],
     ["format", "symmap"],
     ["profile"],
+    ["names"],
     ["input", "text"],
     ["significance"],
     ["stats"],

@@ -10,11 +10,11 @@
 //! `--percent-limit`).
 
 use crate::identity::{Identity, Placement};
-use crate::profile::{Mode, Profile, SymbolKey, Weight};
+use crate::profile::{Mode, Name, Profile, SymbolKey, Weight};
 use crate::stats;
 use anyhow::{bail, Result};
 use rustc_hash::FxHashMap;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// One side: a kernel, as one or more runs.
 #[derive(Clone, Debug)]
@@ -37,10 +37,10 @@ impl Side {
 }
 
 /// A row's identity.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Ident {
-    pub name: String,
-    pub dso: Option<String>,
+    pub name: Name,
+    pub dso: Option<Name>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -49,7 +49,7 @@ pub struct SymbolInfo {
     pub mode: Option<Mode>,
     /// The input names folded, aliased or grouped into this row (empty when
     /// the row is exactly one input name).
-    pub members: Vec<String>,
+    pub members: Vec<Name>,
 }
 
 pub const UNKNOWN_ROW: &str = "*unknown*";
@@ -75,7 +75,7 @@ pub fn build(sides: &[Side], identity: &Identity) -> Matrix {
     let mut placed = place(sides, identity, use_dso);
     let pseudo = |name: &str| -> Option<Ident> {
         identity.keeps(name).then(|| Ident {
-            name: name.to_string(),
+            name: Name::new(name),
             dso: None,
         })
     };
@@ -148,7 +148,7 @@ struct Placed<'s> {
     /// Every row's identity and number.
     ids: FxHashMap<Ident, u32>,
     /// By number: each row's mode and the input names it holds.
-    rows: Vec<(Option<Mode>, BTreeSet<&'s str>)>,
+    rows: Vec<(Option<Mode>, Members)>,
 }
 
 impl<'s> Placed<'s> {
@@ -157,14 +157,14 @@ impl<'s> Placed<'s> {
         if let Some(&i) = self.ids.get(ident) {
             return i;
         }
-        self.add(ident.clone(), mode)
+        self.add(*ident, mode)
     }
 
     /// A new row (`ident` is not placed yet).
     fn add(&mut self, ident: Ident, mode: Option<Mode>) -> u32 {
         let i = self.rows.len() as u32;
         self.ids.insert(ident, i);
-        self.rows.push((mode, BTreeSet::new()));
+        self.rows.push((mode, Members::default()));
         i
     }
 
@@ -172,7 +172,7 @@ impl<'s> Placed<'s> {
     /// every row number went.
     fn in_order(&mut self) -> (Vec<SymbolInfo>, Vec<usize>) {
         let mut order: Vec<(Ident, u32)> = std::mem::take(&mut self.ids).into_iter().collect();
-        order.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        order.sort_unstable_by_key(|a| a.0);
         let mut at = vec![0; order.len()];
         let symbols = order
             .into_iter()
@@ -180,11 +180,7 @@ impl<'s> Placed<'s> {
             .map(|(pos, (ident, i))| {
                 at[i as usize] = pos;
                 let (mode, names) = std::mem::take(&mut self.rows[i as usize]);
-                let members = if names.len() > 1 || names.iter().any(|n| *n != ident.name) {
-                    names.into_iter().map(str::to_string).collect()
-                } else {
-                    Vec::new()
-                };
+                let members = names.of(ident.name);
                 SymbolInfo {
                     ident,
                     mode,
@@ -193,6 +189,40 @@ impl<'s> Placed<'s> {
             })
             .collect();
         (symbols, at)
+    }
+}
+
+/// The input names of one row: the first, and any others (rarely more
+/// than one: folded clones, aliases, groups).
+#[derive(Default)]
+struct Members {
+    first: Option<Name>,
+    more: Vec<Name>,
+}
+
+impl Members {
+    fn add(&mut self, name: Name) {
+        match self.first {
+            None => self.first = Some(name),
+            Some(f) if f == name => {}
+            Some(_) => self.more.push(name),
+        }
+    }
+
+    /// The names in order, none repeated; empty when the row is exactly
+    /// one input name, `row` itself.
+    fn of(self, row: Name) -> Vec<Name> {
+        let Some(first) = self.first else {
+            return Vec::new();
+        };
+        if self.more.is_empty() && first == row {
+            return Vec::new();
+        }
+        let mut all = self.more;
+        all.push(first);
+        all.sort_unstable();
+        all.dedup();
+        all
     }
 }
 
@@ -215,11 +245,7 @@ fn place<'s>(sides: &'s [Side], identity: &Identity, use_dso: bool) -> Placed<'s
                 Placement::Row { name, grouped } => {
                     let ident = Ident {
                         name,
-                        dso: if use_dso && !grouped {
-                            key.dso.clone()
-                        } else {
-                            None
-                        },
+                        dso: if use_dso && !grouped { key.dso } else { None },
                     };
                     let i = match placed.ids.get(&ident) {
                         Some(&i) => i,
@@ -229,7 +255,7 @@ fn place<'s>(sides: &'s [Side], identity: &Identity, use_dso: bool) -> Placed<'s
                     if entry.0 != key.mode {
                         entry.0 = entry.0.or(key.mode);
                     }
-                    entry.1.insert(key.name.as_str());
+                    entry.1.add(key.name);
                     Some(i)
                 }
             };

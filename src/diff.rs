@@ -5,7 +5,7 @@
 
 use crate::aggregate::{self, Matrix, Normalize, Side};
 use crate::noise_model::NoiseModel;
-use crate::profile::{Format, Mode};
+use crate::profile::{Format, Mode, Name};
 use crate::significance::{self, Counts, Method, Noise};
 use crate::stats::{self, Adjust};
 use std::sync::Arc;
@@ -99,8 +99,8 @@ pub enum Cv {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
-    pub symbol: String,
-    pub dso: Option<String>,
+    pub symbol: Name,
+    pub dso: Option<Name>,
     pub mode: Option<Mode>,
     pub status: Status,
     pub old: f64,
@@ -120,7 +120,7 @@ pub struct Row {
     pub old_counts: Vec<f64>,
     pub new_counts: Vec<f64>,
     /// Input names folded, aliased or grouped into this row.
-    pub members: Vec<String>,
+    pub members: Vec<Name>,
     /// The dispersion φ the row was tested with, and its degrees of freedom
     /// ν (∞ for a χ² reference); None when nothing was tested.
     pub dispersion: Option<f64>,
@@ -165,8 +165,8 @@ pub struct Elided {
 /// under two names: shown, never merged.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RenamePair {
-    pub old_symbol: String,
-    pub new_symbol: String,
+    pub old_symbol: Name,
+    pub new_symbol: Name,
     pub old_delta: f64,
     pub new_delta: f64,
 }
@@ -384,8 +384,8 @@ fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, scale: f64) -> 
             Status::Changed
         };
         rows.push(Row {
-            symbol: sym.ident.name.clone(),
-            dso: sym.ident.dso.clone(),
+            symbol: sym.ident.name,
+            dso: sym.ident.dso,
             mode: sym.mode,
             status,
             old,
@@ -505,7 +505,7 @@ pub(crate) mod tests {
         significant: bool,
     ) -> Row {
         Row {
-            symbol: symbol.to_string(),
+            symbol: Name::new(symbol),
             dso: None,
             mode: None,
             status,

@@ -3,7 +3,7 @@
 //! `--exclude`, `--exclude-idle`). Folding, aliasing and grouping only move
 //! counts between rows; they never change a total.
 
-use crate::profile::{Mode, SymbolKey};
+use crate::profile::{Mode, Name, SymbolKey};
 use anyhow::{bail, Context, Result};
 use regex::Regex;
 use rustc_hash::FxHashMap;
@@ -155,10 +155,12 @@ impl GroupBy {
     /// The group a symbol belongs to; `None` keeps the symbol as its own row.
     fn group(&self, name: &str, key: &SymbolKey) -> Option<String> {
         match self {
-            GroupBy::Dso => Some(key.dso.clone().unwrap_or_else(|| match key.mode {
-                Some(Mode::Kernel) => "[kernel.kallsyms]".to_string(),
-                _ => "[unknown]".to_string(),
-            })),
+            GroupBy::Dso => Some(key.dso.map(|d| d.to_string()).unwrap_or_else(
+                || match key.mode {
+                    Some(Mode::Kernel) => "[kernel.kallsyms]".to_string(),
+                    _ => "[unknown]".to_string(),
+                },
+            )),
             GroupBy::Module => Some(match key.dso.as_deref() {
                 Some("[kernel.kallsyms]") => "vmlinux".to_string(),
                 Some(d) if d.starts_with('[') && d.ends_with(']') && d != "[unknown]" => {
@@ -211,7 +213,7 @@ pub struct Placed {
 pub enum Placement {
     /// Into the row of this name; `grouped` rows lose their dso identity
     /// unless grouped by dso.
-    Row { name: String, grouped: bool },
+    Row { name: Name, grouped: bool },
     /// Removed by a symbol filter.
     Dropped,
 }
@@ -234,26 +236,24 @@ impl Identity {
     pub fn place(&self, key: &SymbolKey) -> Placement {
         if let Some(placed) = &self.placed {
             return placed.rows.get(key).cloned().unwrap_or(Placement::Row {
-                name: key.name.clone(),
+                name: key.name,
                 grouped: false,
             });
         }
-        let folded = if self.fold {
-            fold_suffixes(&key.name)
-        } else {
-            Cow::Borrowed(key.name.as_str())
-        };
-        let named = self.aliases.apply(&folded).into_owned();
+        let named = self.frame_name(key.name.as_str());
         if !self.keeps(&named) {
             return Placement::Dropped;
         }
         match self.group.as_ref().and_then(|g| g.group(&named, key)) {
             Some(group) => Placement::Row {
-                name: group,
+                name: Name::new(&group),
                 grouped: true,
             },
             None => Placement::Row {
-                name: named,
+                name: match named {
+                    Cow::Borrowed(_) => key.name,
+                    Cow::Owned(n) => Name::new(&n),
+                },
                 grouped: false,
             },
         }

@@ -33,6 +33,7 @@ pub mod input;
 pub mod layout;
 pub mod load;
 pub mod manpage;
+pub mod names;
 pub mod noise_model;
 pub mod profile;
 pub mod render;

@@ -8,6 +8,7 @@
 //! percentage-only reports fit the same model; parsers of integer formats
 //! only ever store whole numbers.
 
+pub use crate::names::Name;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -55,25 +56,27 @@ impl Mode {
 /// A symbol as one run names it. Aggregation decides which of these fields
 /// make up the identity across runs (name and dso when every run knows the
 /// dso, the name alone otherwise); `mode` is an attribute, never identity.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// Names are interned ([`Name`]): a key is 12 bytes and `Copy`, ordered
+/// by the names' text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SymbolKey {
     /// Bare name: no `[k]` marker, no `+0x…` offset. An unresolved address
     /// is `[unknown]` (in its dso), in every reader.
-    pub name: String,
+    pub name: Name,
     /// Shared object (`[kernel.kallsyms]`, `[kvm]`, `/usr/lib/…/libc.so.6`) when the input names it.
-    pub dso: Option<String>,
+    pub dso: Option<Name>,
     pub mode: Option<Mode>,
 }
 
 impl SymbolKey {
-    pub fn new(name: impl Into<String>) -> Self {
+    pub fn new(name: impl Into<Name>) -> Self {
         SymbolKey {
             name: name.into(),
             dso: None,
             mode: None,
         }
     }
-    pub fn with_dso(mut self, dso: Option<String>) -> Self {
+    pub fn with_dso(mut self, dso: Option<Name>) -> Self {
         self.dso = dso;
         self
     }

@@ -67,7 +67,7 @@ fn kernel_counts(p: &Profile) -> std::collections::BTreeMap<String, f64> {
     let mut out = std::collections::BTreeMap::new();
     for (k, &c) in &p.counts {
         if k.mode == Some(diffprofile::profile::Mode::Kernel) {
-            *out.entry(k.name.clone()).or_insert(0.0) += c;
+            *out.entry(k.name.to_string()).or_insert(0.0) += c;
         }
     }
     out

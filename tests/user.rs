@@ -102,7 +102,7 @@ fn rows(p: &Profile, kernel: bool) -> Rows {
     for (k, &c) in &p.counts {
         if (k.mode == Some(Mode::Kernel)) == kernel {
             let dso = short(k.dso.as_deref().unwrap_or("[unknown]"));
-            *out.entry((dso, k.name.clone())).or_default() += c;
+            *out.entry((dso, k.name.to_string())).or_default() += c;
         }
     }
     out

@@ -536,8 +536,8 @@ pub fn write_dir(batch: &Batch, config: &BatchConfig, dir: &Path) -> Result<()> 
                 w.write_record([
                     e.bench.to_string(),
                     e.kernel.to_string(),
-                    e.row.symbol.clone(),
-                    e.row.dso.clone().unwrap_or_default(),
+                    e.row.symbol.to_string(),
+                    e.row.dso.map(|d| d.to_string()).unwrap_or_default(),
                     f(Some(e.row.delta)),
                     f(e.row.delta_ci.map(|c| c.0)),
                     f(e.row.delta_ci.map(|c| c.1)),

@@ -43,7 +43,7 @@ pub fn learn_from_side(
         idents: matrix
             .symbols
             .iter()
-            .map(|s| (s.ident.name.clone(), s.ident.dso.clone()))
+            .map(|s| (s.ident.name.to_string(), s.ident.dso.map(|d| d.to_string())))
             .collect(),
         runs: side
             .runs

@@ -76,8 +76,8 @@ pub fn possible_renames(rows: &[Row]) -> Vec<RenamePair> {
         used_down[i] = true;
         used_up[j] = true;
         out.push(RenamePair {
-            old_symbol: down[i].symbol.clone(),
-            new_symbol: up[j].symbol.clone(),
+            old_symbol: down[i].symbol,
+            new_symbol: up[j].symbol,
             old_delta: down[i].delta,
             new_delta: up[j].delta,
         });
@@ -187,7 +187,7 @@ mod tests {
         rows[8].dso = Some("libc.so.6".into());
         let got: Vec<(String, String)> = possible_renames(&rows)
             .into_iter()
-            .map(|p| (p.old_symbol, p.new_symbol))
+            .map(|p| (p.old_symbol.to_string(), p.new_symbol.to_string()))
             .collect();
         assert_eq!(got, [("old_fn".to_string(), "old_fn_v2".to_string())]);
     }

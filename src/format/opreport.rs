@@ -39,7 +39,7 @@
 //! ```
 
 use super::{ParseError, ParseOptions, Sniff};
-use crate::profile::{Format, Mode, Profile, SymbolKey};
+use crate::profile::{Format, Mode, Name, Profile, SymbolKey};
 use std::io::BufRead;
 
 const EXPECTED: &str = "an opreport row `SAMPLES  PERCENT  [IMAGE]  SYMBOL`";
@@ -180,7 +180,7 @@ pub fn parse(
                     }
                 });
                 let key = SymbolKey::new(name)
-                    .with_dso(image.map(str::to_string))
+                    .with_dso(image.map(Name::new))
                     .with_mode(mode);
                 if samples > 0 || !p.counts.contains_key(&key) {
                     p.add(key, samples as f64);

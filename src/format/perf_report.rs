@@ -94,7 +94,7 @@ mod totals;
 
 use super::unresolved::{self, UNKNOWN};
 use super::{decode, head_lines, ParseError, ParseOptions, Sniff};
-use crate::profile::{Format, Mode, Profile, SymbolKey, Weight};
+use crate::profile::{Format, Mode, Name, Profile, SymbolKey, Weight};
 use layout::{event_matches, is_dots_line, samples_header, Layout, Row, SamplesHeader};
 use std::collections::BTreeMap;
 use std::io::BufRead;
@@ -216,7 +216,9 @@ impl Section {
             } else {
                 row.name
             };
-            let key = SymbolKey::new(name).with_dso(row.dso).with_mode(row.mode);
+            let key = SymbolKey::new(name)
+                .with_dso(row.dso.map(Name::from))
+                .with_mode(row.mode);
             *self.counts.entry(key).or_insert(0.0) += value;
         }
     }

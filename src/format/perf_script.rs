@@ -70,7 +70,7 @@
 
 use super::unresolved::{self, UNKNOWN};
 use super::{ParseError, ParseOptions, Sniff, WeightBy};
-use crate::profile::{Format, Mode, Profile, SymbolKey, Weight};
+use crate::profile::{Format, Mode, Name, Profile, SymbolKey, Weight};
 use rustc_hash::FxHashMap;
 use std::io::BufRead;
 
@@ -322,7 +322,7 @@ impl Merged {
             // An empty callchain is a sample of an unknown frame: `[unknown]`
             // in dso `[unknown]`, as perf script prints an unresolved frame.
             let key = SymbolKey::new(UNKNOWN)
-                .with_dso(Some(UNKNOWN.to_string()))
+                .with_dso(Some(Name::new(UNKNOWN)))
                 .with_mode(Some(Mode::User));
             p.add(key, ev.unattributed as f64);
             if opts.stacks {
@@ -348,7 +348,7 @@ impl Merged {
         for (&id, &w) in &ev.counts {
             if let Some((name, dso, mode)) = tally::decode_key(&self.keys[id as usize]) {
                 let key = SymbolKey::new(super::decode(name))
-                    .with_dso(dso.map(|d| super::decode(d).into_owned()))
+                    .with_dso(dso.map(|d| Name::from(super::decode(d))))
                     .with_mode(Some(mode));
                 p.add(key, w as f64);
             }

@@ -134,7 +134,8 @@ mod tests {
     #[test]
     fn counts_per_dso_largest_first() {
         let mut p = Profile::new("x.data", Format::PerfData);
-        let key = |n: &str, d: Option<&str>| SymbolKey::new(n).with_dso(d.map(str::to_string));
+        let key =
+            |n: &str, d: Option<&str>| SymbolKey::new(n).with_dso(d.map(crate::profile::Name::new));
         p.add(key(UNKNOWN, Some("/usr/bin/dd")), 3.0);
         p.add(key(UNKNOWN, Some("libc.so.6")), 7.0);
         p.add(key(UNKNOWN, None), 1.0);

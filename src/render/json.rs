@@ -5,6 +5,7 @@
 
 use super::RenderOptions;
 use crate::diff::{Comparison, Cv, Report, Row};
+use crate::names::Name;
 use serde::{Serialize, Serializer};
 use std::io::{self, Write};
 
@@ -88,8 +89,8 @@ struct JRow<'a> {
     dso: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     mode: Option<&'a str>,
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    members: &'a [String],
+    #[serde(skip_serializing_if = "<[Name]>::is_empty")]
+    members: &'a [Name],
     #[serde(flatten)]
     fields: JFields<'a>,
 }

@@ -264,7 +264,7 @@ mod tests {
             None,
             false,
         );
-        e.dso = r.dso.clone();
+        e.dso = r.dso;
         let short = row("fput", 1.0, Status::New, None, false);
         let got = fitted_labels(&[(&r, 39), (&e, 39), (&short, 39)], "...", &id);
         assert_eq!(

@@ -484,7 +484,7 @@ pub fn symbol_label(row: &Row) -> String {
         Some(d) if !d.is_empty() && d != "[kernel.kallsyms]" => {
             format!("{} [{}]", row.symbol, short_dso(d))
         }
-        _ => row.symbol.clone(),
+        _ => row.symbol.to_string(),
     }
 }
 

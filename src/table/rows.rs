@@ -10,7 +10,7 @@
 use super::schema::{UNKNOWN_ROW, UNLISTED_ROW};
 use crate::aggregate;
 use crate::identity::{Identity, Placed, Placement};
-use crate::profile::{Format, Mode, Profile, SymbolKey, Weight};
+use crate::profile::{Format, Mode, Name, Profile, SymbolKey, Weight};
 use anyhow::{bail, Result};
 use std::collections::btree_map::Entry;
 
@@ -182,14 +182,14 @@ pub fn add_row(
         return Ok(());
     }
     let key = SymbolKey {
-        name: name.to_string(),
-        dso: dso.map(str::to_string),
+        name: Name::new(name),
+        dso: dso.map(Name::new),
         mode: row.mode,
     };
     let placement = match row.symbol {
         None => Placement::Dropped,
         Some(s) => Placement::Row {
-            name: s.to_string(),
+            name: Name::new(s),
             grouped: row.dso.is_none() && row.input_dso.is_some(),
         },
     };
@@ -203,7 +203,7 @@ pub fn add_row(
         }
         Some(_) => {}
         None => {
-            placed.rows.insert(key.clone(), placement);
+            placed.rows.insert(key, placement);
         }
     }
     match profile.counts.entry(key) {
@@ -234,7 +234,7 @@ mod tests {
         let mut p = Profile::new("k/b/run1.txt", Format::PerfReport);
         let key = |n: &str, d: Option<&str>| {
             SymbolKey::new(n)
-                .with_dso(d.map(str::to_string))
+                .with_dso(d.map(Name::new))
                 .with_mode(Some(Mode::Kernel))
         };
         p.add(key("schedule", Some("[kernel.kallsyms]")), 5.0);

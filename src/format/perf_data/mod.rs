@@ -49,7 +49,7 @@ pub use user::UserSymbolOptions;
 
 use super::unresolved::{self, UNKNOWN};
 use super::{ParseError, ParseOptions, Sniff, WeightBy};
-use crate::profile::{Format, Mode, Profile, SymbolKey, Weight};
+use crate::profile::{Format, Mode, Name, Profile, SymbolKey, Weight};
 use crate::symmap::SymbolMap;
 use check::{check_record, check_records, check_sections};
 use kernel::kernel_symbols;
@@ -246,7 +246,7 @@ impl State<'_> {
             Frame::Unknown(m) => (UNKNOWN.into(), m),
         };
         SymbolKey::new(name)
-            .with_dso(Some(dso))
+            .with_dso(Some(Name::from(dso)))
             .with_mode(Some(mode))
     }
 }
@@ -689,7 +689,7 @@ fn finish(
     }
     // Each distinct frame is named once (demangling happens here).
     let mut keys: FxHashMap<Frame, SymbolKey> = FxHashMap::default();
-    let mut key = |f: Frame| keys.entry(f).or_insert_with(|| st.key(f)).clone();
+    let mut key = |f: Frame| *keys.entry(f).or_insert_with(|| st.key(f));
     for (f, c) in tally.counts {
         p.add(key(f), c);
     }
@@ -706,9 +706,9 @@ fn finish(
             .map(|f| {
                 let k = key(f);
                 if k.mode.is_some_and(Mode::is_kernel) && k.name != UNKNOWN {
-                    p.kernel_frames.insert(k.name.clone());
+                    p.kernel_frames.insert(k.name.to_string());
                 }
-                k.name
+                k.name.to_string()
             })
             .collect();
         *p.stacks.entry(names).or_insert(0.0) += c;

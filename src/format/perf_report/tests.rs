@@ -368,7 +368,7 @@ fn event(name: &str) -> ParseOptions {
 fn by_name(p: &Profile) -> BTreeMap<(String, Option<Mode>), f64> {
     let mut out = BTreeMap::new();
     for (k, v) in &p.counts {
-        *out.entry((k.name.clone(), k.mode)).or_insert(0.0) += v;
+        *out.entry((k.name.to_string(), k.mode)).or_insert(0.0) += v;
     }
     out
 }

@@ -1,0 +1,338 @@
+//! Every symbol and dso name, stored once: a [`Name`] is a `u32` id into
+//! one table of names for the whole process (a comparison, or a batch of
+//! thousands, whose runs share most of their names). Parsers intern a name
+//! when they first meet it; profiles, aggregation, identity folding, diff
+//! rows and renderers pass ids, and the text is looked up only when it is
+//! compared, hashed into output or printed.
+//!
+//! Ids are handed out in the order names are first met, which depends on
+//! how threads interleave, so nothing may ever be ordered by id: [`Name`]'s
+//! `Ord` compares the text (and equal ids are equal text, so `Eq` and
+//! `Hash` use the id). The table only grows; its text is never freed, as
+//! the names of a run live as long as its report.
+//!
+//! Reading a name takes no lock: ids index chunks of slots that double in
+//! size and are never moved, each slot written once before its id is
+//! published. Interning takes the lock of one of [`SHARDS`] hash shards.
+
+use rustc_hash::FxHashMap;
+use std::borrow::Borrow;
+use std::fmt;
+use std::hash::BuildHasher;
+use std::num::NonZeroU32;
+use std::ops::Deref;
+use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+/// An interned name: 4 bytes, `Copy`, ordered by its text.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Name(NonZeroU32);
+
+/// Interning locks one shard of this many (by the name's hash).
+const SHARDS: usize = 16;
+/// The first chunk holds this many slots; chunk k holds `FIRST << k`.
+const FIRST_BITS: u32 = 12;
+const CHUNKS: usize = 33 - FIRST_BITS as usize;
+/// Text is copied into blocks of this size (longer names get their own).
+const BLOCK: usize = 1 << 20;
+
+struct Shard {
+    index: FxHashMap<&'static str, Name>,
+    /// The free part of this shard's current text block.
+    free: &'static mut [u8],
+}
+
+struct Table {
+    shards: [Mutex<Shard>; SHARDS],
+    /// Ids handed out so far (the next id is `next + 1`).
+    next: AtomicU32,
+    /// Slot `i` of chunk `k` holds the text of id `(FIRST << k) - FIRST + i + 1`:
+    /// a pointer to its length (4 bytes, native order) followed by its bytes.
+    chunks: [AtomicPtr<Slot>; CHUNKS],
+}
+
+type Slot = AtomicPtr<u8>;
+
+fn table() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    TABLE.get_or_init(|| Table {
+        shards: std::array::from_fn(|_| {
+            Mutex::new(Shard {
+                index: FxHashMap::default(),
+                free: &mut [],
+            })
+        }),
+        next: AtomicU32::new(0),
+        chunks: std::array::from_fn(|_| AtomicPtr::new(std::ptr::null_mut())),
+    })
+}
+
+/// Chunk and slot of id index `i` (the id minus one).
+fn place(i: u32) -> (usize, usize) {
+    let biased = i as u64 + (1u64 << FIRST_BITS);
+    let k = (63 - biased.leading_zeros()) as usize - FIRST_BITS as usize;
+    (k, (biased - (1u64 << (k as u32 + FIRST_BITS))) as usize)
+}
+
+impl Table {
+    /// The slots of chunk `k`, allocated by whoever needs them first.
+    fn chunk(&self, k: usize) -> &'static [Slot] {
+        let len = 1usize << (k as u32 + FIRST_BITS);
+        let mut p = self.chunks[k].load(Ordering::Acquire);
+        if p.is_null() {
+            let fresh: Box<[Slot]> = (0..len)
+                .map(|_| AtomicPtr::new(std::ptr::null_mut()))
+                .collect();
+            let fresh = Box::leak(fresh).as_mut_ptr();
+            p = match self.chunks[k].compare_exchange(
+                std::ptr::null_mut(),
+                fresh,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => fresh,
+                // Another thread was first: ours is a leaked spare (rare, bounded).
+                Err(theirs) => theirs,
+            };
+        }
+        // SAFETY: a chunk is `len` slots allocated once and never freed or moved.
+        unsafe { std::slice::from_raw_parts(p, len) }
+    }
+
+    fn intern(&self, text: &str) -> Name {
+        // Bits the shard's map uses neither for its buckets (the low ones)
+        // nor for its control bytes (the top 7).
+        let hash = rustc_hash::FxBuildHasher.hash_one(text);
+        let shard = &self.shards[(hash >> 32) as usize % SHARDS];
+        let mut shard = shard.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&n) = shard.index.get(text) {
+            return n;
+        }
+        let (at, stored) = shard.store(text);
+        let i = self.next.fetch_add(1, Ordering::Relaxed);
+        assert!(i < u32::MAX - 1, "more than 4 billion distinct names");
+        let (k, slot) = place(i);
+        self.chunk(k)[slot].store(at, Ordering::Release);
+        let name = Name(NonZeroU32::MIN.saturating_add(i));
+        shard.index.insert(stored, name);
+        name
+    }
+
+    fn text(&self, name: Name) -> &'static str {
+        let (k, slot) = place(name.0.get() - 1);
+        let chunk = self.chunks[k].load(Ordering::Acquire);
+        // SAFETY: a Name exists only after its slot was written (Release,
+        // before the id was handed out); chunks and text blocks are never
+        // freed or moved; a slot points at a length and that many bytes of
+        // a `str`, written once.
+        unsafe {
+            let at = (*chunk.add(slot)).load(Ordering::Acquire);
+            let n = at.cast::<u32>().read_unaligned() as usize;
+            std::str::from_utf8_unchecked(std::slice::from_raw_parts(at.add(4), n))
+        }
+    }
+}
+
+impl Shard {
+    /// `text` copied into this shard's text blocks for good, after its
+    /// length: where the length is, and the copy.
+    fn store(&mut self, text: &str) -> (*mut u8, &'static str) {
+        let n = text.len() + 4;
+        let len = u32::try_from(text.len()).expect("a name of 4 GiB");
+        let block = if n > BLOCK / 4 {
+            Box::leak(vec![0u8; n].into_boxed_slice())
+        } else {
+            if n > self.free.len() {
+                self.free = Box::leak(vec![0u8; BLOCK].into_boxed_slice());
+            }
+            let free = std::mem::take(&mut self.free);
+            let (block, rest) = free.split_at_mut(n);
+            self.free = rest;
+            block
+        };
+        block[..4].copy_from_slice(&len.to_ne_bytes());
+        block[4..].copy_from_slice(text.as_bytes());
+        let at = block.as_mut_ptr();
+        // SAFETY: a copy of a `str`'s bytes, never written again.
+        let copy =
+            unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(at.add(4), n - 4)) };
+        (at, copy)
+    }
+}
+
+impl Name {
+    /// The id of `text`, interning it when it is new.
+    pub fn new(text: &str) -> Name {
+        table().intern(text)
+    }
+
+    /// The text, valid for the rest of the process.
+    pub fn as_str(self) -> &'static str {
+        table().text(self)
+    }
+
+    /// The id, for dense tables indexed by name (never for ordering).
+    pub fn id(self) -> u32 {
+        self.0.get()
+    }
+}
+
+impl Deref for Name {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Name {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl Borrow<str> for Name {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialOrd for Name {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Name {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        if self.0 == other.0 {
+            std::cmp::Ordering::Equal
+        } else {
+            self.as_str().cmp(other.as_str())
+        }
+    }
+}
+
+impl From<&str> for Name {
+    fn from(s: &str) -> Name {
+        Name::new(s)
+    }
+}
+
+impl From<&String> for Name {
+    fn from(s: &String) -> Name {
+        Name::new(s)
+    }
+}
+
+impl From<String> for Name {
+    fn from(s: String) -> Name {
+        Name::new(&s)
+    }
+}
+
+impl From<std::borrow::Cow<'_, str>> for Name {
+    fn from(s: std::borrow::Cow<'_, str>) -> Name {
+        Name::new(&s)
+    }
+}
+
+impl PartialEq<Name> for str {
+    fn eq(&self, other: &Name) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl PartialEq<Name> for &str {
+    fn eq(&self, other: &Name) -> bool {
+        *self == other.as_str()
+    }
+}
+
+impl PartialEq<Name> for String {
+    fn eq(&self, other: &Name) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl PartialEq<str> for Name {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Name {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for Name {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl fmt::Display for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl serde::Serialize for Name {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_cover_every_id_once() {
+        assert_eq!(place(0), (0, 0));
+        assert_eq!(place((1 << FIRST_BITS) - 1), (0, (1 << FIRST_BITS) - 1));
+        assert_eq!(place(1 << FIRST_BITS), (1, 0));
+        assert_eq!(place(3 << FIRST_BITS), (2, 0));
+        let last = place(u32::MAX - 1);
+        assert!(last.0 < CHUNKS, "{last:?}");
+    }
+
+    #[test]
+    fn one_id_per_text_ordered_by_text() {
+        let a = Name::new("names-test-b");
+        let b = Name::new(&String::from("names-test-b"));
+        let c = Name::new("names-test-a");
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert!(c < a);
+        assert_eq!(a.as_str(), "names-test-b");
+        assert_eq!(Name::new(""), Name::new(""));
+        assert_eq!(Name::new("").as_str(), "");
+        let long = "x".repeat(BLOCK);
+        assert_eq!(Name::new(&long).len(), BLOCK);
+    }
+
+    #[test]
+    fn threads_agree_on_ids() {
+        let texts: Vec<String> = (0..20_000).map(|i| format!("names-threads-{i}")).collect();
+        let ids: Vec<Vec<Name>> = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..4)
+                .map(|_| s.spawn(|| texts.iter().map(|t| Name::new(t)).collect::<Vec<_>>()))
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for v in &ids[1..] {
+            assert_eq!(v, &ids[0]);
+        }
+        for (t, n) in texts.iter().zip(&ids[0]) {
+            assert_eq!(n.as_str(), t);
+        }
+    }
+}
