@@ -15,7 +15,7 @@
 //! size and are never moved, each slot written once before its id is
 //! published. Interning takes the lock of one of [`SHARDS`] hash shards.
 
-use rustc_hash::FxHashMap;
+use hashbrown::HashTable;
 use std::borrow::Borrow;
 use std::fmt;
 use std::hash::BuildHasher;
@@ -37,7 +37,9 @@ const CHUNKS: usize = 33 - FIRST_BITS as usize;
 const BLOCK: usize = 1 << 20;
 
 struct Shard {
-    index: FxHashMap<&'static str, Name>,
+    /// Every name of the shard with 32 bits of its text's hash (rehashing
+    /// never reads the text): 8 bytes a name.
+    index: HashTable<(u32, Name)>,
     /// The free part of this shard's current text block.
     free: &'static mut [u8],
 }
@@ -58,13 +60,19 @@ fn table() -> &'static Table {
     TABLE.get_or_init(|| Table {
         shards: std::array::from_fn(|_| {
             Mutex::new(Shard {
-                index: FxHashMap::default(),
+                index: HashTable::new(),
                 free: &mut [],
             })
         }),
         next: AtomicU32::new(0),
         chunks: std::array::from_fn(|_| AtomicPtr::new(std::ptr::null_mut())),
     })
+}
+
+/// A table hash from the 32 bits kept: both ends of it are used (the
+/// bucket from the low bits, the control byte from the top 7).
+fn spread(h: u32) -> u64 {
+    u64::from(h).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 /// Chunk and slot of id index `i` (the id minus one).
@@ -104,17 +112,23 @@ impl Table {
         // nor for its control bytes (the top 7).
         let hash = rustc_hash::FxBuildHasher.hash_one(text);
         let shard = &self.shards[(hash >> 32) as usize % SHARDS];
+        let h = hash as u32;
         let mut shard = shard.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(&n) = shard.index.get(text) {
+        let found = shard
+            .index
+            .find(spread(h), |&(eh, n)| eh == h && self.text(n) == text);
+        if let Some(&(_, n)) = found {
             return n;
         }
-        let (at, stored) = shard.store(text);
+        let at = shard.store(text);
         let i = self.next.fetch_add(1, Ordering::Relaxed);
         assert!(i < u32::MAX - 1, "more than 4 billion distinct names");
         let (k, slot) = place(i);
         self.chunk(k)[slot].store(at, Ordering::Release);
         let name = Name(NonZeroU32::MIN.saturating_add(i));
-        shard.index.insert(stored, name);
+        shard
+            .index
+            .insert_unique(spread(h), (h, name), |&(eh, _)| spread(eh));
         name
     }
 
@@ -135,8 +149,8 @@ impl Table {
 
 impl Shard {
     /// `text` copied into this shard's text blocks for good, after its
-    /// length: where the length is, and the copy.
-    fn store(&mut self, text: &str) -> (*mut u8, &'static str) {
+    /// length: where the length is.
+    fn store(&mut self, text: &str) -> *mut u8 {
         let n = text.len() + 4;
         let len = u32::try_from(text.len()).expect("a name of 4 GiB");
         let block = if n > BLOCK / 4 {
@@ -152,11 +166,7 @@ impl Shard {
         };
         block[..4].copy_from_slice(&len.to_ne_bytes());
         block[4..].copy_from_slice(text.as_bytes());
-        let at = block.as_mut_ptr();
-        // SAFETY: a copy of a `str`'s bytes, never written again.
-        let copy =
-            unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(at.add(4), n - 4)) };
-        (at, copy)
+        block.as_mut_ptr()
     }
 }
 
@@ -169,6 +179,17 @@ impl Name {
     /// The text, valid for the rest of the process.
     pub fn as_str(self) -> &'static str {
         table().text(self)
+    }
+
+    /// The text's first 16 bytes as a number (zero-padded), ordered as the
+    /// text is: a sort key that settles most comparisons without reading
+    /// the text (equal prefixes must still compare the text).
+    pub fn prefix(self) -> u128 {
+        let text = self.as_str().as_bytes();
+        let mut head = [0u8; 16];
+        let n = text.len().min(16);
+        head[..n].copy_from_slice(&text[..n]);
+        u128::from_be_bytes(head)
     }
 
     /// The id, for dense tables indexed by name (never for ordering).

@@ -55,7 +55,7 @@
 )]
 
 use super::{decode, head_lines, ParseError, ParseOptions, Sniff};
-use crate::profile::{Format, Mode, Profile, SymbolKey, Weight};
+use crate::profile::{Format, Mode, Name, Profile, SymbolKey, Weight};
 use std::io::BufRead;
 
 const EXPECT_LINE: &str =
@@ -192,7 +192,7 @@ pub fn sniff(head: &[u8], eof: bool) -> Sniff {
 }
 
 struct Row {
-    name: String,
+    name: Name,
     ticks: u64,
     verbose: bool,
     line: u64,
@@ -263,12 +263,12 @@ impl State<'_> {
                 if sum != 0 {
                     self.mismatch(format!("`{name}` (line {line}) has bins but no total line"));
                 }
-                self.push(name, sum, false, line);
+                self.push(Name::new(&name), sum, false, line);
             }
         }
     }
 
-    fn push(&mut self, name: String, ticks: u64, verbose: bool, line: u64) {
+    fn push(&mut self, name: Name, ticks: u64, verbose: bool, line: u64) {
         self.rows.push(Row {
             name,
             ticks,
@@ -314,7 +314,7 @@ impl State<'_> {
                             "`{name}` (line {line}) has total {n} but its bins add up to {sum}"
                         ));
                     }
-                    self.push(name, n, false, line);
+                    self.push(Name::new(&name), n, false, line);
                     return Ok(());
                 }
                 // `-b -v` prints `  total 0` for zero symbols, with no header.
@@ -346,7 +346,7 @@ impl State<'_> {
                 verbose,
                 ..
             }) => {
-                self.push(decode(name).into_owned(), ticks, verbose, line_no);
+                self.push(Name::from(decode(name)), ticks, verbose, line_no);
                 self.bins = Bins::Counters {
                     row: self.rows.len() - 1,
                     sum: 0,
@@ -485,10 +485,17 @@ fn finish(mut st: State<'_>) -> Result<Profile, ParseError> {
             st.skipped
         ));
     }
-    for r in st.rows {
-        let key = SymbolKey::new(r.name).with_mode(Some(Mode::Kernel));
-        p.add(key, r.ticks as f64);
-    }
+    p.add_all(
+        st.rows
+            .into_iter()
+            .map(|r| {
+                (
+                    SymbolKey::new(r.name).with_mode(Some(Mode::Kernel)),
+                    r.ticks as f64,
+                )
+            })
+            .collect(),
+    );
     p.unattributed = st.unknown as f64;
     p.total = sum as f64 + p.unattributed;
     p.skipped_lines = st.skipped;
