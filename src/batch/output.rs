@@ -295,7 +295,8 @@ fn render_opts(config: &BatchConfig) -> render::RenderOptions {
 
 fn render_one(b: &Bench, config: &BatchConfig, out: &mut dyn Write) -> Result<()> {
     if let Some(r) = &b.report {
-        render::render(config.config.output, r, &render_opts(config), out)?;
+        let flames = b.flames.as_ref();
+        render::render(config.config.output, r, flames, &render_opts(config), out)?;
     }
     Ok(())
 }
@@ -464,7 +465,8 @@ pub fn write_stdout(batch: &Batch, config: &BatchConfig, out: &mut dyn Write) ->
                     "<hr>\n<div id=\"{id}\" class=\"bench\">\n<h1>benchmark {}</h1>\n",
                     render::markup::escape(&b.name)
                 ));
-                body.push_str(&render::html::body(r, &id, &render_opts(config)));
+                let flames = b.flames.as_ref();
+                body.push_str(&render::html::body(r, flames, &id, &render_opts(config)));
                 body.push_str("</div>\n");
             }
             let title = format!("diffprofile batch: baseline {}", batch.baseline);

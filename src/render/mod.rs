@@ -1,9 +1,12 @@
 //! Output formats: one renderer per module, each
-//! `render(&Report, &RenderOptions, &mut dyn Write) -> io::Result<()>`,
-//! and the number formatting and header/summary sentences they share.
+//! `render(&Report, &RenderOptions, &mut dyn Write) -> io::Result<()>`
+//! (`html` and `flamegraph` also take the flames, which come beside the
+//! report, never in it), and the number formatting and header/summary
+//! sentences they share.
 
 use crate::aggregate::{fmt_count, Normalize};
 use crate::diff::{Comparison, Cv, Report, Row, RunSummary, Status};
+use crate::flame::Flames;
 use crate::significance::Method;
 use crate::stats::Adjust;
 use std::collections::{BTreeMap, BTreeSet};
@@ -62,9 +65,13 @@ pub struct RenderOptions {
     pub auto_top: Option<usize>,
 }
 
+/// `report` in `format`; `flames` (the comparison's differential call
+/// trees, when stacks were read) are drawn by `-o html` and `-o flamegraph`
+/// only.
 pub fn render(
     format: OutputFormat,
     report: &Report,
+    flames: Option<&Flames>,
     opts: &RenderOptions,
     out: &mut dyn Write,
 ) -> io::Result<()> {
@@ -74,8 +81,8 @@ pub fn render(
         OutputFormat::Json => json::render(report, opts, out),
         OutputFormat::Csv => csv::render(report, opts, out),
         OutputFormat::Markdown => markdown::render(report, opts, out),
-        OutputFormat::Html => html::render(report, opts, out),
-        OutputFormat::Flamegraph => flamegraph::render(report, opts, out),
+        OutputFormat::Html => html::render(report, flames, opts, out),
+        OutputFormat::Flamegraph => flamegraph::render(report, flames, opts, out),
     }
 }
 
