@@ -1,8 +1,9 @@
 //! Output formats: one renderer per module, each
 //! `render(&Report, &RenderOptions, &mut dyn Write) -> io::Result<()>`
 //! (`html` and `flamegraph` also take the flames, which come beside the
-//! report, never in it), and the number formatting and header/summary
-//! sentences they share.
+//! report, never in it); several reports as one document ([`render_many`],
+//! `batch`); and the number formatting and header/summary sentences they
+//! share.
 
 use crate::aggregate::{fmt_count, Normalize};
 use crate::diff::{Comparison, Cv, Report, Row, RunSummary, Status};
@@ -18,11 +19,14 @@ pub mod flamegraph;
 pub mod html;
 pub mod json;
 mod layout;
+mod many;
 pub mod markdown;
 pub mod markup;
 pub mod text;
 
 pub use crate::significance::pvalue;
+
+pub use many::{render_index, render_many, Document, Index, IndexBench, Regression, Section};
 
 pub use layout::{
     compact_paths, fitted_label, fitted_labels, level_pct, truncate_middle, wrap_words, MAX_WIDTH,
