@@ -5,7 +5,9 @@
 //! colour, the default `--top` of text and whether a page (`-o html`,
 //! `-o flamegraph`) may be written there.
 
-pub use crate::compare::{build_report, compare_sides, learn_from_side, learn_model, thread_pool};
+pub use crate::compare::{
+    build_report, compare_sides, learn_from_side, learn_model, thread_pool, Finished,
+};
 
 use crate::batch;
 use crate::cli::{Cli, ColorArg, Command};
@@ -118,21 +120,22 @@ pub fn use_color(choice: ColorArg, stdout_is_terminal: bool, no_color: bool) -> 
 /// meant for the terminal to `err`.
 pub fn run(config: &Config, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
     let pool = thread_pool(config.jobs)?;
-    let report = pool.install(|| build_report(config))?;
+    let done = pool.install(|| build_report(config))?;
+    let (report, flames) = (&done.report, done.flames.as_ref());
     if config.output == OutputFormat::Flamegraph {
-        if let Some(why) = report.flame.as_ref().and_then(|f| f.missing_reason()) {
+        if let Some(why) = flames.and_then(|f| f.missing_reason()) {
             anyhow::bail!("-o flamegraph: {why}");
         }
     }
     match &config.output_file {
         Some(path) => {
             let mut file = create(path)?;
-            render::render(config.output, &report, &config.render, &mut file)
+            render::render(config.output, report, flames, &config.render, &mut file)
                 .and_then(|()| file.flush())
                 .with_context(|| format!("{path}: cannot write the report"))?;
         }
         None => {
-            render::render(config.output, &report, &config.render, out)?;
+            render::render(config.output, report, flames, &config.render, out)?;
             out.flush()?;
         }
     }
@@ -143,7 +146,7 @@ pub fn run(config: &Config, out: &mut dyn Write, err: &mut dyn Write) -> Result<
     }
     let regressed = report.comparisons.iter().any(|c| c.regressions > 0);
     Ok(if config.fail_on_regression && regressed {
-        writeln!(err, "diffprofile: {}", gate_sentence(&report))?;
+        writeln!(err, "diffprofile: {}", gate_sentence(report))?;
         exit::REGRESSION
     } else {
         exit::SUCCESS

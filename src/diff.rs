@@ -222,9 +222,6 @@ pub struct Report {
     /// Statements for the header: filters, weights, inclusive mode…
     pub notes: Vec<String>,
     pub warnings: Vec<String>,
-    /// The differential call trees, only when stacks were asked for
-    /// (`-o html`, `-o flamegraph`); other renderers never see them.
-    pub flame: Option<crate::flame::Flames>,
 }
 
 /// Compare every side after the first against the first.
@@ -278,7 +275,6 @@ pub fn compare(
         comparisons,
         notes: Vec::new(),
         warnings,
-        flame: None,
     }
 }
 

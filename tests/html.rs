@@ -194,13 +194,14 @@ fn hostile_symbol_names_are_escaped_everywhere() {
             runs: vec![hostile(3.0), hostile(3.2)],
         },
     ];
-    let mut report = diffprofile::app::compare_sides(&sides, &config).unwrap();
-    report
+    let mut done = diffprofile::app::compare_sides(&sides, &config).unwrap();
+    done.report
         .warnings
         .push("warning <script>alert(2)</script>".into());
     for fmt in [OutputFormat::Html, OutputFormat::Flamegraph] {
         let mut out = Vec::new();
-        render::render(fmt, &report, &config.render, &mut out).unwrap();
+        let flames = done.flames.as_ref();
+        render::render(fmt, &done.report, flames, &config.render, &mut out).unwrap();
         let doc = String::from_utf8(out).unwrap();
         assert!(!doc.contains("<script>alert"), "{fmt:?}: unescaped");
         assert!(!doc.contains("<b>") && !doc.contains("<i>old"), "{fmt:?}");

@@ -58,7 +58,9 @@ fn config(args: &[&str]) -> Config {
 }
 
 fn report(a: &Side, b: &Side, args: &[&str]) -> Report {
-    app::compare_sides(&[a.clone(), b.clone()], &config(args)).expect("report")
+    app::compare_sides(&[a.clone(), b.clone()], &config(args))
+        .expect("report")
+        .report
 }
 
 fn find<'a>(r: &'a Report, sym: &str) -> Option<&'a Row> {
@@ -85,7 +87,7 @@ proptest! {
         let n = ["share", "ticks", "robust"][mode];
         let a = side("old", &runs);
         let b = side("new", &runs);
-        let Ok(r) = app::compare_sides(&[a, b], &config(&["-n", n])) else {
+        let Ok(r) = app::compare_sides(&[a, b], &config(&["-n", n])).map(|d| d.report) else {
             // robust needs a symbol with >= 5 counts in every run
             prop_assume!(false);
             unreachable!()

@@ -55,9 +55,10 @@ fn config(paths: &[&str], args: &[&str]) -> Config {
 }
 
 fn output(config: &Config, format: OutputFormat) -> Vec<u8> {
-    let report = app::build_report(config).expect("report");
+    let done = app::build_report(config).expect("report");
     let mut out = Vec::new();
-    render::render(format, &report, &config.render, &mut out).expect("render");
+    let flames = done.flames.as_ref();
+    render::render(format, &done.report, flames, &config.render, &mut out).expect("render");
     out
 }
 

@@ -96,7 +96,7 @@ fuzz_target!(|data: &[u8]| {
             runs: vec![new],
         },
     ];
-    let Ok(report) = app::compare_sides(&sides, &config) else {
+    let Ok(app::Finished { report, flames }) = app::compare_sides(&sides, &config) else {
         return;
     };
     for format in [
@@ -109,7 +109,8 @@ fuzz_target!(|data: &[u8]| {
         OutputFormat::Flamegraph,
     ] {
         let mut out = Vec::new();
-        render::render(format, &report, &config.render, &mut out).expect("render into a Vec");
+        render::render(format, &report, flames.as_ref(), &config.render, &mut out)
+            .expect("render into a Vec");
         if format == OutputFormat::Json {
             let _: serde_json_check::Value = serde_json_check::from_slice(&out)
                 .expect("JSON output parses as JSON");

@@ -22,6 +22,7 @@ use crate::aggregate::Side;
 use crate::compare::{compare_sides, Config};
 use crate::diff::{ModelScope, Report};
 use crate::exit;
+use crate::flame::Flames;
 use crate::input::{self, Location, BUF_SIZE};
 use crate::load;
 use crate::profile::Profile;
@@ -77,6 +78,8 @@ pub struct Bench {
     /// Kernels compared, baseline first.
     pub kernels: Vec<String>,
     pub report: Option<Report>,
+    /// The report's flames (`-o html`, `-o flamegraph`).
+    pub flames: Option<Flames>,
     /// Why there is no report.
     pub skipped: Option<String>,
 }
@@ -377,14 +380,14 @@ fn compare_bench(c: &Config, job: Job) -> Result<Bench> {
             }
         },
     };
-    let report = match found {
-        None => None,
+    let (report, flames) = match found {
+        None => (None, None),
         Some(mut found) => {
             let mut w = extra;
             w.append(&mut found.warnings);
             let model = bench_noise_model(&sides, c, &mut w)
                 .with_context(|| format!("benchmark {name}"))?;
-            let mut r = match model {
+            let done = match model {
                 Some(m) => {
                     let mut c = c.clone();
                     c.diff.noise_model = Some(Arc::new(m));
@@ -394,16 +397,18 @@ fn compare_bench(c: &Config, job: Job) -> Result<Bench> {
                 None => compare_sides(&sides, c),
             }
             .with_context(|| format!("benchmark {name}"))?;
+            let mut r = done.report;
             found.add_notes(&mut r.notes);
             w.append(&mut r.warnings);
             r.warnings = w;
-            Some(r)
+            (Some(r), done.flames)
         }
     };
     Ok(Bench {
         name,
         kernels,
         report,
+        flames,
         skipped,
     })
 }

@@ -1,8 +1,10 @@
 //! One comparison, the engine under both `diffprofile OLD NEW` and `batch`:
 //! load every side (in parallel, or from a counts table) → check them and
 //! bring them to their common scope → aggregate → diff → the finished
-//! [`diff::Report`] that [`crate::render`] draws. The configuration is data
-//! ([`Config`]); [`crate::config`] makes it from the command line.
+//! [`diff::Report`] that [`crate::render`] draws, and beside it, when the
+//! output draws them, the differential call trees of [`crate::flame`]
+//! ([`Finished`]). The configuration is data ([`Config`]);
+//! [`crate::config`] makes it from the command line.
 
 mod config;
 mod noise;
@@ -14,14 +16,24 @@ pub use table::{load_sides, table_runs};
 
 use crate::aggregate::{self, Side};
 use crate::diff;
+use crate::flame::{self, Flames};
 use crate::load;
 use crate::render;
 use crate::sanity;
 use anyhow::{Context, Result};
 use std::collections::BTreeMap;
 
-/// Everything but rendering: the report of a configuration.
-pub fn build_report(config: &Config) -> Result<diff::Report> {
+/// What a comparison produced: the report and, only when stacks were asked
+/// for (`-o html`, `-o flamegraph`), the differential call trees, which
+/// the report knows nothing of.
+#[derive(Clone, Debug)]
+pub struct Finished {
+    pub report: diff::Report,
+    pub flames: Option<Flames>,
+}
+
+/// Everything but rendering: the report (and flames) of a configuration.
+pub fn build_report(config: &Config) -> Result<Finished> {
     if let Some(spec) = &config.table {
         let (config, mut sides, warnings) = load_sides(config, spec)?;
         return report_of_sides(&config, &mut sides, warnings);
@@ -47,7 +59,7 @@ fn report_of_sides(
     config: &Config,
     sides: &mut [Side],
     mut warnings: Vec<String>,
-) -> Result<diff::Report> {
+) -> Result<Finished> {
     let mut found = sanity::prepare(
         sides,
         &config.load.parse,
@@ -56,7 +68,7 @@ fn report_of_sides(
     )?;
     warnings.append(&mut found.warnings);
     let model = noise::load_noise_model(config, &mut warnings)?;
-    let mut report = match model {
+    let mut done = match model {
         Some(model) => {
             let mut config = config.clone();
             config.diff.noise_model = Some(model);
@@ -64,10 +76,11 @@ fn report_of_sides(
         }
         None => compare_sides(sides, config)?,
     };
+    let report = &mut done.report;
     found.add_notes(&mut report.notes);
     warnings.append(&mut report.warnings);
     report.warnings = diff::dedup_warnings(warnings);
-    Ok(report)
+    Ok(done)
 }
 
 /// The sides' count matrix (identity options applied) and every run's
@@ -95,15 +108,18 @@ pub fn thread_pool(jobs: Option<usize>) -> Result<rayon::ThreadPool> {
         .context("cannot start worker threads")
 }
 
-/// Aggregate and compare sides already loaded (the first is the baseline).
-pub fn compare_sides(sides: &[Side], config: &Config) -> Result<diff::Report> {
+/// Aggregate and compare sides already loaded (the first is the baseline);
+/// with stacks asked for, build their flames too.
+pub fn compare_sides(sides: &[Side], config: &Config) -> Result<Finished> {
     let (matrix, exposures) = count_matrix(sides, config)?;
     let mut report = diff::compare(sides, &exposures, &matrix, &config.diff);
     report.notes.extend(config.notes.iter().cloned());
-    if config.load.parse.stacks {
-        report.flame = Some(crate::flame::build(sides, &config.identity, config.flame));
-    }
-    Ok(report)
+    let flames = config
+        .load
+        .parse
+        .stacks
+        .then(|| flame::build(sides, &config.identity, config.flame));
+    Ok(Finished { report, flames })
 }
 
 /// A path named on two sides (the same file as OLD and NEW).

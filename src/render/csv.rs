@@ -59,7 +59,7 @@ fn cv(c: Option<Cv>) -> String {
 }
 
 /// A csv error as an I/O error, keeping the kind (a closed pipe stays `BrokenPipe`).
-fn csv_io(e: csv::Error) -> io::Error {
+pub(super) fn csv_io(e: csv::Error) -> io::Error {
     match e.into_kind() {
         csv::ErrorKind::Io(io) => io,
         other => io::Error::other(format!("{other:?}")),

@@ -17,7 +17,7 @@
 use super::markup::{clip, escape};
 use super::RenderOptions;
 use crate::diff::Report;
-use crate::flame::{Flame, Node};
+use crate::flame::{Flame, Flames, Node};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -33,17 +33,16 @@ pub const MIN_PX: f64 = 0.5;
 const MIN_SCALE: f64 = 0.005;
 
 /// Every compared side's flame graph, one under the other, as one SVG.
-pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
-    let graphs = report
-        .flame
-        .as_ref()
-        .map(|f| f.graphs.as_slice())
-        .unwrap_or(&[]);
+pub fn render(
+    report: &Report,
+    flames: Option<&Flames>,
+    opts: &RenderOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let graphs = flames.map(|f| f.graphs.as_slice()).unwrap_or(&[]);
     let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     if graphs.is_empty() {
-        let why = report
-            .flame
-            .as_ref()
+        let why = flames
             .and_then(|f| f.missing_reason())
             .unwrap_or_else(|| "no callchains".to_string());
         let _ = writeln!(

@@ -13,14 +13,21 @@ pub use super::markup::{clip, escape};
 use super::{flamegraph, NumFmt, RenderOptions};
 use crate::aggregate::{fmt_count, Normalize};
 use crate::diff::{Comparison, Report, Row};
+use crate::flame::Flames;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
 /// Rows of each sign in the chart.
 pub const CHART_ROWS: usize = 15;
 
-pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
-    out.write_all(page(&title(report, opts), &body(report, "r", opts)).as_bytes())
+pub fn render(
+    report: &Report,
+    flames: Option<&Flames>,
+    opts: &RenderOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let body = body(report, flames, "r", opts);
+    out.write_all(page(&title(report, opts), &body).as_bytes())
 }
 
 /// `diffprofile: OLD vs NEW` (batch: the kernels as named).
@@ -46,15 +53,16 @@ pub fn page(title: &str, body: &str) -> String {
     )
 }
 
-/// The report's content (header, one section per compared side,
-/// warnings); `id` prefixes element ids so several reports fit one page.
-pub fn body(report: &Report, id: &str, opts: &RenderOptions) -> String {
+/// The report's content (header, one section per compared side, with its
+/// flame graph when `flames` are given, warnings); `id` prefixes element
+/// ids so several reports fit one page.
+pub fn body(report: &Report, flames: Option<&Flames>, id: &str, opts: &RenderOptions) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "<h1>{}</h1>", escape(&title(report, opts)));
     header(report, opts, &mut s);
     let nf = NumFmt::for_report(report);
     for c in &report.comparisons {
-        section(report, c, &nf, id, opts, &mut s);
+        section(report, flames, c, &nf, id, opts, &mut s);
     }
     if !report.warnings.is_empty() {
         let _ = writeln!(s, "<section id=\"{id}-warnings\">\n<h2>Warnings</h2>\n<ul>");
@@ -142,6 +150,7 @@ pub fn kind(r: &Row) -> &'static str {
 
 fn section(
     report: &Report,
+    flames: Option<&Flames>,
     c: &Comparison,
     nf: &NumFmt,
     id: &str,
@@ -163,7 +172,7 @@ fn section(
     );
     let _ = writeln!(s, "<h3>Top regressions and improvements</h3>");
     chart(report, c, nf, s);
-    if let Some(flames) = &report.flame {
+    if let Some(flames) = flames {
         let _ = writeln!(s, "<h3>Differential flame graph</h3>");
         match flames.graphs.iter().find(|g| g.side == c.side) {
             Some(g) => {

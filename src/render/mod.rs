@@ -1,9 +1,13 @@
 //! Output formats: one renderer per module, each
-//! `render(&Report, &RenderOptions, &mut dyn Write) -> io::Result<()>`,
-//! and the number formatting and header/summary sentences they share.
+//! `render(&Report, &RenderOptions, &mut dyn Write) -> io::Result<()>`
+//! (`html` and `flamegraph` also take the flames, which come beside the
+//! report, never in it); several reports as one document ([`render_many`],
+//! `batch`); and the number formatting and header/summary sentences they
+//! share.
 
 use crate::aggregate::{fmt_count, Normalize};
 use crate::diff::{Comparison, Cv, Report, Row, RunSummary, Status};
+use crate::flame::Flames;
 use crate::significance::Method;
 use crate::stats::Adjust;
 use std::collections::{BTreeMap, BTreeSet};
@@ -15,11 +19,14 @@ pub mod flamegraph;
 pub mod html;
 pub mod json;
 mod layout;
+mod many;
 pub mod markdown;
 pub mod markup;
 pub mod text;
 
 pub use crate::significance::pvalue;
+
+pub use many::{render_index, render_many, Document, Index, IndexBench, Regression, Section};
 
 pub use layout::{
     compact_paths, fitted_label, fitted_labels, level_pct, truncate_middle, wrap_words, MAX_WIDTH,
@@ -62,9 +69,13 @@ pub struct RenderOptions {
     pub auto_top: Option<usize>,
 }
 
+/// `report` in `format`; `flames` (the comparison's differential call
+/// trees, when stacks were read) are drawn by `-o html` and `-o flamegraph`
+/// only.
 pub fn render(
     format: OutputFormat,
     report: &Report,
+    flames: Option<&Flames>,
     opts: &RenderOptions,
     out: &mut dyn Write,
 ) -> io::Result<()> {
@@ -74,8 +85,8 @@ pub fn render(
         OutputFormat::Json => json::render(report, opts, out),
         OutputFormat::Csv => csv::render(report, opts, out),
         OutputFormat::Markdown => markdown::render(report, opts, out),
-        OutputFormat::Html => html::render(report, opts, out),
-        OutputFormat::Flamegraph => flamegraph::render(report, opts, out),
+        OutputFormat::Html => html::render(report, flames, opts, out),
+        OutputFormat::Flamegraph => flamegraph::render(report, flames, opts, out),
     }
 }
 
