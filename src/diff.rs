@@ -11,10 +11,12 @@ use crate::stats::{self, Adjust};
 use std::sync::Arc;
 
 mod composition;
+mod counts;
 mod rank;
 mod renames;
 mod warnings;
 
+pub use counts::RunCounts;
 pub use rank::{impact, rank, trim};
 pub use renames::{possible_renames, similarity};
 pub use warnings::dedup as dedup_warnings;
@@ -117,8 +119,8 @@ pub struct Row {
     pub significant: bool,
     pub old_cv: Option<Cv>,
     pub new_cv: Option<Cv>,
-    pub old_counts: Vec<f64>,
-    pub new_counts: Vec<f64>,
+    pub old_counts: RunCounts,
+    pub new_counts: RunCounts,
     /// Input names folded, aliased or grouped into this row.
     pub members: Vec<Name>,
     /// The dispersion φ the row was tested with, and its degrees of freedom
@@ -231,7 +233,23 @@ pub fn compare(
     matrix: &Matrix,
     opts: &DiffOptions,
 ) -> Report {
-    let mut warnings = matrix.warnings.clone();
+    compare_in(Context::of(sides, exposures, matrix), exposures, matrix, opts)
+}
+
+/// What a comparison needs of its sides besides the count matrix: the
+/// runs' warnings and summaries, their event, whether they hold samples.
+/// Once it is taken, the runs' own counts are no longer needed.
+pub struct Context {
+    warnings: Vec<String>,
+    testable: bool,
+    event: Option<String>,
+    names: Vec<String>,
+    summaries: Vec<SideSummary>,
+}
+
+impl Context {
+    pub fn of(sides: &[Side], exposures: &[Vec<f64>], matrix: &Matrix) -> Context {
+        let mut warnings = matrix.warnings.clone();
     warnings.extend(warnings::run_warnings(sides));
     let runs: Vec<&crate::profile::Profile> = sides.iter().flat_map(|s| &s.runs).collect();
     warnings.extend(crate::format::unresolved::summary(&runs));
@@ -242,11 +260,53 @@ pub fn compare(
                 .to_string(),
         );
     }
-    let event = common_event(sides, &mut warnings);
-    let comparisons = (1..sides.len())
-        .map(|j| compare_one(j, sides, exposures, matrix, opts, testable, &mut warnings))
+        let event = common_event(sides, &mut warnings);
+        let summaries = summaries(sides, exposures);
+        Context {
+            warnings,
+            testable,
+            event,
+            names: sides.iter().map(|s| s.name.clone()).collect(),
+            summaries,
+        }
+    }
+}
+
+/// Compare every side after the first against the first, with what
+/// [`Context::of`] took from the sides.
+pub fn compare_in(
+    ctx: Context,
+    exposures: &[Vec<f64>],
+    matrix: &Matrix,
+    opts: &DiffOptions,
+) -> Report {
+    let Context {
+        mut warnings,
+        testable,
+        event,
+        names,
+        summaries,
+    } = ctx;
+    let comparisons = (1..names.len())
+        .map(|j| {
+            let side = (j, names[j].as_str(), names.len());
+            compare_one(side, exposures, matrix, opts, testable, &mut warnings)
+        })
         .collect();
-    let summaries = sides
+    Report {
+        normalize: opts.normalize,
+        event,
+        alpha: opts.alpha,
+        adjust: opts.adjust,
+        sides: summaries,
+        comparisons,
+        notes: Vec::new(),
+        warnings,
+    }
+}
+
+fn summaries(sides: &[Side], exposures: &[Vec<f64>]) -> Vec<SideSummary> {
+    sides
         .iter()
         .zip(exposures)
         .map(|(s, exp)| SideSummary {
@@ -265,17 +325,7 @@ pub fn compare(
                 })
                 .collect(),
         })
-        .collect();
-    Report {
-        normalize: opts.normalize,
-        event,
-        alpha: opts.alpha,
-        adjust: opts.adjust,
-        sides: summaries,
-        comparisons,
-        notes: Vec::new(),
-        warnings,
-    }
+        .collect()
 }
 
 /// The event every run is of (the first, with a warning, when they differ).
@@ -296,16 +346,16 @@ pub fn common_event(sides: &[Side], warnings: &mut Vec<String>) -> Option<String
     events.first().map(|e| e.to_string())
 }
 
+/// Comparison `side.0` (of side `side.1`, of `side.2` sides).
 fn compare_one(
-    j: usize,
-    sides: &[Side],
+    side: (usize, &str, usize),
     exposures: &[Vec<f64>],
     matrix: &Matrix,
     opts: &DiffOptions,
     testable: bool,
     warnings: &mut Vec<String>,
 ) -> Comparison {
-    let side_name = &sides[j].name;
+    let (j, side_name, n_sides) = side;
     let (mut rows, total) = build_rows(j, exposures, matrix, opts.normalize.scale());
     let noise = judge_rows(&mut rows, j, exposures, opts, testable, side_name, warnings);
     let tested = rows.iter().filter(|r| r.tested()).count();
@@ -327,7 +377,7 @@ fn compare_one(
     let renames = possible_renames(&rows);
     rank(&mut rows, opts.sort);
     let (rows, mut hidden, elided) = trim(rows, opts.top, opts.min_delta, opts.sort);
-    if sides.len() <= 2 {
+    if n_sides <= 2 {
         hidden = Vec::new();
     }
     Comparison {
@@ -359,8 +409,8 @@ fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, scale: f64) -> 
         delta: 0.0,
     };
     for (i, sym) in matrix.symbols.iter().enumerate() {
-        let old_counts: Vec<f64> = old_runs.iter().map(|r| r[i]).collect();
-        let new_counts: Vec<f64> = new_runs.iter().map(|r| r[i]).collect();
+        let old_counts: RunCounts = old_runs.iter().map(|r| r[i]).collect();
+        let new_counts: RunCounts = new_runs.iter().map(|r| r[i]).collect();
         let x: f64 = old_counts.iter().sum();
         let y: f64 = new_counts.iter().sum();
         let old = x / m_old * scale;
@@ -447,10 +497,12 @@ fn judge_rows(
         testable,
     };
     let (verdicts, noise) =
-        significance::judge(&counts, old_exp, new_exp, model.as_ref(), &sig_opts);
+        significance::judge_all(&counts, old_exp, new_exp, model.as_ref(), &sig_opts);
+    drop(counts);
     let scale = opts.normalize.scale();
     let scaled = |(lo, hi): (f64, f64)| (lo * scale, hi * scale);
-    for (row, v) in rows.iter_mut().zip(verdicts) {
+    for (i, row) in rows.iter_mut().enumerate() {
+        let v = verdicts.get(i);
         row.p = v.p;
         row.q = v.q;
         row.significant = v.significant;
@@ -517,8 +569,8 @@ pub(crate) mod tests {
             significant,
             old_cv: None,
             new_cv: None,
-            old_counts: vec![],
-            new_counts: vec![],
+            old_counts: RunCounts::default(),
+            new_counts: RunCounts::default(),
             members: vec![],
             dispersion: None,
             df: None,

@@ -119,6 +119,64 @@ pub fn judge(
     model: Option<&ModelPriors>,
     opts: &Options,
 ) -> (Vec<Verdict>, Noise) {
+    let (v, noise) = judge_all(rows, old_exp, new_exp, model, opts);
+    ((0..v.len()).map(|i| v.get(i)).collect(), noise)
+}
+
+/// Every row's verdict, held compactly (a million rows share a few
+/// thousand distinct p-values and intervals): [`Verdicts::get`] gives one.
+pub struct Verdicts {
+    len: usize,
+    alpha: f64,
+    /// Per row (empty when nothing is tested).
+    disp: Vec<Dispersion>,
+    /// Per row, its distinct (x, y, φ, ν) tuple.
+    slot: Vec<u32>,
+    /// Per tuple.
+    ps: Vec<Option<f64>>,
+    bounds: Vec<Option<Bounds>>,
+    /// Per row: q, or NaN when untested.
+    qs: Vec<f64>,
+}
+
+impl Verdicts {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Row `i`'s verdict.
+    pub fn get(&self, i: usize) -> Verdict {
+        let Some(disp) = self.disp.get(i) else {
+            return Verdict::default();
+        };
+        let k = self.slot[i] as usize;
+        let p = self.ps[k];
+        let q = p.map(|_| self.qs[i]);
+        let bounds = self.bounds.get(k).copied().flatten();
+        Verdict {
+            p,
+            q,
+            significant: q.is_some_and(|q| q <= self.alpha),
+            ratio_ci: bounds.map(|b| b.0),
+            delta_ci: bounds.map(|b| b.1),
+            dispersion: Some(disp.phi),
+            df: Some(disp.df),
+        }
+    }
+}
+
+/// [`judge`], the verdicts held compactly.
+pub fn judge_all(
+    rows: &[Counts],
+    old_exp: &[f64],
+    new_exp: &[f64],
+    model: Option<&ModelPriors>,
+    opts: &Options,
+) -> (Verdicts, Noise) {
     let (m_old, m_new): (f64, f64) = (old_exp.iter().sum(), new_exp.iter().sum());
     let n = old_exp.len() + new_exp.len();
     let d = n as f64 - 2.0;
@@ -127,9 +185,17 @@ pub fn judge(
         .map(|r| pool(r, old_exp, new_exp, d, m_old, m_new))
         .collect();
     let (disp, mut noise) = dispersions(&pooled, d, m_old, m_new, model, opts);
-    let mut verdicts = vec![Verdict::default(); rows.len()];
+    let mut out = Verdicts {
+        len: rows.len(),
+        alpha: opts.alpha,
+        disp: Vec::new(),
+        slot: Vec::new(),
+        ps: Vec::new(),
+        bounds: Vec::new(),
+        qs: Vec::new(),
+    };
     if noise.method == Method::NotTested {
-        return (verdicts, noise);
+        return (out, noise);
     }
     let pi0 = m_new / (m_old + m_new);
     // A row's p and intervals depend on its (x, y, φ, ν) only: computed
@@ -147,38 +213,35 @@ pub fn judge(
             Some(p_exact.max(stats::ql_p(s.lr, disp.phi, disp.df)))
         })
         .collect();
-    for ((v, disp), &k) in verdicts.iter_mut().zip(&disp).zip(&slot) {
-        v.dispersion = Some(disp.phi);
-        v.df = Some(disp.df);
-        v.p = ps[k];
-    }
     let tested: Vec<usize> = (0..rows.len())
-        .filter(|&i| verdicts[i].p.is_some())
+        .filter(|&i| ps[slot[i] as usize].is_some())
         .collect();
-    let ps: Vec<f64> = tested.iter().filter_map(|&i| verdicts[i].p).collect();
-    let qs = stats::adjust(&ps, opts.adjust);
+    let p_tested: Vec<f64> = tested
+        .iter()
+        .filter_map(|&i| ps[slot[i] as usize])
+        .collect();
+    let mut qs = vec![f64::NAN; rows.len()];
     let mut marked = 0;
-    for (&i, q) in tested.iter().zip(qs) {
-        verdicts[i].q = Some(q);
-        verdicts[i].significant = q <= opts.alpha;
+    for (&i, q) in tested.iter().zip(stats::adjust(&p_tested, opts.adjust)) {
+        qs[i] = q;
         marked += usize::from(q <= opts.alpha);
     }
     let t = stats::interval_level(opts.adjust, opts.alpha, tested.len(), marked);
     noise.interval_level = 1.0 - t;
     let bounds: Vec<Option<Bounds>> = reps
         .par_iter()
-        .map(|&i| {
-            let tested = verdicts[i].p.is_some();
-            tested.then(|| intervals(&pooled[i], &disp[i], m_old, m_new, t))
+        .zip(&ps)
+        .map(|(&i, p)| {
+            p.is_some()
+                .then(|| intervals(&pooled[i], &disp[i], m_old, m_new, t))
         })
         .collect();
-    for (v, &k) in verdicts.iter_mut().zip(&slot) {
-        if let Some((ratio, delta)) = bounds[k] {
-            v.ratio_ci = Some(ratio);
-            v.delta_ci = Some(delta);
-        }
-    }
-    (verdicts, noise)
+    out.disp = disp;
+    out.slot = slot;
+    out.ps = ps;
+    out.bounds = bounds;
+    out.qs = qs;
+    (out, noise)
 }
 
 /// A row's ratio and Δ intervals.
@@ -186,8 +249,8 @@ type Bounds = ((f64, f64), (f64, f64));
 
 /// The rows with distinct (x, y, φ, ν), in row order (their first row),
 /// and for every row the index of its tuple among them.
-fn distinct(pooled: &[Pooled], disp: &[Dispersion]) -> (Vec<usize>, Vec<usize>) {
-    let mut seen: std::collections::HashMap<[u64; 4], usize> =
+fn distinct(pooled: &[Pooled], disp: &[Dispersion]) -> (Vec<usize>, Vec<u32>) {
+    let mut seen: std::collections::HashMap<[u64; 4], u32> =
         std::collections::HashMap::with_capacity(pooled.len().min(1 << 16));
     let mut reps = Vec::new();
     let slot = pooled
@@ -198,7 +261,7 @@ fn distinct(pooled: &[Pooled], disp: &[Dispersion]) -> (Vec<usize>, Vec<usize>) 
             let key = [s.x, s.y, d.phi, d.df].map(f64::to_bits);
             *seen.entry(key).or_insert_with(|| {
                 reps.push(i);
-                reps.len() - 1
+                (reps.len() - 1) as u32
             })
         })
         .collect();

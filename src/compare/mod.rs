@@ -72,9 +72,9 @@ fn report_of_sides(
         Some(model) => {
             let mut config = config.clone();
             config.diff.noise_model = Some(model);
-            compare_sides(sides, &config)?
+            compare_and_release(sides, &config)?
         }
-        None => compare_sides(sides, config)?,
+        None => compare_and_release(sides, config)?,
     };
     let report = &mut done.report;
     found.add_notes(&mut report.notes);
@@ -114,12 +114,32 @@ pub fn compare_sides(sides: &[Side], config: &Config) -> Result<Finished> {
     let (matrix, exposures) = count_matrix(sides, config)?;
     let mut report = diff::compare(sides, &exposures, &matrix, &config.diff);
     report.notes.extend(config.notes.iter().cloned());
-    let flames = config
+    let flames = flames(sides, config);
+    Ok(Finished { report, flames })
+}
+
+/// [`compare_sides`] for sides used once: every run's counts are freed as
+/// soon as the count matrix holds them, before the rows are built (a
+/// million symbols a side hold tens of MB in the runs).
+fn compare_and_release(sides: &mut [Side], config: &Config) -> Result<Finished> {
+    let (matrix, exposures) = count_matrix(sides, config)?;
+    let ctx = diff::Context::of(sides, &exposures, &matrix);
+    let flames = flames(sides, config);
+    for run in sides.iter_mut().flat_map(|s| &mut s.runs) {
+        run.counts = Default::default();
+    }
+    let mut report = diff::compare_in(ctx, &exposures, &matrix, &config.diff);
+    report.notes.extend(config.notes.iter().cloned());
+    Ok(Finished { report, flames })
+}
+
+/// The sides' flames, when stacks were asked for.
+fn flames(sides: &[Side], config: &Config) -> Option<Flames> {
+    config
         .load
         .parse
         .stacks
-        .then(|| flame::build(sides, &config.identity, config.flame));
-    Ok(Finished { report, flames })
+        .then(|| flame::build(sides, &config.identity, config.flame))
 }
 
 /// A path named on two sides (the same file as OLD and NEW).

@@ -78,17 +78,13 @@ pub fn trim(
     min_delta: f64,
     sort: SortBy,
 ) -> (Vec<Row>, Vec<Row>, Elided) {
+    // In place: a million rows are never held twice.
     let mut elided = Elided::default();
-    let mut kept: Vec<Row> = Vec::with_capacity(rows.len());
-    let mut hidden = Vec::new();
-    for r in rows {
-        if r.delta.abs() < min_delta {
-            elided.small += 1;
-            hidden.push(r);
-        } else {
-            kept.push(r);
-        }
-    }
+    let mut kept = rows;
+    let mut hidden: Vec<Row> = kept
+        .extract_if(.., |r| r.delta.abs() < min_delta)
+        .collect();
+    elided.small = hidden.len();
     let Some(n) = top else {
         return (kept, hidden, elided);
     };
@@ -103,12 +99,12 @@ pub fn trim(
     for &i in worse.iter().take(n).chain(better_shown) {
         show[i] = true;
     }
-    let mut out = Vec::new();
-    for (i, r) in kept.into_iter().enumerate() {
-        if show[i] {
-            out.push(r);
-            continue;
-        }
+    let mut at = 0;
+    let dropped = kept.extract_if(.., |_| {
+        at += 1;
+        !show[at - 1]
+    });
+    for r in dropped {
         if r.delta > 0.0 {
             elided.worse += 1;
             elided.worse_delta += r.delta;
@@ -120,7 +116,7 @@ pub fn trim(
         }
         hidden.push(r);
     }
-    (out, hidden, elided)
+    (kept, hidden, elided)
 }
 
 #[cfg(test)]
