@@ -13,6 +13,7 @@ use crate::identity::{Identity, Placement};
 use crate::profile::{Mode, Name, Profile, SymbolKey, Weight};
 use crate::stats;
 use anyhow::{bail, Result};
+use rayon::slice::ParallelSliceMut;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
@@ -142,16 +143,16 @@ pub fn build(sides: &[Side], identity: &Identity) -> Matrix {
 
 /// The rows as they are placed, numbered in the order they first appear:
 /// hashed, never compared, until [`Placed::in_order`] sorts them once.
-struct Placed<'s> {
+struct Placed {
     /// Where every distinct input key goes (`None`: dropped).
-    keys: FxHashMap<&'s SymbolKey, Option<u32>>,
+    keys: FxHashMap<SymbolKey, Option<u32>>,
     /// Every row's identity and number.
     ids: FxHashMap<Ident, u32>,
     /// By number: each row's mode and the input names it holds.
     rows: Vec<(Option<Mode>, Members)>,
 }
 
-impl<'s> Placed<'s> {
+impl Placed {
     /// The number of the row `ident` (a new row of `mode` if there is none).
     fn row(&mut self, ident: &Ident, mode: Option<Mode>) -> u32 {
         if let Some(&i) = self.ids.get(ident) {
@@ -171,8 +172,14 @@ impl<'s> Placed<'s> {
     /// Rows sorted by identity, each with its mode and members, and where
     /// every row number went.
     fn in_order(&mut self) -> (Vec<SymbolInfo>, Vec<usize>) {
-        let mut order: Vec<(Ident, u32)> = std::mem::take(&mut self.ids).into_iter().collect();
-        order.sort_unstable_by_key(|a| a.0);
+        // Idents are unique: an unstable sort gives one order. The names'
+        // first bytes settle most comparisons without reading the text.
+        let mut keyed: Vec<(u128, Ident, u32)> = std::mem::take(&mut self.ids)
+            .into_iter()
+            .map(|(ident, i)| (ident.name.prefix(), ident, i))
+            .collect();
+        keyed.par_sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+        let order: Vec<(Ident, u32)> = keyed.into_iter().map(|(_, id, i)| (id, i)).collect();
         let mut at = vec![0; order.len()];
         let symbols = order
             .into_iter()
@@ -228,7 +235,7 @@ impl Members {
 
 /// Where every distinct input key goes (`None`: dropped), each placed
 /// once, and every row's mode and the input names it holds.
-fn place<'s>(sides: &'s [Side], identity: &Identity, use_dso: bool) -> Placed<'s> {
+fn place(sides: &[Side], identity: &Identity, use_dso: bool) -> Placed {
     // Looked up, never iterated into output: hash maps (hot in batch).
     let mut placed = Placed {
         keys: FxHashMap::default(),
@@ -259,7 +266,7 @@ fn place<'s>(sides: &'s [Side], identity: &Identity, use_dso: bool) -> Placed<'s
                     Some(i)
                 }
             };
-            placed.keys.insert(key, row);
+            placed.keys.insert(*key, row);
         }
     }
     placed

@@ -233,7 +233,12 @@ pub fn compare(
     matrix: &Matrix,
     opts: &DiffOptions,
 ) -> Report {
-    compare_in(Context::of(sides, exposures, matrix), exposures, matrix, opts)
+    compare_in(
+        Context::of(sides, exposures, matrix),
+        exposures,
+        matrix,
+        opts,
+    )
 }
 
 /// What a comparison needs of its sides besides the count matrix: the
@@ -250,16 +255,16 @@ pub struct Context {
 impl Context {
     pub fn of(sides: &[Side], exposures: &[Vec<f64>], matrix: &Matrix) -> Context {
         let mut warnings = matrix.warnings.clone();
-    warnings.extend(warnings::run_warnings(sides));
-    let runs: Vec<&crate::profile::Profile> = sides.iter().flat_map(|s| &s.runs).collect();
-    warnings.extend(crate::format::unresolved::summary(&runs));
-    let testable = aggregate::counts_are_samples(sides);
-    if !testable {
-        warnings.push(
+        warnings.extend(warnings::run_warnings(sides));
+        let runs: Vec<&crate::profile::Profile> = sides.iter().flat_map(|s| &s.runs).collect();
+        warnings.extend(crate::format::unresolved::summary(&runs));
+        let testable = aggregate::counts_are_samples(sides);
+        if !testable {
+            warnings.push(
             "some runs hold percentages or periods, not sample counts: significance is not tested"
                 .to_string(),
         );
-    }
+        }
         let event = common_event(sides, &mut warnings);
         let summaries = summaries(sides, exposures);
         Context {

@@ -81,9 +81,7 @@ pub fn trim(
     // In place: a million rows are never held twice.
     let mut elided = Elided::default();
     let mut kept = rows;
-    let mut hidden: Vec<Row> = kept
-        .extract_if(.., |r| r.delta.abs() < min_delta)
-        .collect();
+    let mut hidden: Vec<Row> = kept.extract_if(.., |r| r.delta.abs() < min_delta).collect();
     elided.small = hidden.len();
     let Some(n) = top else {
         return (kept, hidden, elided);

@@ -107,18 +107,23 @@ pub fn fitted_labels(
     ellipsis: &str,
     esc: &dyn Fn(&str) -> String,
 ) -> Vec<String> {
-    let names: Vec<String> = rows.iter().map(|(r, _)| esc(&r.symbol)).collect();
-    let mut sorted: Vec<&str> = names.iter().map(String::as_str).collect();
-    sorted.sort_unstable();
-    sorted.dedup();
+    // Every name, escaped and sorted, only once a name is cut (a million
+    // short names are never sorted).
+    let sorted = std::cell::OnceCell::new();
     rows.iter()
-        .zip(&names)
-        .map(|(&(r, max), name)| {
+        .map(|&(r, max)| {
             let label = fitted_label(r, max, ellipsis, esc);
-            let Some((head, tail)) = kept(name, &suffix(r, esc), max, ellipsis) else {
+            let name = esc(&r.symbol);
+            let Some((head, tail)) = kept(&name, &suffix(r, esc), max, ellipsis) else {
                 return label;
             };
-            let from = sorted.partition_point(|n| *n < head.as_str());
+            let sorted = sorted.get_or_init(|| {
+                let mut all: Vec<String> = rows.iter().map(|(r, _)| esc(&r.symbol)).collect();
+                all.sort_unstable();
+                all.dedup();
+                all
+            });
+            let from = sorted.partition_point(|n| n.as_str() < head.as_str());
             let alike = sorted[from..]
                 .iter()
                 .take_while(|n| n.starts_with(head.as_str()))
