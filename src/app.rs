@@ -197,7 +197,7 @@ pub fn gate_sentence(report: &diff::Report) -> String {
             let side = &report.sides[c.side].name;
             c.rows
                 .iter()
-                .filter(|r| r.significant && r.delta > 0.0)
+                .filter(|r| r.significant() && r.delta > 0.0)
                 .map(move |r| {
                     let at = if multi {
                         format!("{}: ", side.to_uppercase())

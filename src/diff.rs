@@ -6,17 +6,19 @@
 use crate::aggregate::{self, Matrix, Normalize, Side};
 use crate::noise_model::NoiseModel;
 use crate::profile::{Format, Mode, Name};
-use crate::significance::{self, Counts, Method, Noise};
+use crate::significance::{self, Counts, Method, Noise, Verdict};
 use crate::stats::{self, Adjust};
 use std::sync::Arc;
 
 mod composition;
 mod counts;
+mod judged;
 mod rank;
 mod renames;
 mod warnings;
 
 pub use counts::RunCounts;
+pub use judged::Judged;
 pub use rank::{impact, rank, trim};
 pub use renames::{possible_renames, similarity};
 pub use warnings::dedup as dedup_warnings;
@@ -110,31 +112,55 @@ pub struct Row {
     pub delta: f64,
     /// Δ against old, in percent; `None` for new symbols.
     pub delta_pct: Option<f64>,
-    pub delta_ci: Option<(f64, f64)>,
     /// new/old; infinite for new symbols.
     pub ratio: f64,
-    pub ratio_ci: Option<(f64, f64)>,
-    pub p: Option<f64>,
-    pub q: Option<f64>,
-    pub significant: bool,
     pub old_cv: Option<Cv>,
     pub new_cv: Option<Cv>,
     pub old_counts: RunCounts,
     pub new_counts: RunCounts,
     /// Input names folded, aliased or grouped into this row.
     pub members: Vec<Name>,
-    /// The dispersion φ the row was tested with, and its degrees of freedom
-    /// ν (∞ for a χ² reference); None when nothing was tested.
-    pub dispersion: Option<f64>,
-    pub df: Option<f64>,
+    /// The row's verdict: p, q, mark, intervals, dispersion (see the
+    /// methods of the same names).
+    pub judged: Judged,
 }
 
 impl Row {
+    /// The row's whole verdict (one lookup for several of its parts).
+    pub fn verdict(&self) -> Verdict {
+        self.judged.get()
+    }
+    pub fn p(&self) -> Option<f64> {
+        self.verdict().p
+    }
+    pub fn q(&self) -> Option<f64> {
+        self.verdict().q
+    }
+    /// Marked significant (q ≤ α).
+    pub fn significant(&self) -> bool {
+        self.verdict().significant
+    }
+    /// Δ's interval, in the output unit.
+    pub fn delta_ci(&self) -> Option<(f64, f64)> {
+        self.verdict().delta_ci
+    }
+    pub fn ratio_ci(&self) -> Option<(f64, f64)> {
+        self.verdict().ratio_ci
+    }
+    /// The dispersion φ the row was tested with, and its degrees of freedom
+    /// ν (∞ for a χ² reference); None when nothing was tested.
+    pub fn dispersion(&self) -> Option<f64> {
+        self.verdict().dispersion
+    }
+    pub fn df(&self) -> Option<f64> {
+        self.verdict().df
+    }
     pub fn tested(&self) -> bool {
-        self.p.is_some()
+        self.p().is_some()
     }
     pub fn mark(&self) -> &'static str {
-        match (self.tested(), self.significant) {
+        let v = self.verdict();
+        match (v.p.is_some(), v.significant) {
             (false, _) => " ",
             (true, true) => "*",
             (true, false) => "~",
@@ -367,11 +393,11 @@ fn compare_one(
     let untested = if testable { rows.len() - tested } else { 0 };
     let regressions = rows
         .iter()
-        .filter(|r| r.significant && r.delta > 0.0)
+        .filter(|r| r.significant() && r.delta > 0.0)
         .count();
     let improvements = rows
         .iter()
-        .filter(|r| r.significant && r.delta < 0.0)
+        .filter(|r| r.significant() && r.delta < 0.0)
         .count();
     if opts.normalize == Normalize::Share {
         let (old_exp, new_exp) = (&exposures[0], &exposures[j]);
@@ -443,19 +469,13 @@ fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, scale: f64) -> 
             new,
             delta: new - old,
             delta_pct: (x > 0.0).then(|| (new - old) / old * 100.0),
-            delta_ci: None,
             ratio: if x > 0.0 { new / old } else { f64::INFINITY },
-            ratio_ci: None,
-            p: None,
-            q: None,
-            significant: false,
             old_cv: side_cv(&old_counts, old_exp, scale),
             new_cv: side_cv(&new_counts, new_exp, scale),
             old_counts,
             new_counts,
             members: sym.members.clone(),
-            dispersion: None,
-            df: None,
+            judged: Judged::default(),
         });
     }
     total.delta = total.new - total.old;
@@ -504,17 +524,9 @@ fn judge_rows(
     let (verdicts, noise) =
         significance::judge_all(&counts, old_exp, new_exp, model.as_ref(), &sig_opts);
     drop(counts);
-    let scale = opts.normalize.scale();
-    let scaled = |(lo, hi): (f64, f64)| (lo * scale, hi * scale);
+    let shared = judged::Shared::new(verdicts, opts.normalize.scale());
     for (i, row) in rows.iter_mut().enumerate() {
-        let v = verdicts.get(i);
-        row.p = v.p;
-        row.q = v.q;
-        row.significant = v.significant;
-        row.ratio_ci = v.ratio_ci;
-        row.delta_ci = v.delta_ci.map(scaled);
-        row.dispersion = v.dispersion;
-        row.df = v.df;
+        row.judged = shared.row(i);
     }
     match noise.method {
         Method::OneRun => warnings.push(format!(
@@ -566,19 +578,19 @@ pub(crate) mod tests {
             new: 1.0 + delta,
             delta,
             delta_pct: Some(delta * 100.0),
-            delta_ci: ci,
             ratio: 1.0 + delta,
-            ratio_ci: None,
-            p: ci.map(|_| 0.01),
-            q: ci.map(|_| 0.01),
-            significant,
+            judged: Judged::of(crate::significance::Verdict {
+                p: ci.map(|_| 0.01),
+                q: ci.map(|_| 0.01),
+                significant,
+                delta_ci: ci,
+                ..Default::default()
+            }),
             old_cv: None,
             new_cv: None,
             old_counts: RunCounts::default(),
             new_counts: RunCounts::default(),
             members: vec![],
-            dispersion: None,
-            df: None,
         }
     }
 }

@@ -94,7 +94,7 @@ proptest! {
         };
         for row in &r.comparisons[0].rows {
             prop_assert!(row.delta == 0.0, "{} delta {}", row.symbol, row.delta);
-            prop_assert!(!row.significant, "{} significant", row.symbol);
+            prop_assert!(!row.significant(), "{} significant", row.symbol);
         }
         prop_assert_eq!(r.comparisons[0].regressions + r.comparisons[0].improvements, 0);
     }
@@ -110,8 +110,8 @@ proptest! {
             if row.ratio.is_finite() && row.ratio > 0.0 {
                 prop_assert!(close(row.ratio, 1.0 / other.ratio));
             }
-            prop_assert_eq!(row.significant, other.significant);
-            match (row.p, other.p) {
+            prop_assert_eq!(row.significant(), other.significant());
+            match (row.p(), other.p()) {
                 (Some(p), Some(q)) => prop_assert!(close(p, q), "p {} vs {}", p, q),
                 (None, None) => {}
                 _ => prop_assert!(false, "tested one way only"),
@@ -134,12 +134,12 @@ proptest! {
             prop_assert_eq!(&r.symbol, &s.symbol);
             prop_assert!(close(r.delta, s.delta));
             // Sums over runs in another order may differ in the last bits.
-            match (r.p, s.p) {
+            match (r.p(), s.p()) {
                 (Some(a), Some(b)) => prop_assert!((a - b).abs() <= 1e-9 * a.max(b) + 1e-300, "p {} vs {}", a, b),
                 (None, None) => {}
                 _ => prop_assert!(false, "tested in one order only"),
             }
-            prop_assert_eq!(r.significant, s.significant);
+            prop_assert_eq!(r.significant(), s.significant());
         }
     }
 

@@ -20,7 +20,7 @@ fn entries(batch: &Batch) -> Vec<Regression<'_>> {
         let Some(r) = &b.report else { continue };
         let nf = NumFmt::for_report(r);
         for c in &r.comparisons {
-            for row in c.rows.iter().filter(|r| r.significant && r.delta > 0.0) {
+            for row in c.rows.iter().filter(|r| r.significant() && r.delta > 0.0) {
                 out.push(Regression {
                     bench: &b.name,
                     kernel: &r.sides[c.side].name,

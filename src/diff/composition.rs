@@ -65,7 +65,7 @@ pub fn warning(
             .iter()
             .map(|r| {
                 let (x, y): (f64, f64) = (r.old_counts.iter().sum(), r.new_counts.iter().sum());
-                (r.dispersion.unwrap_or(1.0) * (1.0 / x + 1.0 / y)).sqrt()
+                (r.dispersion().unwrap_or(1.0) * (1.0 / x + 1.0 / y)).sqrt()
             })
             .collect();
         let typical = stats::median(&sd);

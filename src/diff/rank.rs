@@ -8,7 +8,7 @@ use super::{Elided, Row, SortBy};
 /// The `--sort impact` key: the bound of Δ's interval nearest zero (0 when
 /// the interval spans zero or is unknown).
 pub fn impact(row: &Row) -> f64 {
-    match row.delta_ci {
+    match row.delta_ci() {
         Some((lo, _)) if lo > 0.0 => lo,
         Some((_, hi)) if hi < 0.0 => hi,
         _ => 0.0,

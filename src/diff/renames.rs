@@ -34,7 +34,7 @@ pub fn possible_renames(rows: &[Row]) -> Vec<RenamePair> {
     let pick = |status: Status| -> Vec<&Row> {
         rows.iter()
             .filter(named)
-            .filter(|r| r.status == status && r.significant && r.delta_ci.is_some())
+            .filter(|r| r.status == status && r.significant() && r.delta_ci().is_some())
             .take(CAP)
             .collect()
     };
@@ -46,7 +46,7 @@ pub fn possible_renames(rows: &[Row]) -> Vec<RenamePair> {
             if a.dso != b.dso {
                 continue;
             }
-            let (Some((alo, ahi)), Some((blo, bhi))) = (a.delta_ci, b.delta_ci) else {
+            let (Some((alo, ahi)), Some((blo, bhi))) = (a.delta_ci(), b.delta_ci()) else {
                 continue;
             };
             // a's interval negated: [-ahi, -alo]

@@ -88,8 +88,12 @@ pub fn write_rows<W: Write>(
     for c in &report.comparisons {
         let side = &report.sides[c.side].name;
         for r in &c.rows {
-            let (dlo, dhi) = r.delta_ci.map_or((None, None), |(a, b)| (Some(a), Some(b)));
-            let (rlo, rhi) = r.ratio_ci.map_or((None, None), |(a, b)| (Some(a), Some(b)));
+            let (dlo, dhi) = r
+                .delta_ci()
+                .map_or((None, None), |(a, b)| (Some(a), Some(b)));
+            let (rlo, rhi) = r
+                .ratio_ci()
+                .map_or((None, None), |(a, b)| (Some(a), Some(b)));
             let kind = match r.old_cv.or(r.new_cv) {
                 Some(Cv::Sampling(_)) => "sampling",
                 _ => "runs",
@@ -109,16 +113,16 @@ pub fn write_rows<W: Write>(
                 &num(r.ratio),
                 &opt(rlo),
                 &opt(rhi),
-                &opt(r.p),
-                &opt(r.q),
-                if r.significant { "true" } else { "false" },
+                &opt(r.p()),
+                &opt(r.q()),
+                if r.significant() { "true" } else { "false" },
                 &cv(r.old_cv),
                 &cv(r.new_cv),
                 kind,
                 &counts(&r.old_counts),
                 &counts(&r.new_counts),
-                &opt(r.dispersion),
-                &opt(r.df),
+                &opt(r.dispersion()),
+                &opt(r.df()),
             ];
             w.write_record(first.into_iter().chain(record))?;
         }

@@ -140,7 +140,7 @@ fn header(report: &Report, opts: &RenderOptions, s: &mut String) {
 
 /// `worse`, `better` (significant), `noise` (tested, not significant) or `untested`.
 pub fn kind(r: &Row) -> &'static str {
-    match (r.tested(), r.significant) {
+    match (r.tested(), r.significant()) {
         (true, true) if r.delta > 0.0 => "worse",
         (true, true) if r.delta < 0.0 => "better",
         (true, _) => "noise",
@@ -277,14 +277,14 @@ fn table(report: &Report, c: &Comparison, nf: &NumFmt, s: &mut String) {
             nf.delta(r.delta),
             r.delta_pct.map(data_v).unwrap_or_default(),
             escape(&super::delta_pct(r)),
-            r.delta_ci.map(|c| data_v(c.0)).unwrap_or_default(),
-            escape(&super::interval(r.delta_ci, |v| nf.delta(v))),
+            r.delta_ci().map(|c| data_v(c.0)).unwrap_or_default(),
+            escape(&super::interval(r.delta_ci(), |v| nf.delta(v))),
             data_v(r.ratio),
             super::ratio(r.ratio),
-            r.p.map(data_v).unwrap_or_default(),
-            super::pvalue(r.p),
-            r.q.map(data_v).unwrap_or_default(),
-            super::pvalue(r.q),
+            r.p().map(data_v).unwrap_or_default(),
+            super::pvalue(r.p()),
+            r.q().map(data_v).unwrap_or_default(),
+            super::pvalue(r.q()),
         );
     }
     if report.normalize == Normalize::Robust {
@@ -357,7 +357,7 @@ fn chart(report: &Report, c: &Comparison, nf: &NumFmt, s: &mut String) {
         y += 22.0;
         for r in rows.iter() {
             let (a, b) = (x(r.delta.min(0.0)), x(r.delta.max(0.0)));
-            let ci = super::interval(r.delta_ci, |v| nf.delta(v));
+            let ci = super::interval(r.delta_ci(), |v| nf.delta(v));
             let _ = writeln!(
                 s,
                 "<g><title>{}\n&#916; {}{u} ({level} interval {}), {}, q {}</title>\
@@ -367,14 +367,14 @@ fn chart(report: &Report, c: &Comparison, nf: &NumFmt, s: &mut String) {
                 nf.delta(r.delta),
                 escape(&ci),
                 kind(r),
-                super::pvalue(r.q),
+                super::pvalue(r.q()),
                 y + 12.0,
                 escape(&clip(&super::symbol_label(r), 52)),
                 kind(r),
                 y + 3.0,
                 (b - a).max(0.5),
             );
-            if let Some((lo, hi)) = r.delta_ci {
+            if let Some((lo, hi)) = r.delta_ci() {
                 whisker(s, x(lo), x(hi), y + 8.5);
             }
             let _ = writeln!(
@@ -408,7 +408,7 @@ fn chart_extent<'r>(rows: impl Iterator<Item = &'r &'r Row>) -> f64 {
     let mut m: f64 = 0.0;
     for r in rows {
         m = m.max(r.delta.abs());
-        if let Some((lo, hi)) = r.delta_ci {
+        if let Some((lo, hi)) = r.delta_ci() {
             for v in [lo, hi] {
                 if v.is_finite() {
                     m = m.max(v.abs());

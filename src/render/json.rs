@@ -245,12 +245,12 @@ fn fields(r: &Row) -> JFields<'_> {
         new: Float(r.new),
         delta: Float(r.delta),
         delta_pct: r.delta_pct.map(Float),
-        delta_ci: pair(r.delta_ci),
+        delta_ci: pair(r.delta_ci()),
         ratio: Float(r.ratio),
-        ratio_ci: pair(r.ratio_ci),
-        p: r.p.map(Float),
-        q: r.q.map(Float),
-        significant: r.significant,
+        ratio_ci: pair(r.ratio_ci()),
+        p: r.p().map(Float),
+        q: r.q().map(Float),
+        significant: r.significant(),
         old_cv: cv_value(r.old_cv),
         new_cv: cv_value(r.new_cv),
         cv_kind: match r.old_cv.or(r.new_cv) {
@@ -259,8 +259,8 @@ fn fields(r: &Row) -> JFields<'_> {
         },
         old_counts: Counts(&r.old_counts),
         new_counts: Counts(&r.new_counts),
-        dispersion: r.dispersion.map(Float),
-        df: r.df.map(Float),
+        dispersion: r.dispersion().map(Float),
+        df: r.df().map(Float),
     }
 }
 

@@ -137,8 +137,8 @@ fn index_text(index: &Index, fmt: OutputFormat, out: &mut dyn Write) -> io::Resu
     for e in list {
         rows.push(vec![
             e.nf.delta(e.row.delta),
-            super::interval(e.row.delta_ci, |v| e.nf.delta(v)),
-            super::pvalue(e.row.q),
+            super::interval(e.row.delta_ci(), |v| e.nf.delta(v)),
+            super::pvalue(e.row.q()),
             e.bench.to_string(),
             e.kernel.to_string(),
             super::symbol_label(e.row),
@@ -221,8 +221,8 @@ fn index_json(index: &Index) -> Value {
                 "symbol": e.row.symbol,
                 "dso": e.row.dso,
                 "delta": json::Float(e.row.delta),
-                "delta_ci": e.row.delta_ci.map(|(a, b)| [json::Float(a), json::Float(b)]),
-                "q": e.row.q.map(json::Float),
+                "delta_ci": e.row.delta_ci().map(|(a, b)| [json::Float(a), json::Float(b)]),
+                "q": e.row.q().map(json::Float),
             })
         })
         .collect();
@@ -273,9 +273,9 @@ fn index_html(index: &Index) -> String {
             escape(&super::symbol_label(e.row)),
             e.row.delta,
             e.nf.delta(e.row.delta),
-            escape(&super::interval(e.row.delta_ci, |v| e.nf.delta(v))),
-            e.row.q.unwrap_or(1.0),
-            super::pvalue(e.row.q),
+            escape(&super::interval(e.row.delta_ci(), |v| e.nf.delta(v))),
+            e.row.q().unwrap_or(1.0),
+            super::pvalue(e.row.q()),
             bench_link(index, e.bench),
             escape(e.kernel)
         ));
@@ -494,9 +494,9 @@ fn index_csv(index: &Index, out: &mut dyn Write) -> csv::Result<()> {
             e.row.symbol.to_string(),
             e.row.dso.map(|d| d.to_string()).unwrap_or_default(),
             f(Some(e.row.delta)),
-            f(e.row.delta_ci.map(|c| c.0)),
-            f(e.row.delta_ci.map(|c| c.1)),
-            f(e.row.q),
+            f(e.row.delta_ci().map(|c| c.0)),
+            f(e.row.delta_ci().map(|c| c.1)),
+            f(e.row.q()),
         ])?;
     }
     w.flush()?;

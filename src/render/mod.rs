@@ -519,13 +519,13 @@ pub(crate) fn value_cells(r: &Row, nf: &NumFmt, wide: bool, runs: &str) -> Vec<S
         v.extend([
             cv(r.old_cv),
             cv(r.new_cv),
-            interval(r.delta_ci, |v| nf.delta(v)),
+            interval(r.delta_ci(), |v| nf.delta(v)),
             ratio(r.ratio),
-            interval(r.ratio_ci, ratio),
-            pvalue(r.p),
-            pvalue(r.q),
-            dispersion(r.dispersion),
-            r.df.map_or("-".to_string(), fmt_df),
+            interval(r.ratio_ci(), ratio),
+            pvalue(r.p()),
+            pvalue(r.q()),
+            dispersion(r.dispersion()),
+            r.df().map_or("-".to_string(), fmt_df),
             runs.to_string(),
         ]);
     }

@@ -509,7 +509,7 @@ fn paint(line: &str, r: &Row) -> String {
     } else {
         return line.to_string();
     };
-    let weight = if r.significant {
+    let weight = if r.significant() {
         "1;"
     } else if !r.tested() {
         "2;"
