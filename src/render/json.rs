@@ -90,38 +90,75 @@ impl JFields<'_> {
 
     /// The fields, in order, into the object of a row or of a `vs` entry
     /// (by hand: `#[serde(flatten)]` would go through serde's map path).
-    fn put<S: SerializeStruct>(&self, st: &mut S) -> Result<(), S::Error> {
-        st.serialize_field("status", self.status)?;
-        st.serialize_field("old", &self.old)?;
-        st.serialize_field("new", &self.new)?;
-        st.serialize_field("delta", &self.delta)?;
-        st.serialize_field("delta_pct", &self.delta_pct)?;
-        st.serialize_field("delta_ci", &self.delta_ci)?;
-        st.serialize_field("ratio", &self.ratio)?;
-        st.serialize_field("ratio_ci", &self.ratio_ci)?;
-        st.serialize_field("p", &self.p)?;
-        st.serialize_field("q", &self.q)?;
-        st.serialize_field("significant", &self.significant)?;
-        st.serialize_field("old_cv", &self.old_cv)?;
-        st.serialize_field("new_cv", &self.new_cv)?;
-        st.serialize_field("cv_kind", self.cv_kind)?;
-        st.serialize_field("old_counts", &self.old_counts)?;
-        st.serialize_field("new_counts", &self.new_counts)?;
-        st.serialize_field("dispersion", &self.dispersion)?;
-        st.serialize_field("df", &self.df)
+    fn put<K: Obj>(&self, k: &mut K) -> Result<(), K::Error> {
+        k.field("status", self.status)?;
+        k.field("old", &self.old)?;
+        k.field("new", &self.new)?;
+        k.field("delta", &self.delta)?;
+        k.field("delta_pct", &self.delta_pct)?;
+        k.field("delta_ci", &self.delta_ci)?;
+        k.field("ratio", &self.ratio)?;
+        k.field("ratio_ci", &self.ratio_ci)?;
+        k.field("p", &self.p)?;
+        k.field("q", &self.q)?;
+        k.field("significant", &self.significant)?;
+        k.field("old_cv", &self.old_cv)?;
+        k.field("new_cv", &self.new_cv)?;
+        k.field("cv_kind", self.cv_kind)?;
+        k.field("old_counts", &self.old_counts)?;
+        k.field("new_counts", &self.new_counts)?;
+        k.field("dispersion", &self.dispersion)?;
+        k.field("df", &self.df)
     }
 }
 
-/// A field skipped when absent, as `skip_serializing_if` does.
-fn put_some<S: SerializeStruct, T: Serialize>(
-    st: &mut S,
+/// Where the fields of an object go: a serde struct ([`Struct`]) or an
+/// object written by hand ([`Hand`]).
+trait Obj {
+    type Error;
+    fn field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T)
+        -> Result<(), Self::Error>;
+    /// A field left out, as `skip_serializing_if` does.
+    fn skip(&mut self, key: &'static str) -> Result<(), Self::Error>;
+}
+
+/// A field left out when absent.
+fn put_some<K: Obj, T: Serialize>(
+    k: &mut K,
     key: &'static str,
     v: Option<T>,
-) -> Result<(), S::Error> {
+) -> Result<(), K::Error> {
     match v {
-        Some(v) => st.serialize_field(key, &v),
-        None => st.skip_field(key),
+        Some(v) => k.field(key, &v),
+        None => k.skip(key),
     }
+}
+
+/// An object made of the fields `put` lists (`len` of them).
+trait Fields {
+    const NAME: &'static str;
+    fn len(&self) -> usize;
+    fn put<K: Obj>(&self, k: &mut K) -> Result<(), K::Error>;
+}
+
+/// A serde struct as an [`Obj`].
+struct Struct<S>(S);
+
+impl<S: SerializeStruct> Obj for Struct<S> {
+    type Error = S::Error;
+    fn field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Result<(), S::Error> {
+        self.0.serialize_field(key, v)
+    }
+    fn skip(&mut self, key: &'static str) -> Result<(), S::Error> {
+        self.0.skip_field(key)
+    }
+}
+
+/// [`Fields`] serialised as a serde struct.
+fn serialize_fields<F: Fields, S: Serializer>(f: &F, s: S) -> Result<S::Ok, S::Error> {
+    let mut st = Struct(s.serialize_struct(F::NAME, f.len())?);
+    f.put(&mut st)?;
+    st.0.end()
 }
 
 /// A row of a two-sided report: its name, then its fields.
@@ -133,24 +170,20 @@ struct JRow<'a> {
     fields: JFields<'a>,
 }
 
-impl Serialize for JRow<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let len = 1
-            + usize::from(self.dso.is_some())
+impl Fields for JRow<'_> {
+    const NAME: &'static str = "JRow";
+    fn len(&self) -> usize {
+        1 + usize::from(self.dso.is_some())
             + usize::from(self.mode.is_some())
             + usize::from(!self.members.is_empty())
-            + JFields::LEN;
-        let mut st = s.serialize_struct("JRow", len)?;
-        st.serialize_field("symbol", self.symbol)?;
-        put_some(&mut st, "dso", self.dso)?;
-        put_some(&mut st, "mode", self.mode)?;
-        put_some(
-            &mut st,
-            "members",
-            Some(self.members).filter(|m| !m.is_empty()),
-        )?;
-        self.fields.put(&mut st)?;
-        st.end()
+            + JFields::LEN
+    }
+    fn put<K: Obj>(&self, k: &mut K) -> Result<(), K::Error> {
+        k.field("symbol", self.symbol)?;
+        put_some(k, "dso", self.dso)?;
+        put_some(k, "mode", self.mode)?;
+        put_some(k, "members", Some(self.members).filter(|m| !m.is_empty()))?;
+        self.fields.put(k)
     }
 }
 
@@ -160,25 +193,45 @@ struct JVs<'a> {
     fields: JFields<'a>,
 }
 
-impl Serialize for JVs<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("JVs", 1 + JFields::LEN)?;
-        st.serialize_field("side", self.side)?;
-        self.fields.put(&mut st)?;
-        st.end()
+impl Fields for JVs<'_> {
+    const NAME: &'static str = "JVs";
+    fn len(&self) -> usize {
+        1 + JFields::LEN
+    }
+    fn put<K: Obj>(&self, k: &mut K) -> Result<(), K::Error> {
+        k.field("side", self.side)?;
+        self.fields.put(k)
     }
 }
 
-#[derive(Serialize)]
+impl Serialize for JVs<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serialize_fields(self, s)
+    }
+}
+
 struct JMultiRow<'a> {
     symbol: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
     dso: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     mode: Option<&'a str>,
     old: Float,
     old_counts: Counts<'a>,
     vs: Vec<JVs<'a>>,
+}
+
+impl Fields for JMultiRow<'_> {
+    const NAME: &'static str = "JMultiRow";
+    fn len(&self) -> usize {
+        4 + usize::from(self.dso.is_some()) + usize::from(self.mode.is_some())
+    }
+    fn put<K: Obj>(&self, k: &mut K) -> Result<(), K::Error> {
+        k.field("symbol", self.symbol)?;
+        put_some(k, "dso", self.dso)?;
+        put_some(k, "mode", self.mode)?;
+        k.field("old", &self.old)?;
+        k.field("old_counts", &self.old_counts)?;
+        k.field("vs", &self.vs)
+    }
 }
 
 #[derive(Serialize)]
@@ -296,10 +349,7 @@ struct JReport<'a, R> {
 
 /// Where the fields of a report go: a serde struct (a report nested in
 /// another document) or the output itself (`render`, rows in parallel).
-trait Sink<R> {
-    type Error;
-    fn field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T)
-        -> Result<(), Self::Error>;
+trait Sink<R>: Obj {
     fn rows(&mut self, key: &'static str, rows: &R) -> Result<(), Self::Error>;
 }
 
@@ -326,14 +376,8 @@ impl<R> JReport<'_, R> {
     }
 }
 
-/// A serde struct as a [`Sink`]: rows are a sequence like any other.
-struct Struct<S>(S);
-
+/// In a serde struct the rows are a sequence like any other.
 impl<S: SerializeStruct, R: RowList> Sink<R> for Struct<S> {
-    type Error = S::Error;
-    fn field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Result<(), S::Error> {
-        self.0.serialize_field(key, v)
-    }
     fn rows(&mut self, key: &'static str, rows: &R) -> Result<(), S::Error> {
         self.0.serialize_field(key, &Seq(rows))
     }
@@ -347,12 +391,15 @@ impl<R: RowList> Serialize for JReport<'_, R> {
     }
 }
 
-/// The rows of a report, made one by one as they are serialised (a million
-/// rows are never held twice), from items that can be split in chunks.
+/// The rows of a report, each made as it is serialised (a million rows
+/// are never held twice), from items that can be split in chunks.
 trait RowList: Sync {
     type Item: Sync;
+    type Row<'r>: Fields
+    where
+        Self: 'r;
     fn items(&self) -> &[Self::Item];
-    fn row<S: Serializer>(&self, item: &Self::Item, s: S) -> Result<S::Ok, S::Error>;
+    fn row<'r>(&'r self, item: &'r Self::Item) -> Self::Row<'r>;
 }
 
 /// The rows as one serde sequence.
@@ -362,7 +409,7 @@ struct Item<'r, L: RowList>(&'r L, &'r L::Item);
 
 impl<L: RowList> Serialize for Item<'_, L> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.0.row(self.1, s)
+        serialize_fields(&self.0.row(self.1), s)
     }
 }
 
@@ -462,11 +509,15 @@ struct OneRows<'a>(&'a [Row]);
 
 impl RowList for OneRows<'_> {
     type Item = Row;
+    type Row<'r>
+        = JRow<'r>
+    where
+        Self: 'r;
     fn items(&self) -> &[Row] {
         self.0
     }
-    fn row<S: Serializer>(&self, r: &Row, s: S) -> Result<S::Ok, S::Error> {
-        row_json(r).serialize(s)
+    fn row<'r>(&'r self, r: &'r Row) -> JRow<'r> {
+        row_json(r)
     }
 }
 
@@ -579,10 +630,14 @@ struct MultiRows<'a> {
 
 impl<'a> RowList for MultiRows<'a> {
     type Item = RowKey<'a>;
+    type Row<'r>
+        = JMultiRow<'r>
+    where
+        Self: 'r;
     fn items(&self) -> &[RowKey<'a>] {
         &self.order
     }
-    fn row<S: Serializer>(&self, k: &RowKey<'a>, s: S) -> Result<S::Ok, S::Error> {
+    fn row<'r>(&'r self, k: &'r RowKey<'a>) -> JMultiRow<'r> {
         let any = self
             .by_side
             .iter()
@@ -595,7 +650,7 @@ impl<'a> RowList for MultiRows<'a> {
             .zip(&self.by_side)
             .filter_map(|(c, m)| {
                 m.get(k).map(|r| JVs {
-                    side: &self.report.sides[c.side].name,
+                    side: self.report.sides.get(c.side).map_or("", |s| &s.name),
                     fields: row_json(r).fields,
                 })
             })
@@ -608,7 +663,6 @@ impl<'a> RowList for MultiRows<'a> {
             old_counts: any.as_ref().map_or(Counts(&[]), |r| r.fields.old_counts),
             vs,
         }
-        .serialize(s)
     }
 }
 
@@ -629,11 +683,20 @@ impl Pretty {
     }
 }
 
-fn indent<W: ?Sized + Write>(w: &mut W, depth: usize) -> io::Result<()> {
-    for _ in 0..depth {
-        w.write_all(b"  ")?;
+/// `,` then a new line and up to 32 levels of indentation, to be sliced.
+const BREAK: &[u8; 66] = b",\n                                                                ";
+
+/// A new line (after a comma unless `first`) indented `depth` levels, in
+/// one write when it is not deeper than [`BREAK`].
+fn line<W: ?Sized + Write>(w: &mut W, first: bool, depth: usize) -> io::Result<()> {
+    let from = usize::from(first);
+    match BREAK.get(from..2 + 2 * depth) {
+        Some(s) => w.write_all(s),
+        None => {
+            w.write_all(&BREAK[from..2])?;
+            (0..depth).try_for_each(|_| w.write_all(b"  "))
+        }
     }
-    Ok(())
 }
 
 impl Formatter for Pretty {
@@ -645,14 +708,12 @@ impl Formatter for Pretty {
     fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
         self.depth = self.depth.saturating_sub(1);
         if self.has_value {
-            w.write_all(b"\n")?;
-            indent(w, self.depth)?;
+            line(w, true, self.depth)?;
         }
         w.write_all(b"]")
     }
     fn begin_array_value<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
-        w.write_all(if first { b"\n" } else { b",\n" })?;
-        indent(w, self.depth)
+        line(w, first, self.depth)
     }
     fn end_array_value<W: ?Sized + Write>(&mut self, _w: &mut W) -> io::Result<()> {
         self.has_value = true;
@@ -666,14 +727,12 @@ impl Formatter for Pretty {
     fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
         self.depth = self.depth.saturating_sub(1);
         if self.has_value {
-            w.write_all(b"\n")?;
-            indent(w, self.depth)?;
+            line(w, true, self.depth)?;
         }
         w.write_all(b"}")
     }
     fn begin_object_key<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
-        w.write_all(if first { b"\n" } else { b",\n" })?;
-        indent(w, self.depth)
+        line(w, first, self.depth)
     }
     fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
         w.write_all(b": ")
@@ -692,41 +751,73 @@ fn put_value<T: Serialize + ?Sized, W: Write>(w: W, depth: usize, v: &T) -> serd
     ))
 }
 
-/// The report object, its fields written as [`to_writer_pretty`] would.
-///
-/// [`to_writer_pretty`]: serde_json::to_writer_pretty
-fn write_doc<R: RowList, W: Write>(d: &JReport<R>, w: &mut W) -> io::Result<()> {
-    w.write_all(b"{")?;
-    d.fields(&mut Out { w, first: true })?;
-    w.write_all(b"\n}")
-}
-
-/// The output as a [`Sink`]: each field at depth 1, the rows in chunks.
-struct Out<'w, W> {
-    w: &'w mut W,
+/// An object written by hand as `PrettyFormatter` would write it, at
+/// `depth` (its fields one deeper): keys as they are (they need no escape),
+/// values through serde_json.
+struct Hand<W> {
+    w: W,
+    depth: usize,
     first: bool,
 }
 
-impl<W: Write> Out<'_, W> {
+/// [`Fields`] written by hand (faster than serde's struct path).
+fn write_object<F: Fields, W: Write>(w: W, depth: usize, f: &F) -> io::Result<()> {
+    let mut h = Hand {
+        w,
+        depth,
+        first: true,
+    };
+    h.w.write_all(b"{")?;
+    f.put(&mut h)?;
+    h.close()
+}
+
+impl<W: Write> Hand<W> {
     fn key(&mut self, key: &str) -> io::Result<()> {
-        let sep: &[u8] = if self.first { b"\n  \"" } else { b",\n  \"" };
+        line(&mut self.w, self.first, self.depth + 1)?;
         self.first = false;
-        self.w.write_all(sep)?;
+        self.w.write_all(b"\"")?;
         self.w.write_all(key.as_bytes())?;
         self.w.write_all(b"\": ")
     }
+    fn close(&mut self) -> io::Result<()> {
+        if !self.first {
+            line(&mut self.w, true, self.depth)?;
+        }
+        self.w.write_all(b"}")
+    }
 }
 
-impl<W: Write, R: RowList> Sink<R> for Out<'_, W> {
+impl<W: Write> Obj for Hand<W> {
     type Error = io::Error;
     fn field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> io::Result<()> {
         self.key(key)?;
-        put_value(&mut *self.w, 1, v).map_err(io::Error::from)
+        put_value(&mut self.w, self.depth + 1, v).map_err(io::Error::from)
     }
+    fn skip(&mut self, _key: &'static str) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The report written by hand: the rows in parallel chunks.
+impl<W: Write, R: RowList> Sink<R> for Hand<W> {
     fn rows(&mut self, key: &'static str, rows: &R) -> io::Result<()> {
         self.key(key)?;
-        write_rows(self.w, rows, CHUNK, WINDOW)
+        write_rows(&mut self.w, rows, CHUNK, WINDOW)
     }
+}
+
+/// The report object at depth 0, as [`serde_json::to_writer_pretty`]
+/// writes it.
+fn write_doc<R: RowList, W: Write>(d: &JReport<R>, w: W) -> io::Result<()> {
+    let mut h = Hand {
+        w,
+        depth: 0,
+        first: true,
+    };
+    h.w.write_all(b"{")?;
+    d.fields(&mut h)?;
+    h.close()
 }
 
 /// Rows serialised by one task, and chunks serialised at once (a window):
@@ -804,13 +895,9 @@ fn fill<L: RowList>(
                     b",\n    "
                 };
                 buf.extend_from_slice(sep);
-                rows.row(
-                    item,
-                    &mut serde_json::Serializer::with_formatter(&mut *buf, Pretty::at(2)),
-                )?;
+                write_object(&mut *buf, 2, &rows.row(item))?;
             }
-            Ok::<(), serde_json::Error>(())
-        })
-        .map_err(io::Error::from)?;
+            Ok::<(), io::Error>(())
+        })?;
     Ok(n)
 }
