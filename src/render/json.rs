@@ -803,7 +803,8 @@ impl<W: Write> Obj for Hand<W> {
 impl<W: Write, R: RowList> Sink<R> for Hand<W> {
     fn rows(&mut self, key: &'static str, rows: &R) -> io::Result<()> {
         self.key(key)?;
-        write_rows(&mut self.w, rows, CHUNK, WINDOW)
+        let window = (4 * rayon::current_num_threads()).clamp(8, 64);
+        write_rows(&mut self.w, self.depth + 1, rows, (CHUNK, window))
     }
 }
 
@@ -820,20 +821,19 @@ fn write_doc<R: RowList, W: Write>(d: &JReport<R>, w: W) -> io::Result<()> {
     h.close()
 }
 
-/// Rows serialised by one task, and chunks serialised at once (a window):
-/// about 0.7 MB and 20 MB of JSON with two counts a side.
+/// Rows serialised by one task: about 0.7 MB of JSON with two counts a
+/// side. A window (chunks serialised at once) is 4 a thread, 8 to 64.
 const CHUNK: usize = 1024;
-const WINDOW: usize = 32;
 
-/// The rows array (at depth 1), exactly as serde_json would print it:
+/// The rows array at `depth`, exactly as serde_json would print it:
 /// windows of `window` chunks of `chunk` rows are serialised in parallel,
 /// each chunk into its own buffer, and written in order while the next
 /// window is serialised. Output does not depend on the number of threads.
 fn write_rows<L: RowList, W: Write>(
     w: &mut W,
+    depth: usize,
     rows: &L,
-    chunk: usize,
-    window: usize,
+    (chunk, window): (usize, usize),
 ) -> io::Result<()> {
     let items = rows.items();
     if items.is_empty() {
@@ -844,7 +844,7 @@ fn write_rows<L: RowList, W: Write>(
     let mut windows = items.chunks(chunk * window.max(1));
     let (mut ready, mut spare) = (Vec::new(), Vec::new());
     let mut n = match windows.next() {
-        Some(first) => fill(rows, first, chunk, &mut ready, true)?,
+        Some(first) => fill(rows, first, (depth + 1, chunk), &mut ready, true)?,
         None => 0,
     };
     loop {
@@ -853,7 +853,9 @@ fn write_rows<L: RowList, W: Write>(
         let wrote = rayon::in_place_scope(|s| {
             if let Some(items) = next {
                 let (spare, filled) = (&mut spare, &mut filled);
-                s.spawn(move |_| *filled = Some(fill(rows, items, chunk, spare, false)));
+                s.spawn(move |_| {
+                    *filled = Some(fill(rows, items, (depth + 1, chunk), spare, false));
+                });
             }
             ready
                 .iter()
@@ -867,15 +869,17 @@ fn write_rows<L: RowList, W: Write>(
         }
         std::mem::swap(&mut ready, &mut spare);
     }
-    w.write_all(b"\n  ]")
+    line(w, true, depth)?;
+    w.write_all(b"]")
 }
 
-/// Serialise `items` into `bufs`, a chunk a buffer (reused), in parallel;
-/// the number of buffers filled. `first`: these are the array's first rows.
+/// Serialise `items`, the rows at `depth`, into `bufs`, a chunk of `chunk`
+/// rows a buffer (reused), in parallel; the number of buffers filled.
+/// `first`: these are the array's first rows.
 fn fill<L: RowList>(
     rows: &L,
     items: &[L::Item],
-    chunk: usize,
+    (depth, chunk): (usize, usize),
     bufs: &mut Vec<Vec<u8>>,
     first: bool,
 ) -> io::Result<usize> {
@@ -889,15 +893,123 @@ fn fill<L: RowList>(
         .try_for_each(|(c, (buf, part))| {
             buf.clear();
             for (j, item) in part.iter().enumerate() {
-                let sep: &[u8] = if first && c == 0 && j == 0 {
-                    b"\n    "
-                } else {
-                    b",\n    "
-                };
-                buf.extend_from_slice(sep);
-                write_object(&mut *buf, 2, &rows.row(item))?;
+                line(&mut *buf, first && c == 0 && j == 0, depth)?;
+                write_object(&mut *buf, depth, &rows.row(item))?;
             }
             Ok::<(), io::Error>(())
         })?;
     Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rows made from (name, value) pairs, with names that need escapes.
+    struct TestRows(Vec<(String, f64)>);
+
+    impl RowList for TestRows {
+        type Item = (String, f64);
+        type Row<'r>
+            = JRow<'r>
+        where
+            Self: 'r;
+        fn items(&self) -> &[(String, f64)] {
+            &self.0
+        }
+        fn row<'r>(&'r self, (name, x): &'r (String, f64)) -> JRow<'r> {
+            let counts: &'static [f64] = &[0.0, 1.5, 3.0, f64::NAN, 1e300];
+            let odd = name.len() % 2 == 1;
+            JRow {
+                symbol: name,
+                dso: odd.then_some("[kernel.kallsyms]"),
+                mode: None,
+                members: &[],
+                fields: JFields {
+                    status: "worse",
+                    old: Float(*x),
+                    new: Float(x * 3.0),
+                    delta: Float(f64::INFINITY),
+                    delta_pct: odd.then_some(Float(-0.1)),
+                    delta_ci: Some([Float(0.1), Float(f64::NEG_INFINITY)]),
+                    ratio: Float(2.0),
+                    ratio_ci: None,
+                    p: Some(Float(1e-300)),
+                    q: None,
+                    significant: odd,
+                    old_cv: None,
+                    new_cv: Some(Float(0.25)),
+                    cv_kind: "runs",
+                    old_counts: Counts(if odd { &counts[..0] } else { counts }),
+                    new_counts: Counts(&counts[1..2]),
+                    dispersion: None,
+                    df: Some(Float(3.0)),
+                },
+            }
+        }
+    }
+
+    struct Wrap<'r>(&'r TestRows);
+
+    impl Serialize for Wrap<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut st = s.serialize_struct("Wrap", 1)?;
+            st.serialize_field("rows", &Seq(self.0))?;
+            st.end()
+        }
+    }
+
+    /// Rows written in chunks and windows of any size, and objects written
+    /// by hand, print as serde_json's pretty printer prints them.
+    #[test]
+    fn chunked_rows_are_serde_jsons() {
+        let names = [
+            "a",
+            "b\"q\\",
+            "c\u{1}\u{1f}\u{7f}",
+            "函数_ü",
+            "e\u{2028}",
+            "fg",
+        ];
+        for n in [0, 1, 2, 5, 17] {
+            let rows = TestRows(
+                (0..n)
+                    .map(|i| (names[i % names.len()].repeat(i / 3 + 1), i as f64 * 0.7))
+                    .collect(),
+            );
+            let want = serde_json::to_string_pretty(&Wrap(&rows)).unwrap();
+            for chunk in [1, 2, 3, 64] {
+                for window in [1, 2, 5] {
+                    let mut got = b"{\n  \"rows\": ".to_vec();
+                    write_rows(&mut got, 1, &rows, (chunk, window)).unwrap();
+                    got.extend_from_slice(b"\n}");
+                    assert_eq!(
+                        String::from_utf8(got).unwrap(),
+                        want,
+                        "{n} {chunk} {window}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The formatter prints as `PrettyFormatter` from any depth, empty
+    /// arrays and objects included, and deeper than [`BREAK`] is long.
+    #[test]
+    fn pretty_is_serde_jsons() {
+        let mut v =
+            serde_json::json!({"a": [], "b": {}, "c": [[], [1, {"d": null}], {}], "e": "x"});
+        for _ in 0..40 {
+            v = serde_json::json!([{"k": [v, []], "z": {}}]);
+        }
+        let want = serde_json::to_string_pretty(&v).unwrap();
+        let mut got = Vec::new();
+        put_value(&mut got, 0, &v).unwrap();
+        assert_eq!(String::from_utf8(got).unwrap(), want);
+        let mut got = b"[\n  ".to_vec();
+        put_value(&mut got, 1, &v).unwrap();
+        got.extend_from_slice(b"\n]");
+        let want = serde_json::to_string_pretty(&[&v]).unwrap();
+        assert_eq!(String::from_utf8(got).unwrap(), want);
+    }
 }
