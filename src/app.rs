@@ -6,7 +6,7 @@
 //! `-o flamegraph`) may be written there.
 
 pub use crate::compare::{
-    build_report, compare_sides, learn_from_side, learn_model, thread_pool, Finished,
+    build_report, compare_sides, global_jobs, learn_from_side, learn_model, thread_pool, Finished,
 };
 
 use crate::batch;
@@ -120,6 +120,7 @@ pub fn use_color(choice: ColorArg, stdout_is_terminal: bool, no_color: bool) -> 
 /// meant for the terminal to `err`.
 pub fn run(config: &Config, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
     let pool = thread_pool(config.jobs)?;
+    global_jobs(config.jobs);
     let done = pool.install(|| build_report(config))?;
     let (report, flames) = (&done.report, done.flames.as_ref());
     if config.output == OutputFormat::Flamegraph {

@@ -103,6 +103,7 @@ pub fn run(
     err: &mut dyn Write,
 ) -> Result<u8> {
     let pool = crate::compare::thread_pool(config.config.jobs)?;
+    crate::compare::global_jobs(config.config.jobs);
     let bar = if progress {
         let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} {pos}/{len} [{elapsed}]") {

@@ -100,6 +100,17 @@ pub(crate) fn count_matrix(
     Ok((matrix, exposures))
 }
 
+/// `--jobs` also for work done outside [`thread_pool`] (rendering in
+/// parallel): rayon's global pool, which a process sets up once, so the
+/// first setting stands (output never depends on it).
+pub fn global_jobs(jobs: Option<usize>) {
+    if let Some(n) = jobs {
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global();
+    }
+}
+
 /// The worker threads of `--jobs` (all cores by default).
 pub fn thread_pool(jobs: Option<usize>) -> Result<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new()
