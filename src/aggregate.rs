@@ -242,11 +242,12 @@ fn place(sides: &[Side], identity: &Identity, use_dso: bool) -> Placed {
         ids: FxHashMap::default(),
         rows: Vec::new(),
     };
+    let Placed { keys, ids, rows } = &mut placed;
     for run in sides.iter().flat_map(|s| &s.runs) {
         for key in run.counts.keys() {
-            if placed.keys.contains_key(key) {
+            let std::collections::hash_map::Entry::Vacant(slot) = keys.entry(*key) else {
                 continue;
-            }
+            };
             let row = match identity.place(key) {
                 Placement::Dropped => None,
                 Placement::Row { name, grouped } => {
@@ -254,11 +255,11 @@ fn place(sides: &[Side], identity: &Identity, use_dso: bool) -> Placed {
                         name,
                         dso: if use_dso && !grouped { key.dso } else { None },
                     };
-                    let i = match placed.ids.get(&ident) {
-                        Some(&i) => i,
-                        None => placed.add(ident, key.mode),
-                    };
-                    let entry = &mut placed.rows[i as usize];
+                    let i = *ids.entry(ident).or_insert_with(|| {
+                        rows.push((key.mode, Members::default()));
+                        (rows.len() - 1) as u32
+                    });
+                    let entry = &mut rows[i as usize];
                     if entry.0 != key.mode {
                         entry.0 = entry.0.or(key.mode);
                     }
@@ -266,7 +267,7 @@ fn place(sides: &[Side], identity: &Identity, use_dso: bool) -> Placed {
                     Some(i)
                 }
             };
-            placed.keys.insert(*key, row);
+            slot.insert(row);
         }
     }
     placed

@@ -37,6 +37,10 @@ pub fn fold_suffixes(name: &str) -> Cow<'_, str> {
         )
         .expect("static regex")
     });
+    // Every suffix starts with `.` or `@`: most names have neither.
+    if memchr::memchr2(b'.', b'@', name.as_bytes()).is_none() {
+        return Cow::Borrowed(name);
+    }
     let mut end = name.len();
     while let Some(m) = re.find(&name[..end]) {
         if m.start() == 0 {

@@ -21,6 +21,7 @@ use crate::load;
 use crate::render;
 use crate::sanity;
 use anyhow::{Context, Result};
+use rayon::prelude::*;
 use std::collections::BTreeMap;
 
 /// What a comparison produced: the report and, only when stacks were asked
@@ -40,8 +41,15 @@ pub fn build_report(config: &Config) -> Result<Finished> {
     }
     let mut warnings = same_paths(&config.sides);
     let mut sides = Vec::new();
-    for spec in &config.sides {
-        let loaded = load::load_side(&spec.paths, &config.load)?;
+    // Every side at once (a side of one big run is one thread's work);
+    // results, warnings and the first error in side order.
+    let loaded: Vec<Result<load::Loaded>> = config
+        .sides
+        .par_iter()
+        .map(|spec| load::load_side(&spec.paths, &config.load))
+        .collect();
+    for (spec, loaded) in config.sides.iter().zip(loaded) {
+        let loaded = loaded?;
         warnings.extend(loaded.warnings);
         sides.push(Side {
             name: spec.name.clone(),
