@@ -237,10 +237,17 @@ impl Members {
 /// once, and every row's mode and the input names it holds.
 fn place(sides: &[Side], identity: &Identity, use_dso: bool) -> Placed {
     // Looked up, never iterated into output: hash maps (hot in batch).
+    // At least the largest run's keys and rows: sized once, not regrown.
+    let n = sides
+        .iter()
+        .flat_map(|s| &s.runs)
+        .map(|r| r.counts.len())
+        .max()
+        .unwrap_or(0);
     let mut placed = Placed {
-        keys: FxHashMap::default(),
-        ids: FxHashMap::default(),
-        rows: Vec::new(),
+        keys: FxHashMap::with_capacity_and_hasher(n, Default::default()),
+        ids: FxHashMap::with_capacity_and_hasher(n, Default::default()),
+        rows: Vec::with_capacity(n),
     };
     let Placed { keys, ids, rows } = &mut placed;
     for run in sides.iter().flat_map(|s| &s.runs) {

@@ -125,6 +125,15 @@ pub struct Row {
     pub judged: Judged,
 }
 
+impl significance::RowCounts for Row {
+    fn counts(&self) -> Counts<'_> {
+        Counts {
+            old: &self.old_counts,
+            new: &self.new_counts,
+        }
+    }
+}
+
 impl Row {
     /// The row's whole verdict (one lookup for several of its parts).
     pub fn verdict(&self) -> Verdict {
@@ -259,12 +268,21 @@ pub fn compare(
     matrix: &Matrix,
     opts: &DiffOptions,
 ) -> Report {
-    compare_in(
-        Context::of(sides, exposures, matrix),
-        exposures,
-        matrix,
-        opts,
-    )
+    let ctx = Context::of(sides, exposures, matrix);
+    let built = build_all(sides.len(), exposures, matrix, opts);
+    compare_built(ctx, built, exposures, opts)
+}
+
+/// Every compared side's rows, before they are judged.
+fn build_all(
+    sides: usize,
+    exposures: &[Vec<f64>],
+    matrix: &Matrix,
+    opts: &DiffOptions,
+) -> Vec<(Vec<Row>, Total)> {
+    (1..sides)
+        .map(|j| build_rows(j, exposures, matrix, opts.normalize.scale()))
+        .collect()
 }
 
 /// What a comparison needs of its sides besides the count matrix: the
@@ -304,11 +322,23 @@ impl Context {
 }
 
 /// Compare every side after the first against the first, with what
-/// [`Context::of`] took from the sides.
+/// [`Context::of`] took from the sides; the matrix is freed as soon as the
+/// rows hold its counts.
 pub fn compare_in(
     ctx: Context,
     exposures: &[Vec<f64>],
-    matrix: &Matrix,
+    matrix: Matrix,
+    opts: &DiffOptions,
+) -> Report {
+    let built = build_all(ctx.names.len(), exposures, &matrix, opts);
+    drop(matrix);
+    compare_built(ctx, built, exposures, opts)
+}
+
+fn compare_built(
+    ctx: Context,
+    built: Vec<(Vec<Row>, Total)>,
+    exposures: &[Vec<f64>],
     opts: &DiffOptions,
 ) -> Report {
     let Context {
@@ -318,10 +348,13 @@ pub fn compare_in(
         names,
         summaries,
     } = ctx;
-    let comparisons = (1..names.len())
-        .map(|j| {
+    let comparisons = built
+        .into_iter()
+        .enumerate()
+        .map(|(k, built)| {
+            let j = k + 1;
             let side = (j, names[j].as_str(), names.len());
-            compare_one(side, exposures, matrix, opts, testable, &mut warnings)
+            compare_one(side, built, exposures, opts, testable, &mut warnings)
         })
         .collect();
     Report {
@@ -380,14 +413,13 @@ pub fn common_event(sides: &[Side], warnings: &mut Vec<String>) -> Option<String
 /// Comparison `side.0` (of side `side.1`, of `side.2` sides).
 fn compare_one(
     side: (usize, &str, usize),
+    (mut rows, total): (Vec<Row>, Total),
     exposures: &[Vec<f64>],
-    matrix: &Matrix,
     opts: &DiffOptions,
     testable: bool,
     warnings: &mut Vec<String>,
 ) -> Comparison {
     let (j, side_name, n_sides) = side;
-    let (mut rows, total) = build_rows(j, exposures, matrix, opts.normalize.scale());
     let noise = judge_rows(&mut rows, j, exposures, opts, testable, side_name, warnings);
     let tested = rows.iter().filter(|r| r.tested()).count();
     let untested = if testable { rows.len() - tested } else { 0 };
@@ -508,13 +540,6 @@ fn judge_rows(
             .collect();
         m.priors_for(&keys, side_name, warnings)
     });
-    let counts: Vec<Counts> = rows
-        .iter()
-        .map(|r| Counts {
-            old: &r.old_counts,
-            new: &r.new_counts,
-        })
-        .collect();
     let sig_opts = significance::Options {
         alpha: opts.alpha,
         adjust: opts.adjust,
@@ -522,8 +547,7 @@ fn judge_rows(
         testable,
     };
     let (verdicts, noise) =
-        significance::judge_all(&counts, old_exp, new_exp, model.as_ref(), &sig_opts);
-    drop(counts);
+        significance::judge_all(rows, old_exp, new_exp, model.as_ref(), &sig_opts);
     let shared = judged::Shared::new(verdicts, opts.normalize.scale());
     for (i, row) in rows.iter_mut().enumerate() {
         row.judged = shared.row(i);

@@ -169,9 +169,20 @@ impl Verdicts {
     }
 }
 
-/// [`judge`], the verdicts held compactly.
-pub fn judge_all(
-    rows: &[Counts],
+/// What [`judge_all`] reads of a row: its counts.
+pub trait RowCounts: Sync {
+    fn counts(&self) -> Counts<'_>;
+}
+
+impl RowCounts for Counts<'_> {
+    fn counts(&self) -> Counts<'_> {
+        *self
+    }
+}
+
+/// [`judge`], the verdicts held compactly, over any rows that have counts.
+pub fn judge_all<R: RowCounts>(
+    rows: &[R],
     old_exp: &[f64],
     new_exp: &[f64],
     model: Option<&ModelPriors>,
@@ -182,7 +193,7 @@ pub fn judge_all(
     let d = n as f64 - 2.0;
     let pooled: Vec<Pooled> = rows
         .par_iter()
-        .map(|r| pool(r, old_exp, new_exp, d, m_old, m_new))
+        .map(|r| pool(&r.counts(), old_exp, new_exp, d, m_old, m_new))
         .collect();
     let (disp, mut noise) = dispersions(&pooled, d, m_old, m_new, model, opts);
     let mut out = Verdicts {

@@ -147,7 +147,7 @@ fn compare_and_release(sides: &mut [Side], config: &Config) -> Result<Finished> 
     for run in sides.iter_mut().flat_map(|s| &mut s.runs) {
         run.counts = Default::default();
     }
-    let mut report = diff::compare_in(ctx, &exposures, &matrix, &config.diff);
+    let mut report = diff::compare_in(ctx, &exposures, matrix, &config.diff);
     report.notes.extend(config.notes.iter().cloned());
     Ok(Finished { report, flames })
 }
