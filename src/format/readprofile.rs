@@ -85,10 +85,36 @@ enum Line<'a> {
     Info,
 }
 
-fn fields(line: &[u8]) -> Vec<&[u8]> {
-    line.split(u8::is_ascii_whitespace)
-        .filter(|f| !f.is_empty())
-        .collect()
+/// Most fields a readprofile line has; a line with more is none of them.
+const MAX_FIELDS: usize = 4;
+
+/// The line's whitespace-separated fields, without allocating: a line of
+/// more than [`MAX_FIELDS`] gets them plus one, which no line shape takes.
+struct Fields<'a> {
+    at: [&'a [u8]; MAX_FIELDS + 1],
+    n: usize,
+}
+
+impl<'a> std::ops::Deref for Fields<'a> {
+    type Target = [&'a [u8]];
+    fn deref(&self) -> &[&'a [u8]] {
+        &self.at[..self.n]
+    }
+}
+
+fn fields(line: &[u8]) -> Fields<'_> {
+    let mut f = Fields {
+        at: [&[]; MAX_FIELDS + 1],
+        n: 0,
+    };
+    for field in line.split(u8::is_ascii_whitespace).filter(|f| !f.is_empty()) {
+        f.at[f.n] = field;
+        f.n += 1;
+        if f.n > MAX_FIELDS {
+            break;
+        }
+    }
+    f
 }
 
 fn ticks(field: &[u8]) -> Option<u64> {
@@ -106,11 +132,11 @@ fn is_hex(field: &[u8]) -> bool {
 /// after the separator (sniffing) or `None` (parsing). The total's load can
 /// be `inf`/`-nan` when the text size is 0.
 fn is_load(field: &[u8], decimals: Option<usize>) -> bool {
-    let lower = field.to_ascii_lowercase();
-    if matches!(&lower[..], b"inf" | b"-inf" | b"nan" | b"-nan") {
+    let word = field.strip_prefix(b"-").unwrap_or(field);
+    if word.eq_ignore_ascii_case(b"inf") || word.eq_ignore_ascii_case(b"nan") {
         return true;
     }
-    let digits = lower.strip_prefix(b"-").unwrap_or(&lower);
+    let digits = word;
     let (int, frac) = match digits.iter().position(|&c| c == b'.' || c == b',') {
         Some(i) => (&digits[..i], &digits[i + 1..]),
         None => (digits, &[][..]),
