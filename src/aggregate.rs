@@ -13,7 +13,7 @@ use crate::identity::{Identity, Placement};
 use crate::profile::{Mode, Name, Profile, SymbolKey, Weight};
 use crate::stats;
 use anyhow::{bail, Result};
-use rayon::slice::ParallelSliceMut;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
@@ -108,31 +108,32 @@ pub fn build(sides: &[Side], identity: &Identity) -> Matrix {
     let (symbols, at) = placed.in_order();
     let slot = |row: Option<u32>| row.map(|r| at[r as usize]);
     let (unknown_at, unlisted_at) = (slot(unknown_at), slot(unlisted_at));
+    // Each run's column on its own thread (collect keeps their order).
+    let runs: Vec<&Profile> = sides.iter().flat_map(|s| &s.runs).collect();
+    let mut columns = runs
+        .par_iter()
+        .map(|run| {
+            let mut row = vec![0.0; symbols.len()];
+            for (key, &c) in &run.counts {
+                if let Some(i) = slot(placed.keys.get(key).copied().flatten()) {
+                    row[i] += c;
+                }
+            }
+            if let Some(i) = unknown_at {
+                row[i] += run.unattributed;
+            }
+            let rest = remainder(run);
+            if let (Some(i), true) = (unlisted_at, rest > 0.0 && run.total_approximate.is_some())
+            {
+                row[i] += rest;
+            }
+            row
+        })
+        .collect::<Vec<Vec<f64>>>()
+        .into_iter();
     let counts = sides
         .iter()
-        .map(|side| {
-            side.runs
-                .iter()
-                .map(|run| {
-                    let mut row = vec![0.0; symbols.len()];
-                    for (key, &c) in &run.counts {
-                        if let Some(i) = slot(placed.keys.get(key).copied().flatten()) {
-                            row[i] += c;
-                        }
-                    }
-                    if let Some(i) = unknown_at {
-                        row[i] += run.unattributed;
-                    }
-                    let rest = remainder(run);
-                    if let (Some(i), true) =
-                        (unlisted_at, rest > 0.0 && run.total_approximate.is_some())
-                    {
-                        row[i] += rest;
-                    }
-                    row
-                })
-                .collect()
-        })
+        .map(|side| columns.by_ref().take(side.runs.len()).collect())
         .collect();
     Matrix {
         symbols,
