@@ -123,8 +123,7 @@ pub fn build(sides: &[Side], identity: &Identity) -> Matrix {
                 row[i] += run.unattributed;
             }
             let rest = remainder(run);
-            if let (Some(i), true) = (unlisted_at, rest > 0.0 && run.total_approximate.is_some())
-            {
+            if let (Some(i), true) = (unlisted_at, rest > 0.0 && run.total_approximate.is_some()) {
                 row[i] += rest;
             }
             row

@@ -8,6 +8,7 @@ use crate::noise_model::NoiseModel;
 use crate::profile::{Format, Mode, Name};
 use crate::significance::{self, Counts, Method, Noise, Verdict};
 use crate::stats::{self, Adjust};
+use rayon::prelude::*;
 use std::sync::Arc;
 
 mod composition;
@@ -458,6 +459,9 @@ fn compare_one(
     }
 }
 
+/// Rows made at a time in parallel by [`build_rows`].
+const BUILD_WINDOW: usize = 1 << 16;
+
 /// One row per symbol present on either side of comparison j (values in
 /// the output unit, counts per run), and the total row.
 fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, scale: f64) -> (Vec<Row>, Total) {
@@ -465,23 +469,27 @@ fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, scale: f64) -> 
     let (old_exp, new_exp) = (&exposures[0], &exposures[j]);
     let m_old: f64 = old_exp.iter().sum();
     let m_new: f64 = new_exp.iter().sum();
-    let mut rows = Vec::with_capacity(matrix.symbols.len());
+    let n = matrix.symbols.len();
+    let sum = |runs: &[Vec<f64>], i: usize| -> f64 { runs.iter().map(|r| r[i]).sum() };
     let mut total = Total {
         old: 0.0,
         new: 0.0,
         delta: 0.0,
     };
-    for (i, sym) in matrix.symbols.iter().enumerate() {
+    for i in 0..n {
+        total.old += sum(old_runs, i) / m_old * scale;
+        total.new += sum(new_runs, i) / m_new * scale;
+    }
+    let make = |i: usize| -> Option<Row> {
+        let sym = &matrix.symbols[i];
         let old_counts: RunCounts = old_runs.iter().map(|r| r[i]).collect();
         let new_counts: RunCounts = new_runs.iter().map(|r| r[i]).collect();
         let x: f64 = old_counts.iter().sum();
         let y: f64 = new_counts.iter().sum();
         let old = x / m_old * scale;
         let new = y / m_new * scale;
-        total.old += old;
-        total.new += new;
         if x == 0.0 && y == 0.0 {
-            continue; // listed with zero ticks everywhere (readprofile -a)
+            return None; // listed with zero ticks everywhere (readprofile -a)
         }
         let status = if x == 0.0 {
             Status::New
@@ -492,7 +500,7 @@ fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, scale: f64) -> 
         } else {
             Status::Changed
         };
-        rows.push(Row {
+        Some(Row {
             symbol: sym.ident.name,
             dso: sym.ident.dso,
             mode: sym.mode,
@@ -508,7 +516,14 @@ fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, scale: f64) -> 
             new_counts,
             members: sym.members.clone(),
             judged: Judged::default(),
-        });
+        })
+    };
+    // Made in parallel a window at a time (a window's rows are held twice).
+    let mut rows = Vec::with_capacity(n);
+    for from in (0..n).step_by(BUILD_WINDOW) {
+        let to = (from + BUILD_WINDOW).min(n);
+        let made: Vec<Option<Row>> = (from..to).into_par_iter().map(make).collect();
+        rows.extend(made.into_iter().flatten());
     }
     total.delta = total.new - total.old;
     (rows, total)

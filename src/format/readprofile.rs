@@ -107,7 +107,10 @@ fn fields(line: &[u8]) -> Fields<'_> {
         at: [&[]; MAX_FIELDS + 1],
         n: 0,
     };
-    for field in line.split(u8::is_ascii_whitespace).filter(|f| !f.is_empty()) {
+    for field in line
+        .split(u8::is_ascii_whitespace)
+        .filter(|f| !f.is_empty())
+    {
         f.at[f.n] = field;
         f.n += 1;
         if f.n > MAX_FIELDS {
