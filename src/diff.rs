@@ -440,10 +440,9 @@ fn compare_one(
     }
     let renames = possible_renames(&rows);
     rank(&mut rows, opts.sort);
-    let (rows, mut hidden, elided) = trim(rows, opts.top, opts.min_delta, opts.sort);
-    if n_sides <= 2 {
-        hidden = Vec::new();
-    }
+    // Rows left out are kept only for a report of several sides.
+    let (rows, hidden, elided) =
+        rank::trim_keeping(rows, opts.top, opts.min_delta, opts.sort, n_sides > 2);
     Comparison {
         side: j,
         rows,

@@ -78,11 +78,28 @@ pub fn trim(
     min_delta: f64,
     sort: SortBy,
 ) -> (Vec<Row>, Vec<Row>, Elided) {
-    // In place: a million rows are never held twice.
+    trim_keeping(rows, top, min_delta, sort, true)
+}
+
+/// [`trim`], in place; the rows left out are returned only when
+/// `keep_hidden` (else they are counted and freed as they go: a million
+/// rows are never held twice).
+pub fn trim_keeping(
+    rows: Vec<Row>,
+    top: Option<usize>,
+    min_delta: f64,
+    sort: SortBy,
+    keep_hidden: bool,
+) -> (Vec<Row>, Vec<Row>, Elided) {
     let mut elided = Elided::default();
     let mut kept = rows;
-    let mut hidden: Vec<Row> = kept.extract_if(.., |r| r.delta.abs() < min_delta).collect();
-    elided.small = hidden.len();
+    let mut hidden: Vec<Row> = Vec::new();
+    for r in kept.extract_if(.., |r| r.delta.abs() < min_delta) {
+        elided.small += 1;
+        if keep_hidden {
+            hidden.push(r);
+        }
+    }
     let Some(n) = top else {
         return (kept, hidden, elided);
     };
@@ -112,7 +129,9 @@ pub fn trim(
         } else {
             elided.unchanged += 1;
         }
-        hidden.push(r);
+        if keep_hidden {
+            hidden.push(r);
+        }
     }
     (kept, hidden, elided)
 }
