@@ -13,9 +13,23 @@ use crate::identity::{Identity, Placement};
 use crate::profile::{Mode, Name, Profile, SymbolKey, Weight};
 use crate::stats;
 use anyhow::{bail, Result};
+use by_name::{ByName, Named};
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
+
+mod by_name;
+
+impl Named for SymbolKey {
+    fn name(&self) -> Name {
+        self.name
+    }
+}
+
+impl Named for Ident {
+    fn name(&self) -> Name {
+        self.name
+    }
+}
 
 /// One side: a kernel, as one or more runs.
 #[derive(Clone, Debug)]
@@ -145,9 +159,9 @@ pub fn build(sides: &[Side], identity: &Identity) -> Matrix {
 /// hashed, never compared, until [`Placed::in_order`] sorts them once.
 struct Placed {
     /// Where every distinct input key goes (`None`: dropped).
-    keys: FxHashMap<SymbolKey, Option<u32>>,
+    keys: ByName<SymbolKey, Option<u32>>,
     /// Every row's identity and number.
-    ids: FxHashMap<Ident, u32>,
+    ids: ByName<Ident, u32>,
     /// By number: each row's mode and the input names it holds.
     rows: Vec<(Option<Mode>, Members)>,
 }
@@ -155,18 +169,14 @@ struct Placed {
 impl Placed {
     /// The number of the row `ident` (a new row of `mode` if there is none).
     fn row(&mut self, ident: &Ident, mode: Option<Mode>) -> u32 {
-        if let Some(&i) = self.ids.get(ident) {
-            return i;
-        }
-        self.add(*ident, mode)
-    }
-
-    /// A new row (`ident` is not placed yet).
-    fn add(&mut self, ident: Ident, mode: Option<Mode>) -> u32 {
-        let i = self.rows.len() as u32;
-        self.ids.insert(ident, i);
-        self.rows.push((mode, Members::default()));
-        i
+        let rows = &mut self.rows;
+        *self
+            .ids
+            .get_or_insert_with(*ident, || {
+                rows.push((mode, Members::default()));
+                (rows.len() - 1) as u32
+            })
+            .0
     }
 
     /// Rows sorted by identity, each with its mode and members, and where
@@ -175,6 +185,7 @@ impl Placed {
         // Idents are unique: an unstable sort gives one order. The names'
         // first bytes settle most comparisons without reading the text.
         let mut keyed: Vec<(u128, Ident, u32)> = std::mem::take(&mut self.ids)
+            .into_entries()
             .into_iter()
             .map(|(ident, i)| (ident.name.prefix(), ident, i))
             .collect();
@@ -236,7 +247,7 @@ impl Members {
 /// Where every distinct input key goes (`None`: dropped), each placed
 /// once, and every row's mode and the input names it holds.
 fn place(sides: &[Side], identity: &Identity, use_dso: bool) -> Placed {
-    // Looked up, never iterated into output: hash maps (hot in batch).
+    // Looked up by name id, never iterated into output (hot in batch).
     // At least the largest run's keys and rows: sized once, not regrown.
     let n = sides
         .iter()
@@ -245,16 +256,17 @@ fn place(sides: &[Side], identity: &Identity, use_dso: bool) -> Placed {
         .max()
         .unwrap_or(0);
     let mut placed = Placed {
-        keys: FxHashMap::with_capacity_and_hasher(n, Default::default()),
-        ids: FxHashMap::with_capacity_and_hasher(n, Default::default()),
+        keys: ByName::with_capacity(n),
+        ids: ByName::with_capacity(n),
         rows: Vec::with_capacity(n),
     };
     let Placed { keys, ids, rows } = &mut placed;
     for run in sides.iter().flat_map(|s| &s.runs) {
         for key in run.counts.keys() {
-            let std::collections::hash_map::Entry::Vacant(slot) = keys.entry(*key) else {
+            let (slot, new) = keys.get_or_insert_with(*key, || None);
+            if !new {
                 continue;
-            };
+            }
             let row = match identity.place(key) {
                 Placement::Dropped => None,
                 Placement::Row { name, grouped } => {
@@ -262,10 +274,11 @@ fn place(sides: &[Side], identity: &Identity, use_dso: bool) -> Placed {
                         name,
                         dso: if use_dso && !grouped { key.dso } else { None },
                     };
-                    let i = *ids.entry(ident).or_insert_with(|| {
+                    let (i, _) = ids.get_or_insert_with(ident, || {
                         rows.push((key.mode, Members::default()));
                         (rows.len() - 1) as u32
                     });
+                    let i = *i;
                     let entry = &mut rows[i as usize];
                     if entry.0 != key.mode {
                         entry.0 = entry.0.or(key.mode);
@@ -274,7 +287,7 @@ fn place(sides: &[Side], identity: &Identity, use_dso: bool) -> Placed {
                     Some(i)
                 }
             };
-            slot.insert(row);
+            *slot = row;
         }
     }
     placed

@@ -170,6 +170,11 @@ impl Shard {
     }
 }
 
+/// How many names the process has interned: every id is at most this.
+pub fn count() -> usize {
+    table().next.load(Ordering::Relaxed) as usize
+}
+
 impl Name {
     /// The id of `text`, interning it when it is new.
     pub fn new(text: &str) -> Name {
