@@ -105,40 +105,67 @@ pub fn fitted_label(row: &Row, max: usize, ellipsis: &str, esc: &dyn Fn(&str) ->
 pub fn fitted_labels(
     rows: &[(&Row, usize)],
     ellipsis: &str,
-    esc: &dyn Fn(&str) -> String,
+    esc: &(dyn Fn(&str) -> String + Sync),
 ) -> Vec<String> {
-    // Every name, escaped and sorted, only once a name is cut (a million
-    // short names are never sorted).
-    let sorted = std::cell::OnceCell::new();
-    rows.iter()
-        .map(|&(r, max)| {
-            let label = fitted_label(r, max, ellipsis, esc);
-            let name = esc(&r.symbol);
-            let Some((head, tail)) = kept(&name, &suffix(r, esc), max, ellipsis) else {
-                return label;
-            };
-            let sorted = sorted.get_or_init(|| {
-                let mut all: Vec<String> = rows.iter().map(|(r, _)| esc(&r.symbol)).collect();
-                all.sort_unstable();
-                all.dedup();
-                all
+    let labels = Labels::new(rows, ellipsis, esc);
+    (0..rows.len()).map(|i| labels.get(i)).collect()
+}
+
+/// [`fitted_labels`] one at a time, from any thread (a table of a million
+/// rows makes its lines in parallel and never holds every label).
+pub struct Labels<'a> {
+    rows: &'a [(&'a Row, usize)],
+    ellipsis: &'a str,
+    esc: &'a (dyn Fn(&str) -> String + Sync),
+    /// Every name, escaped and sorted, made only once a name is cut (a
+    /// million short names are never sorted).
+    sorted: std::sync::OnceLock<Vec<String>>,
+}
+
+impl<'a> Labels<'a> {
+    pub fn new(
+        rows: &'a [(&'a Row, usize)],
+        ellipsis: &'a str,
+        esc: &'a (dyn Fn(&str) -> String + Sync),
+    ) -> Labels<'a> {
+        Labels {
+            rows,
+            ellipsis,
+            esc,
+            sorted: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The label of row `i`.
+    pub fn get(&self, i: usize) -> String {
+        let (r, max) = self.rows[i];
+        let (ellipsis, esc) = (self.ellipsis, self.esc);
+        let label = fitted_label(r, max, ellipsis, esc);
+        let name = esc(&r.symbol);
+        let Some((head, tail)) = kept(&name, &suffix(r, esc), max, ellipsis) else {
+            return label;
+        };
+        let sorted = self.sorted.get_or_init(|| {
+            let mut all: Vec<String> = self.rows.iter().map(|(r, _)| esc(&r.symbol)).collect();
+            all.sort_unstable();
+            all.dedup();
+            all
+        });
+        let from = sorted.partition_point(|n| n.as_str() < head.as_str());
+        let alike = sorted[from..]
+            .iter()
+            .take_while(|n| n.starts_with(head.as_str()))
+            .any(|n| {
+                *n != name.as_str()
+                    && n.ends_with(tail.as_str())
+                    && n.len() >= head.len() + tail.len()
             });
-            let from = sorted.partition_point(|n| n.as_str() < head.as_str());
-            let alike = sorted[from..]
-                .iter()
-                .take_while(|n| n.starts_with(head.as_str()))
-                .any(|n| {
-                    *n != name.as_str()
-                        && n.ends_with(tail.as_str())
-                        && n.len() >= head.len() + tail.len()
-                });
-            if alike {
-                fit(r, max, ellipsis, esc, truncate_end)
-            } else {
-                label
-            }
-        })
-        .collect()
+        if alike {
+            fit(r, max, ellipsis, esc, truncate_end)
+        } else {
+            label
+        }
+    }
 }
 
 /// The ` [dso]` a label ends with (none for the core kernel).

@@ -29,7 +29,8 @@ pub use crate::significance::pvalue;
 pub use many::{render_index, render_many, Document, Index, IndexBench, Regression, Section};
 
 pub use layout::{
-    compact_paths, fitted_label, fitted_labels, level_pct, truncate_middle, wrap_words, MAX_WIDTH,
+    compact_paths, fitted_label, fitted_labels, level_pct, truncate_middle, wrap_words, Labels,
+    MAX_WIDTH,
 };
 
 // `--color` as given (resolved against the terminal by the app layer).

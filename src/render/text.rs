@@ -237,10 +237,10 @@ fn table(
     let max_name = MAX_WIDTH.saturating_sub(cols.before());
     let max_name = if opts.wide { usize::MAX } else { max_name };
     let fit: Vec<(&Row, usize)> = c.rows.iter().map(|r| (r, max_name)).collect();
-    let labels = super::fitted_labels(&fit, ELLIPSIS, &super::printable);
-    drop(fit);
+    let labels = super::Labels::new(&fit, ELLIPSIS, &super::printable);
     let pretty = (c.rows.len() <= PRETTY_ROWS).then(|| {
         let rows: Vec<Vec<String>> = c.rows.iter().map(|r| cells(r, nf, opts, &runs)).collect();
+        let labels: Vec<String> = (0..c.rows.len()).map(|i| labels.get(i)).collect();
         pretty_lines(&titles, &rows, &labels, show_total.then_some(&total[..]))
     });
     // Line 0 is the title; row k is line k + 1; the elided lines go
@@ -256,7 +256,7 @@ fn table(
             (None, 0) => cols.line(&titles, "symbol", &mut line),
             (None, _) => cols.line(
                 &cells(&c.rows[i - 1], nf, opts, &runs),
-                &labels[i - 1],
+                &labels.get(i - 1),
                 &mut line,
             ),
         }
