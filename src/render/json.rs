@@ -701,18 +701,30 @@ fn line<W: ?Sized + Write>(w: &mut W, first: bool, depth: usize) -> io::Result<(
     }
 }
 
-impl Formatter for Pretty {
-    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+impl Pretty {
+    /// `[` or `{`: one level deeper, nothing in it yet.
+    fn open<W: ?Sized + Write>(&mut self, w: &mut W, bracket: &[u8]) -> io::Result<()> {
         self.depth += 1;
         self.has_value = false;
-        w.write_all(b"[")
+        w.write_all(bracket)
     }
-    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+
+    /// `]` or `}`: on a line of its own when something was in it.
+    fn close<W: ?Sized + Write>(&mut self, w: &mut W, bracket: &[u8]) -> io::Result<()> {
         self.depth = self.depth.saturating_sub(1);
         if self.has_value {
             line(w, true, self.depth)?;
         }
-        w.write_all(b"]")
+        w.write_all(bracket)
+    }
+}
+
+impl Formatter for Pretty {
+    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.open(w, b"[")
+    }
+    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.close(w, b"]")
     }
     fn begin_array_value<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
         line(w, first, self.depth)
@@ -722,16 +734,10 @@ impl Formatter for Pretty {
         Ok(())
     }
     fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.depth += 1;
-        self.has_value = false;
-        w.write_all(b"{")
+        self.open(w, b"{")
     }
     fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.depth = self.depth.saturating_sub(1);
-        if self.has_value {
-            line(w, true, self.depth)?;
-        }
-        w.write_all(b"}")
+        self.close(w, b"}")
     }
     fn begin_object_key<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
         line(w, first, self.depth)
