@@ -16,7 +16,6 @@
 //! published. Interning takes the lock of one of [`SHARDS`] hash shards.
 
 use hashbrown::HashTable;
-use std::borrow::Borrow;
 use std::fmt;
 use std::hash::BuildHasher;
 use std::num::NonZeroU32;
@@ -212,12 +211,6 @@ impl Deref for Name {
 
 impl AsRef<str> for Name {
     fn as_ref(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl Borrow<str> for Name {
-    fn borrow(&self) -> &str {
         self.as_str()
     }
 }

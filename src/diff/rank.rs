@@ -4,6 +4,7 @@
 //! impact; with `--sort name` the first N of each sign), counting the rest.
 
 use super::{Elided, Row, SortBy};
+use rayon::slice::ParallelSliceMut;
 
 /// The `--sort impact` key: the bound of Δ's interval nearest zero (0 when
 /// the interval spans zero or is unknown).
@@ -44,7 +45,8 @@ pub fn rank(rows: &mut [Row], sort: SortBy) {
             (a, b, i)
         })
         .collect();
-    order.sort_unstable_by(|x, y| {
+    // Keys are unique (the index breaks ties): any sort gives one order.
+    order.par_sort_unstable_by(|x, y| {
         y.0.total_cmp(&x.0)
             .then_with(|| y.1.total_cmp(&x.1))
             .then(x.2.cmp(&y.2))
