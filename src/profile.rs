@@ -258,3 +258,48 @@ impl Profile {
         self.counts.values().sum()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `add_all` gives exactly what `add` one by one gives: the same keys,
+    /// and each key's sum in the order given (float sums are not
+    /// associative), whatever the order and repetition of the input.
+    #[test]
+    fn add_all_is_add_one_by_one() {
+        let names = [
+            "sym_0000000000000002",
+            "sym_0000000000000001",
+            "a",
+            "a\u{0}",
+            "",
+            "zz",
+            "sym_0000000000000001",
+        ];
+        let mut pairs = Vec::new();
+        for (i, n) in names.iter().cycle().take(60).enumerate() {
+            let mode = [None, Some(Mode::Kernel), Some(Mode::User)][i % 3];
+            let dso = (i % 4 == 0).then(|| Name::new("libc.so.6"));
+            let key = SymbolKey::new(*n).with_dso(dso).with_mode(mode);
+            pairs.push((key, 0.1 * (i as f64) + 1e-9 * ((i * 7) % 5) as f64));
+        }
+        for sorted in [false, true] {
+            let mut input = pairs.clone();
+            if sorted {
+                input.sort_by_key(|a| a.0);
+            }
+            let mut one = Profile::new("one", Format::Readprofile);
+            for &(k, c) in &input {
+                one.add(k, c);
+            }
+            let mut bulk = Profile::new("bulk", Format::Readprofile);
+            bulk.add_all(input);
+            let a: Vec<(SymbolKey, u64)> =
+                one.counts.iter().map(|(k, c)| (*k, c.to_bits())).collect();
+            let b: Vec<(SymbolKey, u64)> =
+                bulk.counts.iter().map(|(k, c)| (*k, c.to_bits())).collect();
+            assert_eq!(a, b);
+        }
+    }
+}
