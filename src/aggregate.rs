@@ -156,7 +156,8 @@ pub fn build(sides: &[Side], identity: &Identity) -> Matrix {
 }
 
 /// The rows as they are placed, numbered in the order they first appear:
-/// hashed, never compared, until [`Placed::in_order`] sorts them once.
+/// looked up by name id, never compared, until [`Placed::in_order`] sorts
+/// them once.
 struct Placed {
     /// Where every distinct input key goes (`None`: dropped).
     keys: ByName<SymbolKey, Option<u32>>,
@@ -169,14 +170,7 @@ struct Placed {
 impl Placed {
     /// The number of the row `ident` (a new row of `mode` if there is none).
     fn row(&mut self, ident: &Ident, mode: Option<Mode>) -> u32 {
-        let rows = &mut self.rows;
-        *self
-            .ids
-            .get_or_insert_with(*ident, || {
-                rows.push((mode, Members::default()));
-                (rows.len() - 1) as u32
-            })
-            .0
+        row_of(&mut self.ids, &mut self.rows, *ident, mode)
     }
 
     /// Rows sorted by identity, each with its mode and members, and where
@@ -208,6 +202,21 @@ impl Placed {
             .collect();
         (symbols, at)
     }
+}
+
+/// The number of the row `ident` in `ids` (a new row of `mode` in `rows`
+/// if there is none).
+fn row_of(
+    ids: &mut ByName<Ident, u32>,
+    rows: &mut Vec<(Option<Mode>, Members)>,
+    ident: Ident,
+    mode: Option<Mode>,
+) -> u32 {
+    *ids.get_or_insert_with(ident, || {
+        rows.push((mode, Members::default()));
+        (rows.len() - 1) as u32
+    })
+    .0
 }
 
 /// The input names of one row: the first, and any others (rarely more
@@ -274,11 +283,7 @@ fn place(sides: &[Side], identity: &Identity, use_dso: bool) -> Placed {
                         name,
                         dso: if use_dso && !grouped { key.dso } else { None },
                     };
-                    let (i, _) = ids.get_or_insert_with(ident, || {
-                        rows.push((key.mode, Members::default()));
-                        (rows.len() - 1) as u32
-                    });
-                    let i = *i;
+                    let i = row_of(ids, rows, ident, key.mode);
                     let entry = &mut rows[i as usize];
                     if entry.0 != key.mode {
                         entry.0 = entry.0.or(key.mode);

@@ -262,29 +262,8 @@ pub struct Report {
     pub warnings: Vec<String>,
 }
 
-/// Compare every side after the first against the first.
-pub fn compare(
-    sides: &[Side],
-    exposures: &[Vec<f64>],
-    matrix: &Matrix,
-    opts: &DiffOptions,
-) -> Report {
-    let ctx = Context::of(sides, exposures, matrix);
-    let built = build_all(sides.len(), exposures, matrix, opts);
-    compare_built(ctx, built, exposures, opts)
-}
-
-/// Every compared side's rows, before they are judged.
-fn build_all(
-    sides: usize,
-    exposures: &[Vec<f64>],
-    matrix: &Matrix,
-    opts: &DiffOptions,
-) -> Vec<(Vec<Row>, Total)> {
-    (1..sides)
-        .map(|j| build_rows(j, exposures, matrix, opts.normalize.scale()))
-        .collect()
-}
+const NOT_TESTED: &str =
+    "some runs hold percentages or periods, not sample counts: significance is not tested";
 
 /// What a comparison needs of its sides besides the count matrix: the
 /// runs' warnings and summaries, their event, whether they hold samples.
@@ -305,10 +284,7 @@ impl Context {
         warnings.extend(crate::format::unresolved::summary(&runs));
         let testable = aggregate::counts_are_samples(sides);
         if !testable {
-            warnings.push(
-            "some runs hold percentages or periods, not sample counts: significance is not tested"
-                .to_string(),
-        );
+            warnings.push(NOT_TESTED.to_string());
         }
         let event = common_event(sides, &mut warnings);
         let summaries = summaries(sides, exposures);
@@ -325,23 +301,11 @@ impl Context {
 /// Compare every side after the first against the first, with what
 /// [`Context::of`] took from the sides; the matrix is freed as soon as the
 /// rows hold its counts.
-pub fn compare_in(
-    ctx: Context,
-    exposures: &[Vec<f64>],
-    matrix: Matrix,
-    opts: &DiffOptions,
-) -> Report {
-    let built = build_all(ctx.names.len(), exposures, &matrix, opts);
+pub fn compare(ctx: Context, exposures: &[Vec<f64>], matrix: Matrix, opts: &DiffOptions) -> Report {
+    let built: Vec<(Vec<Row>, Total)> = (1..ctx.names.len())
+        .map(|j| build_rows(j, exposures, &matrix, opts.normalize.scale()))
+        .collect();
     drop(matrix);
-    compare_built(ctx, built, exposures, opts)
-}
-
-fn compare_built(
-    ctx: Context,
-    built: Vec<(Vec<Row>, Total)>,
-    exposures: &[Vec<f64>],
-    opts: &DiffOptions,
-) -> Report {
     let Context {
         mut warnings,
         testable,
@@ -475,6 +439,7 @@ fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, scale: f64) -> 
         new: 0.0,
         delta: 0.0,
     };
+    // The total row sums every symbol in order (rows are made in parallel).
     for i in 0..n {
         total.old += sum(old_runs, i) / m_old * scale;
         total.new += sum(new_runs, i) / m_new * scale;

@@ -130,35 +130,56 @@ pub fn thread_pool(jobs: Option<usize>) -> Result<rayon::ThreadPool> {
 /// Aggregate and compare sides already loaded (the first is the baseline);
 /// with stacks asked for, build their flames too.
 pub fn compare_sides(sides: &[Side], config: &Config) -> Result<Finished> {
-    let (matrix, exposures) = count_matrix(sides, config)?;
-    let mut report = diff::compare(sides, &exposures, &matrix, &config.diff);
-    report.notes.extend(config.notes.iter().cloned());
-    let flames = flames(sides, config);
-    Ok(Finished { report, flames })
+    let taken = take(sides, config)?;
+    Ok(taken.compare(config))
 }
 
 /// [`compare_sides`] for sides used once: every run's counts are freed as
 /// soon as the count matrix holds them, before the rows are built (a
 /// million symbols a side hold tens of MB in the runs).
 fn compare_and_release(sides: &mut [Side], config: &Config) -> Result<Finished> {
-    let (matrix, exposures) = count_matrix(sides, config)?;
-    let ctx = diff::Context::of(sides, &exposures, &matrix);
-    let flames = flames(sides, config);
+    let taken = take(sides, config)?;
     for run in sides.iter_mut().flat_map(|s| &mut s.runs) {
         run.counts = Default::default();
     }
-    let mut report = diff::compare_in(ctx, &exposures, matrix, &config.diff);
-    report.notes.extend(config.notes.iter().cloned());
-    Ok(Finished { report, flames })
+    Ok(taken.compare(config))
 }
 
-/// The sides' flames, when stacks were asked for.
-fn flames(sides: &[Side], config: &Config) -> Option<Flames> {
-    config
+/// All a comparison needs of its sides, taken from them.
+struct Taken {
+    matrix: aggregate::Matrix,
+    exposures: Vec<Vec<f64>>,
+    ctx: diff::Context,
+    flames: Option<Flames>,
+}
+
+/// The sides' count matrix, exposures, what the report says of their runs,
+/// and their flames when stacks were asked for.
+fn take(sides: &[Side], config: &Config) -> Result<Taken> {
+    let (matrix, exposures) = count_matrix(sides, config)?;
+    let ctx = diff::Context::of(sides, &exposures, &matrix);
+    let flames = config
         .load
         .parse
         .stacks
-        .then(|| flame::build(sides, &config.identity, config.flame))
+        .then(|| flame::build(sides, &config.identity, config.flame));
+    Ok(Taken {
+        matrix,
+        exposures,
+        ctx,
+        flames,
+    })
+}
+
+impl Taken {
+    fn compare(self, config: &Config) -> Finished {
+        let mut report = diff::compare(self.ctx, &self.exposures, self.matrix, &config.diff);
+        report.notes.extend(config.notes.iter().cloned());
+        Finished {
+            report,
+            flames: self.flames,
+        }
+    }
 }
 
 /// A path named on two sides (the same file as OLD and NEW).

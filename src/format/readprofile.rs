@@ -135,11 +135,10 @@ fn is_hex(field: &[u8]) -> bool {
 /// after the separator (sniffing) or `None` (parsing). The total's load can
 /// be `inf`/`-nan` when the text size is 0.
 fn is_load(field: &[u8], decimals: Option<usize>) -> bool {
-    let word = field.strip_prefix(b"-").unwrap_or(field);
-    if word.eq_ignore_ascii_case(b"inf") || word.eq_ignore_ascii_case(b"nan") {
+    let digits = field.strip_prefix(b"-").unwrap_or(field);
+    if digits.eq_ignore_ascii_case(b"inf") || digits.eq_ignore_ascii_case(b"nan") {
         return true;
     }
-    let digits = word;
     let (int, frac) = match digits.iter().position(|&c| c == b'.' || c == b',') {
         Some(i) => (&digits[..i], &digits[i + 1..]),
         None => (digits, &[][..]),
