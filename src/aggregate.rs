@@ -10,6 +10,7 @@
 //! `--percent-limit`).
 
 use crate::identity::{Identity, Placement};
+use crate::names::Members;
 use crate::profile::{Mode, Name, Profile, SymbolKey, Weight};
 use crate::stats;
 use anyhow::{bail, Result};
@@ -64,7 +65,7 @@ pub struct SymbolInfo {
     pub mode: Option<Mode>,
     /// The input names folded, aliased or grouped into this row (empty when
     /// the row is exactly one input name).
-    pub members: Vec<Name>,
+    pub members: Members,
 }
 
 pub const UNKNOWN_ROW: &str = "*unknown*";
@@ -164,7 +165,7 @@ struct Placed {
     /// Every row's identity and number.
     ids: ByName<Ident, u32>,
     /// By number: each row's mode and the input names it holds.
-    rows: Vec<(Option<Mode>, Members)>,
+    rows: Vec<(Option<Mode>, Gathered)>,
 }
 
 impl Placed {
@@ -208,12 +209,12 @@ impl Placed {
 /// if there is none).
 fn row_of(
     ids: &mut ByName<Ident, u32>,
-    rows: &mut Vec<(Option<Mode>, Members)>,
+    rows: &mut Vec<(Option<Mode>, Gathered)>,
     ident: Ident,
     mode: Option<Mode>,
 ) -> u32 {
     *ids.get_or_insert_with(ident, || {
-        rows.push((mode, Members::default()));
+        rows.push((mode, Gathered::default()));
         (rows.len() - 1) as u32
     })
     .0
@@ -222,12 +223,12 @@ fn row_of(
 /// The input names of one row: the first, and any others (rarely more
 /// than one: folded clones, aliases, groups).
 #[derive(Default)]
-struct Members {
+struct Gathered {
     first: Option<Name>,
     more: Vec<Name>,
 }
 
-impl Members {
+impl Gathered {
     fn add(&mut self, name: Name) {
         match self.first {
             None => self.first = Some(name),
@@ -238,18 +239,18 @@ impl Members {
 
     /// The names in order, none repeated; empty when the row is exactly
     /// one input name, `row` itself.
-    fn of(self, row: Name) -> Vec<Name> {
+    fn of(self, row: Name) -> Members {
         let Some(first) = self.first else {
-            return Vec::new();
+            return Members::default();
         };
         if self.more.is_empty() && first == row {
-            return Vec::new();
+            return Members::default();
         }
         let mut all = self.more;
         all.push(first);
         all.sort_unstable();
         all.dedup();
-        all
+        Members::from(all)
     }
 }
 

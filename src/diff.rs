@@ -4,6 +4,7 @@
 //! `--min-delta`. Pure computation: no I/O.
 
 use crate::aggregate::{self, Matrix, Normalize, Side};
+use crate::names::Members;
 use crate::noise_model::NoiseModel;
 use crate::profile::{Format, Mode, Name};
 use crate::significance::{self, Counts, Method, Noise, Verdict};
@@ -18,7 +19,7 @@ mod rank;
 mod renames;
 mod warnings;
 
-pub use counts::RunCounts;
+pub use counts::SideCounts;
 pub use judged::Judged;
 pub use rank::{impact, rank, trim};
 pub use renames::{possible_renames, similarity};
@@ -102,6 +103,10 @@ pub enum Cv {
     Sampling(f64),
 }
 
+/// One symbol of one comparison. Kept small (a million of them are held at
+/// once): Δ% and the ratio are computed from `old` and `new` when asked
+/// ([`Row::delta_pct`], [`Row::ratio`]), the CVs are held without their
+/// kind (one run: sampling), the counts and members compactly.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
     pub symbol: Name,
@@ -111,16 +116,13 @@ pub struct Row {
     pub old: f64,
     pub new: f64,
     pub delta: f64,
-    /// Δ against old, in percent; `None` for new symbols.
-    pub delta_pct: Option<f64>,
-    /// new/old; infinite for new symbols.
-    pub ratio: f64,
-    pub old_cv: Option<Cv>,
-    pub new_cv: Option<Cv>,
-    pub old_counts: RunCounts,
-    pub new_counts: RunCounts,
+    /// Each side's run-to-run CV in percent, NaN when there is none (see
+    /// [`Row::old_cv`]).
+    cvs: [f64; 2],
+    /// Per-run counts of both sides ([`Row::old_counts`], [`Row::new_counts`]).
+    pub counts: SideCounts,
     /// Input names folded, aliased or grouped into this row.
-    pub members: Vec<Name>,
+    pub members: Members,
     /// The row's verdict: p, q, mark, intervals, dispersion (see the
     /// methods of the same names).
     pub judged: Judged,
@@ -129,13 +131,37 @@ pub struct Row {
 impl significance::RowCounts for Row {
     fn counts(&self) -> Counts<'_> {
         Counts {
-            old: &self.old_counts,
-            new: &self.new_counts,
+            old: self.counts.old_runs(),
+            new: self.counts.new_runs(),
         }
     }
 }
 
 impl Row {
+    /// Δ against old, in percent; `None` for new symbols (old 0).
+    pub fn delta_pct(&self) -> Option<f64> {
+        (self.old > 0.0).then(|| (self.new - self.old) / self.old * 100.0)
+    }
+    /// new/old; infinite for new symbols.
+    pub fn ratio(&self) -> f64 {
+        if self.old > 0.0 {
+            self.new / self.old
+        } else {
+            f64::INFINITY
+        }
+    }
+    pub fn old_cv(&self) -> Option<Cv> {
+        cv_of(self.cvs[0], self.counts.old_runs())
+    }
+    pub fn new_cv(&self) -> Option<Cv> {
+        cv_of(self.cvs[1], self.counts.new_runs())
+    }
+    pub fn old_counts(&self) -> &[f64] {
+        self.counts.old_runs()
+    }
+    pub fn new_counts(&self) -> &[f64] {
+        self.counts.new_runs()
+    }
     /// The row's whole verdict (one lookup for several of its parts).
     pub fn verdict(&self) -> Verdict {
         self.judged.get()
@@ -446,10 +472,9 @@ fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, scale: f64) -> 
     }
     let make = |i: usize| -> Option<Row> {
         let sym = &matrix.symbols[i];
-        let old_counts: RunCounts = old_runs.iter().map(|r| r[i]).collect();
-        let new_counts: RunCounts = new_runs.iter().map(|r| r[i]).collect();
-        let x: f64 = old_counts.iter().sum();
-        let y: f64 = new_counts.iter().sum();
+        let counts = SideCounts::of(old_runs.iter().map(|r| r[i]), new_runs.iter().map(|r| r[i]));
+        let x: f64 = counts.old_runs().iter().sum();
+        let y: f64 = counts.new_runs().iter().sum();
         let old = x / m_old * scale;
         let new = y / m_new * scale;
         if x == 0.0 && y == 0.0 {
@@ -472,12 +497,11 @@ fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, scale: f64) -> 
             old,
             new,
             delta: new - old,
-            delta_pct: (x > 0.0).then(|| (new - old) / old * 100.0),
-            ratio: if x > 0.0 { new / old } else { f64::INFINITY },
-            old_cv: side_cv(&old_counts, old_exp, scale),
-            new_cv: side_cv(&new_counts, new_exp, scale),
-            old_counts,
-            new_counts,
+            cvs: [
+                side_cv(counts.old_runs(), old_exp, scale),
+                side_cv(counts.new_runs(), new_exp, scale),
+            ],
+            counts,
             members: sym.members.clone(),
             judged: Judged::default(),
         })
@@ -513,7 +537,7 @@ fn judge_rows(
         let keys: Vec<(&str, Option<&str>, f64)> = rows
             .iter()
             .map(|r| {
-                let k: f64 = r.old_counts.iter().chain(&r.new_counts).sum();
+                let k: f64 = r.old_counts().iter().chain(r.new_counts()).sum();
                 (r.symbol.as_str(), r.dso.as_deref(), k / n)
             })
             .collect();
@@ -546,23 +570,45 @@ fn judge_rows(
     noise
 }
 
-/// Run-to-run CV of one side: over the per-run normalised values with two
-/// or more runs; the sampling CV 1/√c with one.
-fn side_cv(counts: &[f64], exposures: &[f64], scale: f64) -> Option<Cv> {
+/// Run-to-run CV of one side in percent (NaN: none): over the per-run
+/// normalised values with two or more runs; the sampling CV 1/√c with one.
+fn side_cv(counts: &[f64], exposures: &[f64], scale: f64) -> f64 {
     if counts.len() == 1 {
-        return (counts[0] > 0.0).then(|| Cv::Sampling(100.0 / counts[0].sqrt()));
+        return if counts[0] > 0.0 {
+            100.0 / counts[0].sqrt()
+        } else {
+            f64::NAN
+        };
     }
     let values: Vec<f64> = counts
         .iter()
         .zip(exposures)
         .map(|(c, e)| c / e * scale)
         .collect();
-    stats::cv_percent(&values).map(Cv::Runs)
+    stats::cv_percent(&values).unwrap_or(f64::NAN)
+}
+
+/// A CV as [`side_cv`] holds it, with its kind: the sampling CV for a
+/// side of one run (never NaN otherwise: a CV is finite or infinite).
+fn cv_of(cv: f64, counts: &[f64]) -> Option<Cv> {
+    if cv.is_nan() {
+        None
+    } else if counts.len() == 1 {
+        Some(Cv::Sampling(cv))
+    } else {
+        Some(Cv::Runs(cv))
+    }
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// A million rows are held at once: what a row costs is checked.
+    #[test]
+    fn a_row_is_small() {
+        assert_eq!(std::mem::size_of::<Row>(), 104);
+    }
 
     /// A row for unit tests: old 1, new 1 + delta.
     pub fn row(
@@ -580,8 +626,6 @@ pub(crate) mod tests {
             old: 1.0,
             new: 1.0 + delta,
             delta,
-            delta_pct: Some(delta * 100.0),
-            ratio: 1.0 + delta,
             judged: Judged::of(crate::significance::Verdict {
                 p: ci.map(|_| 0.01),
                 q: ci.map(|_| 0.01),
@@ -589,11 +633,9 @@ pub(crate) mod tests {
                 delta_ci: ci,
                 ..Default::default()
             }),
-            old_cv: None,
-            new_cv: None,
-            old_counts: RunCounts::default(),
-            new_counts: RunCounts::default(),
-            members: vec![],
+            cvs: [f64::NAN; 2],
+            counts: SideCounts::default(),
+            members: Members::default(),
         }
     }
 }

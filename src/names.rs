@@ -309,6 +309,42 @@ impl serde::Serialize for Name {
     }
 }
 
+/// The input names folded, aliased or grouped into a row, in order; empty
+/// (and no allocation) when the row is exactly one input name. Reads as a
+/// slice.
+#[derive(Clone, Default, PartialEq)]
+// One pointer in every row, rather than a slice's two words or a vector's
+// three: the names are rarely there.
+#[allow(clippy::box_collection)]
+pub struct Members(Option<Box<Vec<Name>>>);
+
+impl From<Vec<Name>> for Members {
+    fn from(v: Vec<Name>) -> Self {
+        Members((!v.is_empty()).then(|| Box::new(v)))
+    }
+}
+
+impl Deref for Members {
+    type Target = [Name];
+    fn deref(&self) -> &[Name] {
+        self.0.as_deref().map_or(&[], |v| v)
+    }
+}
+
+impl<'a> IntoIterator for &'a Members {
+    type Item = &'a Name;
+    type IntoIter = std::slice::Iter<'a, Name>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl fmt::Debug for Members {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -353,5 +389,15 @@ mod tests {
         for (t, n) in texts.iter().zip(&ids[0]) {
             assert_eq!(n.as_str(), t);
         }
+    }
+
+    #[test]
+    fn members_empty_without_allocation() {
+        let none = Members::from(Vec::new());
+        assert!(none.is_empty() && none.0.is_none());
+        let names = vec![Name::new("a"), Name::new("b")];
+        let some = Members::from(names.clone());
+        assert_eq!(&*some, &names[..]);
+        assert_eq!(std::mem::size_of::<Members>(), 8);
     }
 }

@@ -107,8 +107,8 @@ proptest! {
         for row in &ab.comparisons[0].rows {
             let other = find(&ba, &row.symbol).expect("same rows both ways");
             prop_assert!(close(row.delta, -other.delta));
-            if row.ratio.is_finite() && row.ratio > 0.0 {
-                prop_assert!(close(row.ratio, 1.0 / other.ratio));
+            if row.ratio().is_finite() && row.ratio() > 0.0 {
+                prop_assert!(close(row.ratio(), 1.0 / other.ratio()));
             }
             prop_assert_eq!(row.significant(), other.significant());
             match (row.p(), other.p()) {
@@ -176,9 +176,9 @@ fn folding_merges_clones_and_lists_members() {
     let a = side("old", &[vec![10, 0, 0, 100, 50]]);
     let r = report(&a, &a, &["-n", "ticks"]);
     let row = find(&r, "finish_task_switch").expect("folded row");
-    assert_eq!(row.old_counts, vec![150.0]);
+    assert_eq!(row.old_counts(), [150.0]);
     assert_eq!(
-        row.members,
+        &row.members[..],
         vec![
             "finish_task_switch".to_string(),
             "finish_task_switch.isra.0".to_string()

@@ -39,8 +39,8 @@ pub fn warning(
     let voters: Vec<&Row> = rows
         .iter()
         .filter(|r| {
-            r.old_counts.iter().sum::<f64>() >= MIN_COUNT
-                && r.new_counts.iter().sum::<f64>() >= MIN_COUNT
+            r.old_counts().iter().sum::<f64>() >= MIN_COUNT
+                && r.new_counts().iter().sum::<f64>() >= MIN_COUNT
         })
         .collect();
     if voters.len() < MIN_SYMBOLS {
@@ -64,7 +64,7 @@ pub fn warning(
         let sd: Vec<f64> = voters
             .iter()
             .map(|r| {
-                let (x, y): (f64, f64) = (r.old_counts.iter().sum(), r.new_counts.iter().sum());
+                let (x, y): (f64, f64) = (r.old_counts().iter().sum(), r.new_counts().iter().sum());
                 (r.dispersion().unwrap_or(1.0) * (1.0 / x + 1.0 / y)).sqrt()
             })
             .collect();
@@ -90,7 +90,7 @@ fn run_shift_p(voters: &[&Row], old_exp: &[f64], new_exp: &[f64]) -> Option<f64>
     let m_all: f64 = old_exp.iter().chain(new_exp).sum();
     let pooled: Vec<f64> = voters
         .iter()
-        .map(|r| (r.old_counts.iter().sum::<f64>() + r.new_counts.iter().sum::<f64>()) / m_all)
+        .map(|r| (r.old_counts().iter().sum::<f64>() + r.new_counts().iter().sum::<f64>()) / m_all)
         .collect();
     let shift = |counts: &dyn Fn(&Row) -> f64, exposure: f64| -> Option<f64> {
         let logs: Vec<f64> = voters
@@ -104,10 +104,10 @@ fn run_shift_p(voters: &[&Row], old_exp: &[f64], new_exp: &[f64]) -> Option<f64>
         (logs.len() >= MIN_SYMBOLS).then(|| stats::median(&logs))
     };
     let old: Vec<f64> = (0..old_exp.len())
-        .map(|k| shift(&|r: &Row| r.old_counts[k], old_exp[k]))
+        .map(|k| shift(&|r: &Row| r.old_counts()[k], old_exp[k]))
         .collect::<Option<_>>()?;
     let new: Vec<f64> = (0..new_exp.len())
-        .map(|k| shift(&|r: &Row| r.new_counts[k], new_exp[k]))
+        .map(|k| shift(&|r: &Row| r.new_counts()[k], new_exp[k]))
         .collect::<Option<_>>()?;
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let (mo, mn) = (mean(&old), mean(&new));
@@ -126,7 +126,7 @@ fn run_shift_p(voters: &[&Row], old_exp: &[f64], new_exp: &[f64]) -> Option<f64>
 mod tests {
     use super::super::tests::row;
     use super::*;
-    use crate::diff::Status;
+    use crate::diff::{SideCounts, Status};
 
     /// Rows of `n` runs per side: symbol i has `base[i]` samples per run,
     /// times `old_f[k]` / `new_f[k]` in run k; exposures are 10000 per run.
@@ -135,9 +135,11 @@ mod tests {
             .enumerate()
             .map(|(i, &b)| {
                 let mut r = row(&format!("s{i}"), 0.0, Status::Changed, None, false);
-                r.old_counts = old_f.iter().map(|f| (b * f).round()).collect();
-                r.new_counts = new_f.iter().map(|f| (b * f).round()).collect();
-                let (x, y): (f64, f64) = (r.old_counts.iter().sum(), r.new_counts.iter().sum());
+                r.counts = SideCounts::of(
+                    old_f.iter().map(|f| (b * f).round()),
+                    new_f.iter().map(|f| (b * f).round()),
+                );
+                let (x, y): (f64, f64) = (r.old_counts().iter().sum(), r.new_counts().iter().sum());
                 r.old = x / (10000.0 * old_f.len() as f64);
                 r.new = y / (10000.0 * new_f.len() as f64);
                 r

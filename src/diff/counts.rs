@@ -1,86 +1,92 @@
-//! A row's per-run counts of one side: up to two runs held in the row
-//! itself (no allocation: a million rows of one or two runs a side), more
-//! on the heap. Reads as a slice.
+//! A row's per-run counts of both its sides in one place, kept small for a
+//! million rows: up to two runs in all inside the row, more in one
+//! allocation.
 
 use std::fmt;
-use std::ops::Deref;
 
-/// Runs held inline.
+/// Runs (of both sides together) held inline.
 const INLINE: usize = 2;
 
+/// A row's per-run counts: the baseline side's runs, then the compared
+/// side's ([`SideCounts::old_runs`], [`SideCounts::new_runs`]).
 #[derive(Clone)]
-pub enum RunCounts {
-    Inline(u8, [f64; INLINE]),
-    Heap(Box<[f64]>),
+pub struct SideCounts(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    Inline { old: u8, len: u8, v: [f64; INLINE] },
+    Heap { old: u32, v: Box<[f64]> },
 }
 
-impl Default for RunCounts {
+impl Default for SideCounts {
     fn default() -> Self {
-        RunCounts::Inline(0, [0.0; INLINE])
+        SideCounts(Repr::Inline {
+            old: 0,
+            len: 0,
+            v: [0.0; INLINE],
+        })
     }
 }
 
-impl Deref for RunCounts {
-    type Target = [f64];
-    fn deref(&self) -> &[f64] {
-        match self {
-            RunCounts::Inline(n, v) => &v[..usize::from(*n)],
-            RunCounts::Heap(v) => v,
-        }
-    }
-}
-
-impl FromIterator<f64> for RunCounts {
-    fn from_iter<I: IntoIterator<Item = f64>>(iter: I) -> Self {
-        let mut it = iter.into_iter();
-        let mut v = [0.0; INLINE];
-        for (n, slot) in v.iter_mut().enumerate() {
-            match it.next() {
-                Some(x) => *slot = x,
-                None => return RunCounts::Inline(n as u8, v),
+impl SideCounts {
+    /// The counts of `old` runs, then of `new` runs.
+    pub fn of(
+        old: impl ExactSizeIterator<Item = f64>,
+        new: impl ExactSizeIterator<Item = f64>,
+    ) -> SideCounts {
+        let (n_old, len) = (old.len(), old.len() + new.len());
+        let mut all = old.chain(new);
+        if len <= INLINE {
+            let mut v = [0.0; INLINE];
+            for (slot, x) in v.iter_mut().zip(all) {
+                *slot = x;
             }
+            return SideCounts(Repr::Inline {
+                old: n_old as u8,
+                len: len as u8,
+                v,
+            });
         }
-        match it.next() {
-            None => RunCounts::Inline(INLINE as u8, v),
-            Some(x) => {
-                let mut all = v.to_vec();
-                all.push(x);
-                all.extend(it);
-                RunCounts::Heap(all.into_boxed_slice())
-            }
+        let old = u32::try_from(n_old).expect("fewer than 4 billion runs");
+        SideCounts(Repr::Heap {
+            old,
+            v: all.by_ref().collect(),
+        })
+    }
+
+    /// Every run's count, the baseline's first.
+    fn all(&self) -> (&[f64], usize) {
+        match &self.0 {
+            Repr::Inline { old, len, v } => (&v[..usize::from(*len)], usize::from(*old)),
+            Repr::Heap { old, v } => (v, *old as usize),
         }
     }
-}
 
-impl<'a> IntoIterator for &'a RunCounts {
-    type Item = &'a f64;
-    type IntoIter = std::slice::Iter<'a, f64>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.iter()
+    /// The baseline side's runs.
+    pub fn old_runs(&self) -> &[f64] {
+        let (all, old) = self.all();
+        &all[..old]
+    }
+
+    /// The compared side's runs.
+    pub fn new_runs(&self) -> &[f64] {
+        let (all, old) = self.all();
+        &all[old..]
     }
 }
 
-impl From<Vec<f64>> for RunCounts {
-    fn from(v: Vec<f64>) -> Self {
-        v.into_iter().collect()
-    }
-}
-
-impl PartialEq for RunCounts {
+impl PartialEq for SideCounts {
     fn eq(&self, other: &Self) -> bool {
-        **self == **other
+        self.old_runs() == other.old_runs() && self.new_runs() == other.new_runs()
     }
 }
 
-impl PartialEq<Vec<f64>> for RunCounts {
-    fn eq(&self, other: &Vec<f64>) -> bool {
-        **self == **other
-    }
-}
-
-impl fmt::Debug for RunCounts {
+impl fmt::Debug for SideCounts {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
+        f.debug_struct("SideCounts")
+            .field("old", &self.old_runs())
+            .field("new", &self.new_runs())
+            .finish()
     }
 }
 
@@ -89,14 +95,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_back_what_was_collected() {
-        for n in 0..6 {
-            let v: Vec<f64> = (0..n).map(|i| i as f64 + 0.5).collect();
-            let c: RunCounts = v.iter().copied().collect();
-            assert_eq!(&*c, &v[..]);
-            assert_eq!(c, v);
-            assert_eq!(matches!(c, RunCounts::Inline(..)), n <= INLINE);
+    fn reads_back_both_sides() {
+        for n_old in 0..4 {
+            for n_new in 0..4 {
+                let old: Vec<f64> = (0..n_old).map(|i| i as f64 + 0.5).collect();
+                let new: Vec<f64> = (0..n_new).map(|i| i as f64 * 3.0 + 0.25).collect();
+                let c = SideCounts::of(old.iter().copied(), new.iter().copied());
+                assert_eq!(c.old_runs(), &old[..]);
+                assert_eq!(c.new_runs(), &new[..]);
+                assert_eq!(matches!(c.0, Repr::Inline { .. }), n_old + n_new <= INLINE);
+            }
         }
-        assert_eq!(std::mem::size_of::<RunCounts>(), 24);
+        assert_eq!(std::mem::size_of::<SideCounts>(), 24);
     }
 }

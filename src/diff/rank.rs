@@ -34,7 +34,7 @@ pub fn rank(rows: &mut [Row], sort: SortBy) {
     let key = |r: &Row| match sort {
         SortBy::Delta => (r.delta, 0.0),
         SortBy::Impact => (impact(r), r.delta),
-        SortBy::Ratio => (r.ratio, r.delta),
+        SortBy::Ratio => (r.ratio(), r.delta),
         SortBy::Name => (0.0, 0.0), // (returned above)
     };
     let mut order: Vec<(f64, f64, usize)> = rows
@@ -216,10 +216,14 @@ mod tests {
             row("halved", -0.8, Status::Changed, None, false),
             row("brand_new", 0.2, Status::New, None, false),
         ];
-        rows[0].ratio = 1.1;
-        rows[1].ratio = 0.7;
-        rows[2].ratio = 0.5;
-        rows[3].ratio = f64::INFINITY;
+        // (old, new) giving Δ and the ratios 1.1, 0.7, 0.5 and ∞.
+        for (r, (old, new)) in rows
+            .iter_mut()
+            .zip([(50.0, 55.0), (10.0, 7.0), (1.6, 0.8), (0.0, 0.2)])
+        {
+            (r.old, r.new) = (old, new);
+        }
+        assert_eq!(rows[3].ratio(), f64::INFINITY);
         let mut by_ratio = rows.clone();
         rank(&mut by_ratio, SortBy::Ratio);
         let (shown, _, e) = trim(by_ratio, Some(1), 0.0, SortBy::Ratio);

@@ -57,7 +57,7 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
 }
 
 fn pct(r: &Row) -> String {
-    match (r.status, r.delta_pct) {
+    match (r.status, r.delta_pct()) {
         (Status::New, _) | (_, None) => "new".to_string(),
         (_, Some(p)) => format!("{p:8.1}%"),
     }

@@ -94,7 +94,7 @@ pub fn write_rows<W: Write>(
             let (rlo, rhi) = r
                 .ratio_ci()
                 .map_or((None, None), |(a, b)| (Some(a), Some(b)));
-            let kind = match r.old_cv.or(r.new_cv) {
+            let kind = match r.old_cv().or(r.new_cv()) {
                 Some(Cv::Sampling(_)) => "sampling",
                 _ => "runs",
             };
@@ -107,20 +107,20 @@ pub fn write_rows<W: Write>(
                 &num(r.old),
                 &num(r.new),
                 &num(r.delta),
-                &opt(r.delta_pct),
+                &opt(r.delta_pct()),
                 &opt(dlo),
                 &opt(dhi),
-                &num(r.ratio),
+                &num(r.ratio()),
                 &opt(rlo),
                 &opt(rhi),
                 &opt(r.p()),
                 &opt(r.q()),
                 if r.significant() { "true" } else { "false" },
-                &cv(r.old_cv),
-                &cv(r.new_cv),
+                &cv(r.old_cv()),
+                &cv(r.new_cv()),
                 kind,
-                &counts(&r.old_counts),
-                &counts(&r.new_counts),
+                &counts(r.old_counts()),
+                &counts(r.new_counts()),
                 &opt(r.dispersion()),
                 &opt(r.df()),
             ];

@@ -234,7 +234,7 @@ fn meaningful_decimals(report: &Report) -> usize {
 
 /// Δ% against old, or the status word where a percentage would mislead.
 pub fn delta_pct(row: &Row) -> String {
-    match (row.status, row.delta_pct) {
+    match (row.status, row.delta_pct()) {
         (Status::New, _) | (_, None) => "new".to_string(),
         (Status::Gone, _) => "gone".to_string(),
         (_, Some(p)) => signed_pct(p),
@@ -518,10 +518,10 @@ pub(crate) fn value_cells(r: &Row, nf: &NumFmt, wide: bool, runs: &str) -> Vec<S
     ];
     if wide {
         v.extend([
-            cv(r.old_cv),
-            cv(r.new_cv),
+            cv(r.old_cv()),
+            cv(r.new_cv()),
             interval(r.delta_ci(), |v| nf.delta(v)),
-            ratio(r.ratio),
+            ratio(r.ratio()),
             interval(r.ratio_ci(), ratio),
             pvalue(r.p()),
             pvalue(r.q()),
