@@ -116,9 +116,8 @@ pub struct Row {
     pub old: f64,
     pub new: f64,
     pub delta: f64,
-    /// Each side's run-to-run CV in percent, NaN when there is none (see
-    /// [`Row::old_cv`]).
-    cvs: [f64; 2],
+    /// Each side's run-to-run CV ([`Row::old_cv`], [`Row::new_cv`]).
+    cvs: Cvs,
     /// Per-run counts of both sides ([`Row::old_counts`], [`Row::new_counts`]).
     pub counts: SideCounts,
     /// Input names folded, aliased or grouped into this row.
@@ -126,6 +125,18 @@ pub struct Row {
     /// The row's verdict: p, q, mark, intervals, dispersion (see the
     /// methods of the same names).
     pub judged: Judged,
+}
+
+/// A row's two CVs in percent, NaN where there is none; equal when both
+/// are none or the same number.
+#[derive(Clone, Copy, Debug)]
+struct Cvs([f64; 2]);
+
+impl PartialEq for Cvs {
+    fn eq(&self, other: &Self) -> bool {
+        let same = |a: f64, b: f64| a == b || (a.is_nan() && b.is_nan());
+        same(self.0[0], other.0[0]) && same(self.0[1], other.0[1])
+    }
 }
 
 impl significance::RowCounts for Row {
@@ -151,10 +162,10 @@ impl Row {
         }
     }
     pub fn old_cv(&self) -> Option<Cv> {
-        cv_of(self.cvs[0], self.counts.old_runs())
+        cv_of(self.cvs.0[0], self.counts.old_runs())
     }
     pub fn new_cv(&self) -> Option<Cv> {
-        cv_of(self.cvs[1], self.counts.new_runs())
+        cv_of(self.cvs.0[1], self.counts.new_runs())
     }
     pub fn old_counts(&self) -> &[f64] {
         self.counts.old_runs()
@@ -497,10 +508,10 @@ fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, scale: f64) -> 
             old,
             new,
             delta: new - old,
-            cvs: [
+            cvs: Cvs([
                 side_cv(counts.old_runs(), old_exp, scale),
                 side_cv(counts.new_runs(), new_exp, scale),
-            ],
+            ]),
             counts,
             members: sym.members.clone(),
             judged: Judged::default(),
@@ -633,7 +644,7 @@ pub(crate) mod tests {
                 delta_ci: ci,
                 ..Default::default()
             }),
-            cvs: [f64::NAN; 2],
+            cvs: Cvs([f64::NAN; 2]),
             counts: SideCounts::default(),
             members: Members::default(),
         }
