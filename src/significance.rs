@@ -261,8 +261,10 @@ type Bounds = ((f64, f64), (f64, f64));
 /// The rows with distinct (x, y, φ, ν), in row order (their first row),
 /// and for every row the index of its tuple among them.
 fn distinct(pooled: &[Pooled], disp: &[Dispersion]) -> (Vec<usize>, Vec<u32>) {
-    let mut seen: std::collections::HashMap<[u64; 4], u32> =
-        std::collections::HashMap::with_capacity(pooled.len().min(1 << 16));
+    // (Fx: the keys are this comparison's own numbers, and a million rows
+    // hash a million keys.)
+    let mut seen: rustc_hash::FxHashMap<[u64; 4], u32> = rustc_hash::FxHashMap::default();
+    seen.reserve(pooled.len().min(1 << 16));
     let mut reps = Vec::new();
     let slot = pooled
         .iter()

@@ -55,17 +55,41 @@ pub fn rank(rows: &mut [Row], sort: SortBy) {
 }
 
 /// Reorder `rows` so that position k holds the row that was at `from[k]`,
-/// following the permutation's cycles (each row moved once).
+/// following the permutation's cycles: each row is copied once, and a
+/// cycle's first row is held aside (a million rows of a hundred bytes, in
+/// random order: swapping would copy each three times).
 fn permute(rows: &mut [Row], mut from: Vec<usize>) {
-    for start in 0..from.len() {
-        let mut k = start;
-        while from[k] != start {
-            let next = from[k];
-            rows.swap(k, next);
-            from[k] = k;
-            k = next;
+    let n = rows.len();
+    assert!(from.len() == n && from.iter().all(|&i| i < n));
+    debug_assert!({
+        let mut seen = vec![false; n];
+        from.iter().all(|&i| !std::mem::replace(&mut seen[i], true))
+    });
+    let base = rows.as_mut_ptr();
+    for start in 0..n {
+        if from[start] == start {
+            continue;
         }
-        from[k] = k;
+        // SAFETY: `from` is a permutation of 0..n (checked above; made by
+        // sorting 0..n), so indices are in bounds and a cycle visits each
+        // position once: the row read out of `start` is written back to
+        // the cycle's last position, every other position is overwritten
+        // by exactly one row, and nothing in the loop can panic between
+        // the read and the write, so no row is dropped or duplicated.
+        unsafe {
+            let held = std::ptr::read(base.add(start));
+            let mut k = start;
+            loop {
+                let next = *from.get_unchecked(k);
+                *from.get_unchecked_mut(k) = k;
+                if next == start {
+                    std::ptr::write(base.add(k), held);
+                    break;
+                }
+                std::ptr::copy_nonoverlapping(base.add(next), base.add(k), 1);
+                k = next;
+            }
+        }
     }
 }
 
@@ -148,6 +172,34 @@ mod tests {
         rows.iter().map(|r| r.symbol.as_str()).collect()
     }
 
+    /// Every position gets the row `from` names, each row once (rows with
+    /// members own an allocation: a row copied twice would be freed twice).
+    #[test]
+    fn permute_moves_every_row_once() {
+        for n in [0usize, 1, 2, 7, 100] {
+            let rows: Vec<Row> = (0..n)
+                .map(|i| {
+                    let mut r = row(&format!("p{i}"), i as f64, Status::Changed, None, false);
+                    r.members = vec![crate::names::Name::new(&format!("m{i}"))].into();
+                    r
+                })
+                .collect();
+            // A few cycles of different lengths, and fixed points.
+            let from: Vec<usize> = (0..n).map(|k| (k * 37 + 11) % n.max(1)).collect();
+            let mut seen = vec![false; n];
+            let from: Vec<usize> = if from.iter().all(|&i| !std::mem::replace(&mut seen[i], true)) {
+                from
+            } else {
+                (0..n).rev().collect()
+            };
+            let mut moved = rows.clone();
+            permute(&mut moved, from.clone());
+            for (k, r) in moved.iter().enumerate() {
+                assert_eq!(r, &rows[from[k]]);
+            }
+        }
+    }
+
     #[test]
     fn rank_is_signed_worse_first_ties_by_name() {
         let mut rows = vec![
@@ -217,9 +269,9 @@ mod tests {
             row("brand_new", 0.2, Status::New, None, false),
         ];
         // (old, new) giving Δ and the ratios 1.1, 0.7, 0.5 and ∞.
-        for (r, (old, new)) in rows
-            .iter_mut()
-            .zip([(50.0, 55.0), (10.0, 7.0), (1.6, 0.8), (0.0, 0.2)])
+        for (r, (old, new)) in
+            rows.iter_mut()
+                .zip([(50.0, 55.0), (10.0, 7.0), (1.6, 0.8), (0.0, 0.2)])
         {
             (r.old, r.new) = (old, new);
         }
