@@ -15,6 +15,7 @@ use std::io::{self, Write};
 
 pub mod classic;
 pub mod csv;
+mod fixed;
 pub mod flamegraph;
 pub mod html;
 pub mod json;
@@ -190,11 +191,11 @@ impl NumFmt {
     }
     /// A value (old, new, total).
     pub fn value(&self, v: f64) -> String {
-        format!("{:.*}", self.decimals, v)
+        fixed::fixed(v, self.decimals)
     }
     /// A signed difference: `+1.2340`, `-0.5000`, `0`.
     pub fn delta(&self, v: f64) -> String {
-        let s = format!("{:+.*}", self.decimals, v);
+        let s = fixed::signed(v, self.decimals);
         if s[1..].bytes().all(|b| b == b'0' || b == b'.') {
             s[1..].to_string()
         } else {
@@ -243,7 +244,8 @@ pub fn delta_pct(row: &Row) -> String {
 
 /// `+12.3%`, `-4.0%`, and `0.0%` for anything that rounds to zero.
 pub fn signed_pct(p: f64) -> String {
-    let s = format!("{p:+.1}%");
+    let mut s = fixed::signed(p, 1);
+    s.push('%');
     if s == "+0.0%" || s == "-0.0%" {
         "0.0%".to_string()
     } else {
@@ -256,7 +258,7 @@ pub fn ratio(r: f64) -> String {
     if r.is_infinite() {
         "inf".to_string()
     } else {
-        format!("{r:.3}")
+        fixed::fixed(r, 3)
     }
 }
 
