@@ -50,22 +50,24 @@ pub fn push(out: &mut String, v: f64, d: usize, plus: bool) {
     } else if plus {
         out.push('+');
     }
-    let mut digits = [0u8; 20];
-    let mut len = 0;
+    // Digits from the last; a point after the d-th; at least one digit
+    // before the point.
+    let mut buf = [0u8; 24];
+    let mut at = buf.len();
     let mut rest = n;
-    // At least d + 1 digits: the integer part's "0" and every decimal.
-    while rest > 0 || len <= d {
-        digits[len] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        len += 1;
-    }
-    for (i, &c) in digits[..len].iter().enumerate().rev() {
-        if i + 1 == d {
-            out.push('.');
+    let mut written = 0;
+    while rest > 0 || written <= d {
+        if written == d && d > 0 {
+            at -= 1;
+            buf[at] = b'.';
         }
-        out.push(char::from(c));
+        at -= 1;
+        buf[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        written += 1;
     }
-    // (d == 0: no point; the loop never meets i + 1 == 0.)
+    // (Only ASCII digits and a point were written.)
+    out.push_str(std::str::from_utf8(&buf[at..]).unwrap_or_default());
 }
 
 /// `format!("{v:.d$}")`.

@@ -135,6 +135,9 @@ pub fn is_bidi(c: char) -> bool {
 
 /// Columns a string takes on a terminal (East Asian wide characters take two).
 pub fn width(s: &str) -> usize {
+    if s.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+        return s.len(); // printable ASCII: a column a byte
+    }
     unicode_width::UnicodeWidthStr::width(s)
 }
 
