@@ -15,32 +15,34 @@
 
 use super::LIST_MAX;
 use crate::aggregate::Side;
-use crate::profile::{Mode, Profile};
+use crate::profile::{Mode, Name, Profile};
 use anyhow::{bail, Result};
+use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 
 /// A run: (side, index in the side).
 type RunId = (usize, usize);
 
-/// A run's counts by name, sorted by name.
-type Print<'a> = Vec<(&'a str, f64)>;
+/// A run's counts by name, sorted by name (a [`Name`] orders by its text
+/// and is equal, and hashes, by its id).
+type Print = Vec<(Name, f64)>;
 
 /// Names shown of one group of copies; the rest are counted.
 const GROUP_SHOWN: usize = 4;
 
 /// A run's counts by name: its kernel rows when it has any (what every
 /// format of one recording shares), else all rows.
-fn fingerprint(run: &Profile) -> Print<'_> {
+fn fingerprint(run: &Profile) -> Print {
     let kernel = run.counts.keys().any(|k| k.mode == Some(Mode::Kernel));
     // Counts are sorted by name first: one name's rows (several dsos or
     // modes) are adjacent.
-    let mut out: Print<'_> = Vec::with_capacity(run.counts.len());
+    let mut out: Print = Vec::with_capacity(run.counts.len());
     for (k, &c) in &run.counts {
         if c > 0.0 && (!kernel || k.mode == Some(Mode::Kernel)) {
             match out.last_mut() {
                 Some(last) if last.0 == k.name => last.1 += c,
-                _ => out.push((k.name.as_str(), c)),
+                _ => out.push((k.name, c)),
             }
         }
     }
@@ -50,7 +52,7 @@ fn fingerprint(run: &Profile) -> Print<'_> {
 /// Within 1% of the samples (two formats of one recording may differ by a
 /// tick or two: readprofile's bins, assembler labels). Walks both sorted
 /// lists at once and stops once the difference passes the bound.
-fn near(a: &Print<'_>, sa: f64, b: &Print<'_>, sb: f64) -> bool {
+fn near(a: &Print, sa: f64, b: &Print, sb: f64) -> bool {
     let bound = 0.01 * sa.max(sb);
     if sa <= 0.0 || sb <= 0.0 || (sa - sb).abs() > bound {
         return false;
@@ -103,28 +105,34 @@ fn union(up: &mut BTreeMap<RunId, RunId>, a: RunId, b: RunId) {
 /// Groups of two or more runs (anywhere) with the same counts, each sorted,
 /// in order of their first run.
 fn duplicate_groups(sides: &[Side]) -> Vec<Vec<RunId>> {
-    let mut prints: Vec<(RunId, Print<'_>, f64)> = Vec::new();
-    for (i, s) in sides.iter().enumerate() {
-        for (j, r) in s.runs.iter().enumerate() {
+    // Every run's fingerprint and its hash at once (a run per thread).
+    let runs: Vec<(RunId, &Profile)> = sides
+        .iter()
+        .enumerate()
+        .flat_map(|(i, s)| s.runs.iter().enumerate().map(move |(j, r)| ((i, j), r)))
+        .collect();
+    let prints: Vec<(RunId, Print, f64, u64)> = runs
+        .par_iter()
+        .map(|&(id, r)| {
             let f = fingerprint(r);
             let sum = f.iter().map(|x| x.1).sum();
-            prints.push(((i, j), f, sum));
-        }
-    }
+            let mut h = rustc_hash::FxHasher::default();
+            for (n, c) in &f {
+                n.hash(&mut h);
+                c.to_bits().hash(&mut h);
+            }
+            (id, f, sum, h.finish())
+        })
+        .collect();
     let mut up: BTreeMap<RunId, RunId> = BTreeMap::new();
     // Equal counts: by hash (checked), one representative each.
     let mut by_hash: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
     let mut reps = Vec::new();
-    for (k, (id, f, sum)) in prints.iter().enumerate() {
+    for (k, (id, f, sum, hash)) in prints.iter().enumerate() {
         if *sum <= 0.0 {
             continue;
         }
-        let mut h = rustc_hash::FxHasher::default();
-        for (n, c) in f {
-            n.hash(&mut h);
-            c.to_bits().hash(&mut h);
-        }
-        let same = by_hash.entry(h.finish()).or_default();
+        let same = by_hash.entry(*hash).or_default();
         match same.iter().find(|&&o| prints[o].1 == *f) {
             Some(&o) => union(&mut up, prints[o].0, *id),
             None => {
@@ -136,9 +144,9 @@ fn duplicate_groups(sides: &[Side]) -> Vec<Vec<RunId>> {
     // Nearly equal: representatives whose sums are within 1%.
     reps.sort_by(|&a, &b| prints[a].2.total_cmp(&prints[b].2).then(a.cmp(&b)));
     for (x, &a) in reps.iter().enumerate() {
-        let (ida, fa, sa) = &prints[a];
+        let (ida, fa, sa, _) = &prints[a];
         for &b in &reps[x + 1..] {
-            let (idb, fb, sb) = &prints[b];
+            let (idb, fb, sb, _) = &prints[b];
             if *sb > sa * 1.01 + 1e-9 {
                 break;
             }
@@ -148,7 +156,7 @@ fn duplicate_groups(sides: &[Side]) -> Vec<Vec<RunId>> {
         }
     }
     let mut groups: BTreeMap<RunId, Vec<RunId>> = BTreeMap::new();
-    for (id, _, _) in &prints {
+    for (id, ..) in &prints {
         groups.entry(root(&up, *id)).or_default().push(*id);
     }
     groups.into_values().filter(|g| g.len() > 1).collect()
