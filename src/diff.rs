@@ -339,8 +339,8 @@ impl Context {
 /// [`Context::of`] took from the sides; the matrix is freed as soon as the
 /// rows hold its counts.
 pub fn compare(ctx: Context, exposures: &[Vec<f64>], matrix: Matrix, opts: &DiffOptions) -> Report {
-    let built: Vec<(Vec<Row>, Total)> = (1..ctx.names.len())
-        .map(|j| build_rows(j, exposures, &matrix, opts.normalize.scale()))
+    let built: Vec<Built> = (1..ctx.names.len())
+        .map(|j| build_rows(j, exposures, &matrix, opts))
         .collect();
     drop(matrix);
     let Context {
@@ -415,14 +415,41 @@ pub fn common_event(sides: &[Side], warnings: &mut Vec<String>) -> Option<String
 /// Comparison `side.0` (of side `side.1`, of `side.2` sides).
 fn compare_one(
     side: (usize, &str, usize),
-    (mut rows, total): (Vec<Row>, Total),
+    built: Built,
     exposures: &[Vec<f64>],
     opts: &DiffOptions,
     testable: bool,
     warnings: &mut Vec<String>,
 ) -> Comparison {
     let (j, side_name, n_sides) = side;
-    let noise = judge_rows(&mut rows, j, exposures, opts, testable, side_name, warnings);
+    let Built {
+        mut rows,
+        total,
+        symbol_order,
+    } = built;
+    // Whatever depends on the rows' order sees them in symbol order.
+    let order = symbol_order.as_deref();
+    let (verdicts, noise) = judge_rows(
+        &in_symbol_order(&rows, order),
+        j,
+        exposures,
+        opts,
+        testable,
+        side_name,
+        warnings,
+    );
+    match order {
+        Some(order) => {
+            for (i, &k) in order.iter().enumerate() {
+                rows[k as usize].judged = verdicts.row(i);
+            }
+        }
+        None => {
+            for (i, row) in rows.iter_mut().enumerate() {
+                row.judged = verdicts.row(i);
+            }
+        }
+    }
     let tested = rows.iter().filter(|r| r.tested()).count();
     let untested = if testable { rows.len() - tested } else { 0 };
     let regressions = rows
@@ -433,14 +460,18 @@ fn compare_one(
         .iter()
         .filter(|r| r.significant() && r.delta < 0.0)
         .count();
+    let by_symbol = in_symbol_order(&rows, order);
     if opts.normalize == Normalize::Share {
         let (old_exp, new_exp) = (&exposures[0], &exposures[j]);
         warnings.extend(composition::warning(
-            &rows, old_exp, new_exp, opts.alpha, side_name,
+            &by_symbol, old_exp, new_exp, opts.alpha, side_name,
         ));
     }
-    let renames = possible_renames(&rows);
-    rank(&mut rows, opts.sort);
+    let renames = possible_renames(&by_symbol);
+    drop(by_symbol);
+    if order.is_none() {
+        rank(&mut rows, opts.sort);
+    }
     // Rows left out are kept only for a report of several sides.
     let (rows, hidden, elided) =
         rank::trim_keeping(rows, opts.top, opts.min_delta, opts.sort, n_sides > 2);
@@ -459,12 +490,31 @@ fn compare_one(
     }
 }
 
+/// `rows` in symbol order, given where each is ([`Built::symbol_order`]).
+fn in_symbol_order<'a>(rows: &'a [Row], order: Option<&[u32]>) -> Vec<&'a Row> {
+    match order {
+        Some(order) => order.iter().map(|&k| &rows[k as usize]).collect(),
+        None => rows.iter().collect(),
+    }
+}
+
 /// Rows made at a time in parallel by [`build_rows`].
 const BUILD_WINDOW: usize = 1 << 16;
 
+/// One comparison's rows before they are judged, and its total row.
+struct Built {
+    rows: Vec<Row>,
+    total: Total,
+    /// When the rows were made in rank order (`--sort delta` and `ratio`
+    /// rank by values alone, so a million rows are made where they go and
+    /// never moved): the place of each row, in symbol order.
+    symbol_order: Option<Vec<u32>>,
+}
+
 /// One row per symbol present on either side of comparison j (values in
 /// the output unit, counts per run), and the total row.
-fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, scale: f64) -> (Vec<Row>, Total) {
+fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, opts: &DiffOptions) -> Built {
+    let scale = opts.normalize.scale();
     let (old_runs, new_runs) = (&matrix.counts[0], &matrix.counts[j]);
     let (old_exp, new_exp) = (&exposures[0], &exposures[j]);
     let m_old: f64 = old_exp.iter().sum();
@@ -517,29 +567,61 @@ fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, scale: f64) -> 
             judged: Judged::default(),
         })
     };
+    total.delta = total.new - total.old;
+    // The ranking by values: each kept symbol's key, in rank order.
+    let keyed = rank::by_values(opts.sort).map(|key| {
+        let mut keyed: Vec<(f64, f64, u32)> = (0..n)
+            .into_par_iter()
+            .filter_map(|i| {
+                let x: f64 = old_runs.iter().map(|r| r[i]).sum();
+                let y: f64 = new_runs.iter().map(|r| r[i]).sum();
+                let (old, new) = (x / m_old * scale, y / m_new * scale);
+                let (a, b) = key(old, new);
+                (x != 0.0 || y != 0.0).then_some((a, b, i as u32))
+            })
+            .collect();
+        rank::sort_keys(&mut keyed);
+        keyed
+    });
+    let symbol_at = |k: usize| keyed.as_ref().map_or(k, |keyed| keyed[k].2 as usize);
+    let len = keyed.as_ref().map_or(n, Vec::len);
     // Made in parallel a window at a time (a window's rows are held twice).
-    let mut rows = Vec::with_capacity(n);
-    for from in (0..n).step_by(BUILD_WINDOW) {
-        let to = (from + BUILD_WINDOW).min(n);
-        let made: Vec<Option<Row>> = (from..to).into_par_iter().map(make).collect();
+    let mut rows = Vec::with_capacity(len);
+    for from in (0..len).step_by(BUILD_WINDOW) {
+        let to = (from + BUILD_WINDOW).min(len);
+        let made: Vec<Option<Row>> = (from..to)
+            .into_par_iter()
+            .map(|k| make(symbol_at(k)))
+            .collect();
         rows.extend(made.into_iter().flatten());
     }
-    total.delta = total.new - total.old;
-    (rows, total)
+    let symbol_order = keyed.map(|keyed| {
+        let mut place = vec![u32::MAX; n];
+        for (k, &(_, _, i)) in keyed.iter().enumerate() {
+            place[i as usize] = k as u32;
+        }
+        place.retain(|&k| k != u32::MAX);
+        place
+    });
+    Built {
+        rows,
+        total,
+        symbol_order,
+    }
 }
 
 /// docs/statistics.md §5-§9 over the rows of comparison j: p, q, marks,
 /// intervals (scaled to the output unit), dispersions; warnings about how
 /// noise was judged and about the noise model's fit to these rows.
 fn judge_rows(
-    rows: &mut [Row],
+    rows: &[&Row],
     j: usize,
     exposures: &[Vec<f64>],
     opts: &DiffOptions,
     testable: bool,
     side_name: &str,
     warnings: &mut Vec<String>,
-) -> Noise {
+) -> (judged::Shared, Noise) {
     let (old_exp, new_exp) = (&exposures[0], &exposures[j]);
     let one_run_each = old_exp.len() == 1 && new_exp.len() == 1;
     let use_model = opts.model_scope == ModelScope::All || one_run_each;
@@ -563,9 +645,6 @@ fn judge_rows(
     let (verdicts, noise) =
         significance::judge_all(rows, old_exp, new_exp, model.as_ref(), &sig_opts);
     let shared = judged::Shared::new(verdicts, opts.normalize.scale());
-    for (i, row) in rows.iter_mut().enumerate() {
-        row.judged = shared.row(i);
-    }
     match noise.method {
         Method::OneRun => warnings.push(format!(
             "{side_name}: one run per side: run-to-run noise is judged across symbols, conservatively (only large changes can be marked); use >= 3 runs per side or a noise model (--noise-model, --noise-from)"
@@ -578,7 +657,7 @@ fn judge_rows(
         )),
         _ => {}
     }
-    noise
+    (shared, noise)
 }
 
 /// Run-to-run CV of one side in percent (NaN: none): over the per-run

@@ -174,6 +174,12 @@ pub trait RowCounts: Sync {
     fn counts(&self) -> Counts<'_>;
 }
 
+impl<R: RowCounts> RowCounts for &R {
+    fn counts(&self) -> Counts<'_> {
+        (**self).counts()
+    }
+}
+
 impl RowCounts for Counts<'_> {
     fn counts(&self) -> Counts<'_> {
         *self

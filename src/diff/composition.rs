@@ -20,6 +20,7 @@
 
 use super::Row;
 use crate::stats;
+use std::borrow::Borrow;
 
 /// Symbols with fewer samples than this on a side do not vote.
 const MIN_COUNT: f64 = 100.0;
@@ -29,8 +30,8 @@ const MIN_SYMBOLS: usize = 5;
 const MIN_SHIFT: f64 = 0.02;
 
 /// The warning for comparison `side`, if its common shift is real.
-pub fn warning(
-    rows: &[Row],
+pub fn warning<R: Borrow<Row>>(
+    rows: &[R],
     old_exp: &[f64],
     new_exp: &[f64],
     alpha: f64,
@@ -38,6 +39,7 @@ pub fn warning(
 ) -> Option<String> {
     let voters: Vec<&Row> = rows
         .iter()
+        .map(Borrow::borrow)
         .filter(|r| {
             r.old_counts().iter().sum::<f64>() >= MIN_COUNT
                 && r.new_counts().iter().sum::<f64>() >= MIN_COUNT

@@ -31,27 +31,54 @@ pub fn rank(rows: &mut [Row], sort: SortBy) {
         return;
     }
     // (primary, secondary) keys, larger first; equal keys keep name order.
+    // (The same keys as `by_values` for the rows it ranks.)
     let key = |r: &Row| match sort {
         SortBy::Delta => (r.delta, 0.0),
         SortBy::Impact => (impact(r), r.delta),
         SortBy::Ratio => (r.ratio(), r.delta),
         SortBy::Name => (0.0, 0.0), // (returned above)
     };
-    let mut order: Vec<(f64, f64, usize)> = rows
+    let mut order: Vec<(f64, f64, u32)> = rows
         .iter()
         .enumerate()
         .map(|(i, r)| {
             let (a, b) = key(r);
-            (a, b, i)
+            (a, b, i as u32)
         })
         .collect();
-    // Keys are unique (the index breaks ties): any sort gives one order.
-    order.par_sort_unstable_by(|x, y| {
+    sort_keys(&mut order);
+    permute(
+        rows,
+        order.into_iter().map(|(_, _, i)| i as usize).collect(),
+    );
+}
+
+/// (old, new) → (primary, secondary) ranking key.
+pub(super) type ValueKey = fn(f64, f64) -> (f64, f64);
+
+/// A ranking key (primary, secondary; larger first) from a row's old and
+/// new values alone, when `sort` ranks by them: Δ, or the ratio then Δ
+/// (as [`Row::delta`] and [`Row::ratio`] compute them).
+pub(super) fn by_values(sort: SortBy) -> Option<ValueKey> {
+    match sort {
+        SortBy::Delta => Some(|old, new| (new - old, 0.0)),
+        SortBy::Ratio => Some(|old, new| {
+            let ratio = if old > 0.0 { new / old } else { f64::INFINITY };
+            (ratio, new - old)
+        }),
+        SortBy::Impact | SortBy::Name => None,
+    }
+}
+
+/// Keys (primary, secondary, name-order index) in rank order: larger keys
+/// first, equal keys in name order. Keys are unique (the index breaks
+/// ties): any sort gives one order.
+pub(super) fn sort_keys(keys: &mut [(f64, f64, u32)]) {
+    keys.par_sort_unstable_by(|x, y| {
         y.0.total_cmp(&x.0)
             .then_with(|| y.1.total_cmp(&x.1))
             .then(x.2.cmp(&y.2))
     });
-    permute(rows, order.into_iter().map(|(_, _, i)| i).collect());
 }
 
 /// Reorder `rows` so that position k holds the row that was at `from[k]`,

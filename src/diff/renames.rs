@@ -15,6 +15,7 @@
 //! once, and at most [`MAX_PAIRS`] are kept, in that order.
 
 use super::{RenamePair, Row, Status};
+use std::borrow::Borrow;
 
 /// At most this many pairs per comparison.
 pub const MAX_PAIRS: usize = 5;
@@ -26,13 +27,14 @@ pub const MIN_SIMILARITY: f64 = 0.6;
 /// realistic report; this bounds the quadratic pairing).
 const CAP: usize = 500;
 
-pub fn possible_renames(rows: &[Row]) -> Vec<RenamePair> {
+pub fn possible_renames<R: Borrow<Row>>(rows: &[R]) -> Vec<RenamePair> {
     // Unresolved addresses and pseudo-rows are not function names.
     let named = |r: &&Row| {
         !(r.symbol.starts_with("0x") || r.symbol.starts_with('[') || r.symbol.starts_with('*'))
     };
     let pick = |status: Status| -> Vec<&Row> {
         rows.iter()
+            .map(Borrow::borrow)
             .filter(named)
             .filter(|r| r.status == status && r.significant() && r.delta_ci().is_some())
             .take(CAP)
