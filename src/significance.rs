@@ -128,11 +128,11 @@ pub fn judge(
 pub struct Verdicts {
     len: usize,
     alpha: f64,
-    /// Per row (empty when nothing is tested).
-    disp: Vec<Dispersion>,
-    /// Per row, its distinct (x, y, φ, ν) tuple.
+    /// Per row, its distinct (x, y, φ, ν) tuple (empty when nothing is
+    /// tested).
     slot: Vec<u32>,
     /// Per tuple.
+    disp: Vec<Dispersion>,
     ps: Vec<Option<f64>>,
     bounds: Vec<Option<Bounds>>,
     /// Per row: q, or NaN when untested.
@@ -150,10 +150,11 @@ impl Verdicts {
 
     /// Row `i`'s verdict.
     pub fn get(&self, i: usize) -> Verdict {
-        let Some(disp) = self.disp.get(i) else {
+        let Some(&k) = self.slot.get(i) else {
             return Verdict::default();
         };
-        let k = self.slot[i] as usize;
+        let k = k as usize;
+        let disp = &self.disp[k];
         let p = self.ps[k];
         let q = p.map(|_| self.qs[i]);
         let bounds = self.bounds.get(k).copied().flatten();
@@ -253,7 +254,8 @@ pub fn judge_all<R: RowCounts>(
                 .then(|| intervals(&pooled[i], &disp[i], m_old, m_new, t))
         })
         .collect();
-    out.disp = disp;
+    out.disp = reps.iter().map(|&i| disp[i]).collect();
+    drop(disp);
     out.slot = slot;
     out.ps = ps;
     out.bounds = bounds;
