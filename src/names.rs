@@ -15,6 +15,7 @@
 //! size and are never moved, each slot written once before its id is
 //! published. Interning takes the lock of one of [`SHARDS`] hash shards.
 
+use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 use std::fmt;
 use std::hash::BuildHasher;
@@ -43,8 +44,13 @@ struct Shard {
     free: &'static mut [u8],
 }
 
+/// A shard's lock and table on cache lines of their own: threads that
+/// intern into neighbouring shards do not take each other's lines.
+#[repr(align(128))]
+struct Padded(Mutex<Shard>);
+
 struct Table {
-    shards: [Mutex<Shard>; SHARDS],
+    shards: [Padded; SHARDS],
     /// Ids handed out so far (the next id is `next + 1`).
     next: AtomicU32,
     /// Slot `i` of chunk `k` holds the text of id `(FIRST << k) - FIRST + i + 1`:
@@ -58,10 +64,10 @@ fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| Table {
         shards: std::array::from_fn(|_| {
-            Mutex::new(Shard {
+            Padded(Mutex::new(Shard {
                 index: HashTable::new(),
                 free: &mut [],
-            })
+            }))
         }),
         next: AtomicU32::new(0),
         chunks: std::array::from_fn(|_| AtomicPtr::new(std::ptr::null_mut())),
@@ -112,22 +118,25 @@ impl Table {
         let hash = rustc_hash::FxBuildHasher.hash_one(text);
         let shard = &self.shards[(hash >> 32) as usize % SHARDS];
         let h = hash as u32;
-        let mut shard = shard.lock().unwrap_or_else(|e| e.into_inner());
-        let found = shard
-            .index
-            .find(spread(h), |&(eh, n)| eh == h && self.text(n) == text);
-        if let Some(&(_, n)) = found {
-            return n;
-        }
-        let at = shard.store(text);
+        let mut shard = shard.0.lock().unwrap_or_else(|e| e.into_inner());
+        let Shard { index, free } = &mut *shard;
+        // One probe: the name, or where it goes.
+        let entry = index.entry(
+            spread(h),
+            |&(eh, n)| eh == h && self.text(n) == text,
+            |&(eh, _)| spread(eh),
+        );
+        let vacant = match entry {
+            Entry::Occupied(found) => return found.get().1,
+            Entry::Vacant(vacant) => vacant,
+        };
+        let at = store(free, text);
         let i = self.next.fetch_add(1, Ordering::Relaxed);
         assert!(i < u32::MAX - 1, "more than 4 billion distinct names");
         let (k, slot) = place(i);
         self.chunk(k)[slot].store(at, Ordering::Release);
         let name = Name(NonZeroU32::MIN.saturating_add(i));
-        shard
-            .index
-            .insert_unique(spread(h), (h, name), |&(eh, _)| spread(eh));
+        vacant.insert((h, name));
         name
     }
 
@@ -146,27 +155,24 @@ impl Table {
     }
 }
 
-impl Shard {
-    /// `text` copied into this shard's text blocks for good, after its
-    /// length: where the length is.
-    fn store(&mut self, text: &str) -> *mut u8 {
-        let n = text.len() + 4;
-        let len = u32::try_from(text.len()).expect("a name of 4 GiB");
-        let block = if n > BLOCK / 4 {
-            Box::leak(vec![0u8; n].into_boxed_slice())
-        } else {
-            if n > self.free.len() {
-                self.free = Box::leak(vec![0u8; BLOCK].into_boxed_slice());
-            }
-            let free = std::mem::take(&mut self.free);
-            let (block, rest) = free.split_at_mut(n);
-            self.free = rest;
-            block
-        };
-        block[..4].copy_from_slice(&len.to_ne_bytes());
-        block[4..].copy_from_slice(text.as_bytes());
-        block.as_mut_ptr()
-    }
+/// `text` copied for good, after its length, into a shard's text blocks
+/// (`free` is the free part of its current one): where the length is.
+fn store(free: &mut &'static mut [u8], text: &str) -> *mut u8 {
+    let n = text.len() + 4;
+    let len = u32::try_from(text.len()).expect("a name of 4 GiB");
+    let block = if n > BLOCK / 4 {
+        Box::leak(vec![0u8; n].into_boxed_slice())
+    } else {
+        if n > free.len() {
+            *free = Box::leak(vec![0u8; BLOCK].into_boxed_slice());
+        }
+        let (block, rest) = std::mem::take(free).split_at_mut(n);
+        *free = rest;
+        block
+    };
+    block[..4].copy_from_slice(&len.to_ne_bytes());
+    block[4..].copy_from_slice(text.as_bytes());
+    block.as_mut_ptr()
 }
 
 /// How many names the process has interned: every id is at most this.
