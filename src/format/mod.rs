@@ -137,14 +137,83 @@ pub fn read_line(
         .read_until(b'\n', buf)
         .map_err(|e| ParseError::io(origin, e))?;
     if n > MAX_LINE {
-        return Err(ParseError::malformed(
-            origin,
-            line_no,
-            format!("a line of at most {} MiB", MAX_LINE >> 20),
-            &buf[..80.min(buf.len())],
-        ));
+        return Err(too_long(origin, line_no, buf));
     }
     Ok(n)
+}
+
+/// The error of a line longer than [`MAX_LINE`]: `line` is (at least)
+/// its first bytes.
+fn too_long(origin: &str, line_no: u64, line: &[u8]) -> ParseError {
+    ParseError::malformed(
+        origin,
+        line_no,
+        format!("a line of at most {} MiB", MAX_LINE >> 20),
+        &line[..80.min(line.len())],
+    )
+}
+
+/// Call `each(line_no, line)` for every line of `input` in order (counting
+/// from 1), each line as [`read_line`] reads it (newline included, the last
+/// line's missing one missing), with the same errors: parsed in place in
+/// the reader's buffer, and only a line that crosses the end of one buffer
+/// copied (nothing past [`MAX_LINE`] is buffered).
+pub fn each_line(
+    input: &mut dyn BufRead,
+    origin: &str,
+    mut each: impl FnMut(u64, &[u8]) -> Result<(), ParseError>,
+) -> Result<(), ParseError> {
+    // The start of a line whose end is in a later buffer.
+    let mut carry: Vec<u8> = Vec::new();
+    let mut line_no = 0u64;
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(ParseError::io(origin, e)),
+        };
+        let len = chunk.len();
+        if len == 0 {
+            if !carry.is_empty() {
+                each(line_no + 1, &carry)?;
+            }
+            return Ok(());
+        }
+        let mut rest = chunk;
+        if !carry.is_empty() {
+            let end = memchr::memchr(b'\n', rest);
+            let take = end.map_or(len, |i| i + 1);
+            let room = MAX_LINE + 1 - carry.len();
+            carry.extend_from_slice(&rest[..take.min(room)]);
+            if carry.len() > MAX_LINE {
+                return Err(too_long(origin, line_no + 1, &carry));
+            }
+            if end.is_none() {
+                input.consume(len);
+                continue;
+            }
+            line_no += 1;
+            each(line_no, &carry)?;
+            carry.clear();
+            rest = &rest[take..];
+        }
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', rest) {
+            let line = &rest[start..=end];
+            if line.len() > MAX_LINE {
+                return Err(too_long(origin, line_no + 1, line));
+            }
+            line_no += 1;
+            each(line_no, line)?;
+            start = end + 1;
+        }
+        let tail = &rest[start..];
+        if tail.len() > MAX_LINE {
+            return Err(too_long(origin, line_no + 1, tail));
+        }
+        carry.extend_from_slice(tail);
+        input.consume(len);
+    }
 }
 
 /// Ask `format`'s parser about a prefix.
@@ -341,6 +410,66 @@ pub fn head_lines(head: &[u8], eof: bool) -> impl Iterator<Item = &[u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every line (number, bytes) and the error, if any, as `reader` reads them.
+    type Lines = (Vec<(u64, Vec<u8>)>, Option<String>);
+
+    fn by_read_line(data: &[u8], cap: usize) -> Lines {
+        let mut r = std::io::BufReader::with_capacity(cap, data);
+        let (mut out, mut buf) = (Vec::new(), Vec::new());
+        loop {
+            match read_line(&mut r, &mut buf, "f", out.len() as u64 + 1) {
+                Ok(0) => return (out, None),
+                Ok(_) => out.push((out.len() as u64 + 1, buf.clone())),
+                Err(e) => return (out, Some(e.to_string())),
+            }
+        }
+    }
+
+    fn by_each_line(data: &[u8], cap: usize) -> Lines {
+        let mut r = std::io::BufReader::with_capacity(cap, data);
+        let mut out = Vec::new();
+        let e = each_line(&mut r, "f", |n, line| {
+            out.push((n, line.to_vec()));
+            Ok(())
+        });
+        (out, e.err().map(|e| e.to_string()))
+    }
+
+    /// In-place lines are `read_line`'s lines, whatever the buffer size,
+    /// over-long lines (at the limit, past it, last) included.
+    #[test]
+    fn each_line_is_read_line() {
+        let long = |n: usize| vec![b'y'; n];
+        let mut inputs: Vec<Vec<u8>> = [
+            "",
+            "a",
+            "a\n",
+            "\n\n",
+            "a\r\nb\r\n\r",
+            "ab\ncd\nef",
+            "  1 x 0.1\n\n 2 y 0.2\r\n",
+        ]
+        .iter()
+        .map(|s| s.as_bytes().to_vec())
+        .collect();
+        for n in [MAX_LINE - 1, MAX_LINE, MAX_LINE + 1, MAX_LINE + 2] {
+            inputs.push([&b"x\n"[..], &long(n), b"\nz\n"].concat());
+            inputs.push([&b"x\n"[..], &long(n)].concat());
+            inputs.push(long(n));
+        }
+        for data in &inputs {
+            let caps: &[usize] = if data.len() > 100 {
+                &[1 << 16, 3 << 20, 8 << 20]
+            } else {
+                &[1, 2, 3, 7, 64]
+            };
+            for &cap in caps {
+                let same = by_each_line(data, cap) == by_read_line(data, cap);
+                assert!(same, "{} bytes, buffer {cap}", data.len());
+            }
+        }
+    }
 
     /// A stream past the limit is refused without taking more memory than
     /// the limit; one within it is read whole.

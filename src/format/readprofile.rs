@@ -148,7 +148,59 @@ fn is_load(field: &[u8], decimals: Option<usize>) -> bool {
         && decimals.is_none_or(|d| frac.len() == d)
 }
 
+/// The common line, `TICKS NAME LOAD` (default mode), as [`classify`]
+/// takes it, in one pass; `None` for any other line (or one that is not
+/// quite it), which the general code then judges.
+fn symbol_line(line: &[u8]) -> Option<Line<'_>> {
+    let n = line.len();
+    let skip_space = |mut i: usize| {
+        while i < n && line[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        i
+    };
+    let skip_field = |mut i: usize| {
+        while i < n && !line[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        i
+    };
+    let mut i = skip_space(0);
+    let digits = i;
+    let mut ticks: u64 = 0;
+    while i < n && line[i].is_ascii_digit() {
+        ticks = ticks
+            .checked_mul(10)?
+            .checked_add(u64::from(line[i] - b'0'))?;
+        i += 1;
+    }
+    if i == digits || i == n || !line[i].is_ascii_whitespace() {
+        return None;
+    }
+    let name_at = skip_space(i);
+    let name_end = skip_field(name_at);
+    let load_at = skip_space(name_end);
+    let load_end = skip_field(load_at);
+    let (name, load) = (&line[name_at..name_end], &line[load_at..load_end]);
+    if name.is_empty() || load.is_empty() || skip_space(load_end) != n || !is_load(load, None) {
+        return None;
+    }
+    Some(Line::Symbol {
+        name,
+        ticks,
+        verbose: false,
+        total: name == b"total",
+    })
+}
+
 fn classify(line: &[u8]) -> Option<Line<'_>> {
+    if let Some(symbol) = symbol_line(line) {
+        return Some(symbol);
+    }
+    classify_fields(line)
+}
+
+fn classify_fields(line: &[u8]) -> Option<Line<'_>> {
     let f = fields(line);
     match f[..] {
         [header] if line.first().is_some_and(|c| !c.is_ascii_whitespace()) => header
@@ -427,19 +479,14 @@ pub fn parse(
         bin_mismatches: 0,
         first_mismatch: None,
     };
-    let mut buf = Vec::new();
-    let mut line_no = 0u64;
-    loop {
-        if super::read_line(input, &mut buf, origin, line_no + 1)? == 0 {
-            break;
-        }
-        line_no += 1;
-        let text = buf.strip_suffix(b"\n").unwrap_or(&buf);
+    super::each_line(input, origin, |line_no, line| {
+        let text = line.strip_suffix(b"\n").unwrap_or(line);
         let text = text.strip_suffix(b"\r").unwrap_or(text);
-        if !text.iter().all(u8::is_ascii_whitespace) {
-            st.line(line_no, text)?;
+        if text.iter().all(u8::is_ascii_whitespace) {
+            return Ok(());
         }
-    }
+        st.line(line_no, text)
+    })?;
     st.close_bins();
     if st.info.is_some() && st.rows.is_empty() {
         return Err(ParseError::invalid(
@@ -870,6 +917,72 @@ exc_page_fault:
         let text = b"     3 caf\xe9_fn 0.0100\n     3 total 0.0000\n";
         let p = parse(&mut &text[..], "x", &ParseOptions::default()).map_err(|e| e.to_string());
         assert_eq!(p.map(|p| count(&p, "caf\\xe9_fn")), Ok(Some(3.0)));
+    }
+
+    /// The one-pass symbol line takes exactly what the field matcher
+    /// takes as a default-mode symbol, and nothing else.
+    #[test]
+    fn symbol_fast_path_agrees_with_fields() {
+        let mut lines: Vec<Vec<u8>> = Vec::new();
+        for text in [
+            DEFAULT,
+            SORTED,
+            VERBOSE,
+            HISTBIN,
+            COUNTERS,
+            WIDE_SORTED,
+            COUNTERS_64,
+        ] {
+            lines.extend(text.lines().map(|l| l.as_bytes().to_vec()));
+        }
+        for extra in [
+            "7 a 0.1",
+            "7 a 0.1 x",
+            "7 a",
+            "7a b 0.1",
+            "07 a 1,5",
+            "18446744073709551615 a 0.1",
+            "18446744073709551616 a 0.1",
+            "99999999999999999999 a 0.1",
+            "-1 a 0.1",
+            "+1 a 0.1",
+            "1 a -inf",
+            "1 a NaN",
+            "1 a .5",
+            "1 a 5.",
+            "1 a 0.1\t\x0c\r",
+            "\t1\ta\t0.1",
+            "1 total 0.0",
+            "1 total: 0.0",
+            "1 0x1 a+0",
+            "0x1 a+0 1",
+            "1\x0bx 0.1",
+            "1 caf\u{e9} 0.1",
+            "",
+            " ",
+            "1",
+            "1 ",
+        ] {
+            lines.push(extra.as_bytes().to_vec());
+        }
+        for l in lines.clone() {
+            for cut in 0..l.len() {
+                lines.push(l[..cut].to_vec());
+                let mut bad = l.clone();
+                bad[cut] = b'x';
+                lines.push(bad);
+            }
+        }
+        let mut fast = 0;
+        for l in &lines {
+            let general = match classify_fields(l) {
+                symbol @ Some(Line::Symbol { verbose: false, .. }) => symbol,
+                _ => None,
+            };
+            fast += usize::from(general.is_some());
+            assert_eq!(symbol_line(l), general, "{:?}", decode(l));
+        }
+        assert!(fast > 100, "{fast}");
     }
 
     #[test]
