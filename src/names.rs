@@ -17,6 +17,7 @@
 
 use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
+use std::cell::Cell;
 use std::fmt;
 use std::hash::BuildHasher;
 use std::num::NonZeroU32;
@@ -59,6 +60,11 @@ struct Table {
 }
 
 type Slot = AtomicPtr<u8>;
+
+thread_local! {
+    /// The id this thread interned or found last (0: none yet).
+    static LAST: Cell<u32> = const { Cell::new(0) };
+}
 
 fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
@@ -112,7 +118,51 @@ impl Table {
         unsafe { std::slice::from_raw_parts(p, len) }
     }
 
+    /// The text of id index `i` if that id is published (its slot written),
+    /// without a lock; `None` for an id not (yet) handed out.
+    fn published(&self, i: u32) -> Option<&'static str> {
+        if i >= u32::MAX - 1 {
+            return None;
+        }
+        let (k, slot) = place(i);
+        let chunk = self.chunks[k].load(Ordering::Acquire);
+        if chunk.is_null() {
+            return None;
+        }
+        // SAFETY: a non-null chunk is `FIRST << k` slots (`slot` is within
+        // it, by `place`), allocated null and never freed or moved; a
+        // non-null slot points at a length and that many bytes of a `str`,
+        // written before the slot (Release, read with Acquire) and never
+        // again.
+        unsafe {
+            let at = (*chunk.add(slot)).load(Ordering::Acquire);
+            if at.is_null() {
+                return None;
+            }
+            let n = at.cast::<u32>().read_unaligned() as usize;
+            Some(std::str::from_utf8_unchecked(std::slice::from_raw_parts(
+                at.add(4),
+                n,
+            )))
+        }
+    }
+
     fn intern(&self, text: &str) -> Name {
+        // Runs of one kernel list their symbols in the same order: the
+        // name after the one this thread met last is often the id after
+        // it, found without hashing or locking (a text has one id, so an
+        // id whose text is `text` is its id).
+        let guess = LAST.get();
+        if self.published(guess).is_some_and(|t| t == text) {
+            LAST.set(guess + 1);
+            return Name(NonZeroU32::MIN.saturating_add(guess));
+        }
+        let name = self.intern_locked(text);
+        LAST.set(name.0.get());
+        name
+    }
+
+    fn intern_locked(&self, text: &str) -> Name {
         // Bits the shard's map uses neither for its buckets (the low ones)
         // nor for its control bytes (the top 7).
         let hash = rustc_hash::FxBuildHasher.hash_one(text);
@@ -395,6 +445,35 @@ mod tests {
         for (t, n) in texts.iter().zip(&ids[0]) {
             assert_eq!(n.as_str(), t);
         }
+    }
+
+    /// Texts met in the order of an earlier thread's (the guessed next
+    /// id), out of it, and new among them, get the one id of their text.
+    #[test]
+    fn next_id_guesses_are_checked() {
+        let texts: Vec<String> = (0..5_000).map(|i| format!("names-guess-{i}")).collect();
+        let first: Vec<Name> = std::thread::scope(|s| {
+            s.spawn(|| texts.iter().map(|t| Name::new(t)).collect())
+                .join()
+                .unwrap()
+        });
+        let again: Vec<Name> = texts.iter().map(|t| Name::new(t)).collect();
+        assert_eq!(again, first);
+        let mixed: Vec<String> = texts
+            .iter()
+            .enumerate()
+            .flat_map(|(i, t)| [t.clone(), format!("names-guess-new-{}", i % 7)])
+            .rev()
+            .collect();
+        for t in &mixed {
+            assert_eq!(Name::new(t).as_str(), t);
+        }
+        for (t, n) in texts.iter().zip(&first) {
+            assert_eq!(Name::new(t), *n);
+            assert_eq!(table().published(n.0.get() - 1), Some(t.as_str()));
+        }
+        assert_eq!(table().published(u32::MAX - 1), None);
+        assert_eq!(table().published(u32::MAX - 2), None);
     }
 
     #[test]
