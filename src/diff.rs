@@ -568,8 +568,9 @@ fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, opts: &DiffOpti
         })
     };
     total.delta = total.new - total.old;
-    // The ranking by values: each kept symbol's key, in rank order.
-    let keyed = rank::by_values(opts.sort).map(|key| {
+    // The ranking by values: the kept symbols in rank order (their keys
+    // freed before the rows are made).
+    let ranked: Option<Vec<u32>> = rank::by_values(opts.sort).map(|key| {
         let mut keyed: Vec<(f64, f64, u32)> = (0..n)
             .into_par_iter()
             .filter_map(|i| {
@@ -581,10 +582,10 @@ fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, opts: &DiffOpti
             })
             .collect();
         rank::sort_keys(&mut keyed);
-        keyed
+        keyed.into_iter().map(|(_, _, i)| i).collect()
     });
-    let symbol_at = |k: usize| keyed.as_ref().map_or(k, |keyed| keyed[k].2 as usize);
-    let len = keyed.as_ref().map_or(n, Vec::len);
+    let symbol_at = |k: usize| ranked.as_ref().map_or(k, |r| r[k] as usize);
+    let len = ranked.as_ref().map_or(n, Vec::len);
     // Made in parallel a window at a time (a window's rows are held twice).
     let mut rows = Vec::with_capacity(len);
     for from in (0..len).step_by(BUILD_WINDOW) {
@@ -595,9 +596,9 @@ fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, opts: &DiffOpti
             .collect();
         rows.extend(made.into_iter().flatten());
     }
-    let symbol_order = keyed.map(|keyed| {
+    let symbol_order = ranked.map(|ranked| {
         let mut place = vec![u32::MAX; n];
-        for (k, &(_, _, i)) in keyed.iter().enumerate() {
+        for (k, &i) in ranked.iter().enumerate() {
             place[i as usize] = k as u32;
         }
         place.retain(|&k| k != u32::MAX);

@@ -99,10 +99,14 @@ impl Table {
         let len = 1usize << (k as u32 + FIRST_BITS);
         let mut p = self.chunks[k].load(Ordering::Acquire);
         if p.is_null() {
-            let fresh: Box<[Slot]> = (0..len)
-                .map(|_| AtomicPtr::new(std::ptr::null_mut()))
-                .collect();
-            let fresh = Box::leak(fresh).as_mut_ptr();
+            // Zeroed memory is null slots, and the system hands it out
+            // untouched: the pages of a large chunk count only once used.
+            let layout = std::alloc::Layout::array::<Slot>(len).expect("a chunk fits in memory");
+            // SAFETY: the layout has a nonzero size (len >= FIRST).
+            let fresh = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<Slot>();
+            if fresh.is_null() {
+                std::alloc::handle_alloc_error(layout);
+            }
             p = match self.chunks[k].compare_exchange(
                 std::ptr::null_mut(),
                 fresh,
@@ -110,11 +114,16 @@ impl Table {
                 Ordering::Acquire,
             ) {
                 Ok(_) => fresh,
-                // Another thread was first: ours is a leaked spare (rare, bounded).
-                Err(theirs) => theirs,
+                Err(theirs) => {
+                    // Another thread was first: ours was never shared.
+                    // SAFETY: allocated above with this layout, not published.
+                    unsafe { std::alloc::dealloc(fresh.cast(), layout) };
+                    theirs
+                }
             };
         }
-        // SAFETY: a chunk is `len` slots allocated once and never freed or moved.
+        // SAFETY: a chunk is `len` slots (all-zero bits: a null AtomicPtr),
+        // allocated once and never freed or moved.
         unsafe { std::slice::from_raw_parts(p, len) }
     }
 

@@ -101,6 +101,7 @@ pub struct Counts<'a> {
 }
 
 /// Per-row sufficient statistics.
+#[derive(Clone, Copy)]
 struct Pooled {
     x: f64,
     y: f64,
@@ -231,31 +232,31 @@ pub fn judge_all<R: RowCounts>(
             Some(p_exact.max(stats::ql_p(s.lr, disp.phi, disp.df)))
         })
         .collect();
-    let tested: Vec<usize> = (0..rows.len())
-        .filter(|&i| ps[slot[i] as usize].is_some())
+    // What the intervals need of the rows, per tuple; the per-row columns
+    // are freed before the adjustment (a million rows: tens of MB).
+    let rep_pooled: Vec<Pooled> = reps.iter().map(|&i| pooled[i]).collect();
+    let rep_disp: Vec<Dispersion> = reps.iter().map(|&i| disp[i]).collect();
+    drop((pooled, disp, reps));
+    let tested: Vec<u32> = (0..rows.len() as u32)
+        .filter(|&i| ps[slot[i as usize] as usize].is_some())
         .collect();
     let p_tested: Vec<f64> = tested
         .iter()
-        .filter_map(|&i| ps[slot[i] as usize])
+        .filter_map(|&i| ps[slot[i as usize] as usize])
         .collect();
     let mut qs = vec![f64::NAN; rows.len()];
     let mut marked = 0;
     for (&i, q) in tested.iter().zip(stats::adjust(&p_tested, opts.adjust)) {
-        qs[i] = q;
+        qs[i as usize] = q;
         marked += usize::from(q <= opts.alpha);
     }
     let t = stats::interval_level(opts.adjust, opts.alpha, tested.len(), marked);
     noise.interval_level = 1.0 - t;
-    let bounds: Vec<Option<Bounds>> = reps
-        .par_iter()
-        .zip(&ps)
-        .map(|(&i, p)| {
-            p.is_some()
-                .then(|| intervals(&pooled[i], &disp[i], m_old, m_new, t))
-        })
+    let bounds: Vec<Option<Bounds>> = (rep_pooled.par_iter(), rep_disp.par_iter(), &ps)
+        .into_par_iter()
+        .map(|(s, disp, p)| p.is_some().then(|| intervals(s, disp, m_old, m_new, t)))
         .collect();
-    out.disp = reps.iter().map(|&i| disp[i]).collect();
-    drop(disp);
+    out.disp = rep_disp;
     out.slot = slot;
     out.ps = ps;
     out.bounds = bounds;
