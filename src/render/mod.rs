@@ -205,6 +205,18 @@ impl NumFmt {
             s
         }
     }
+    /// [`NumFmt::value`] appended to `out`.
+    pub fn push_value(&self, out: &mut String, v: f64) {
+        fixed::push(out, v, self.decimals, false);
+    }
+    /// [`NumFmt::delta`] appended to `out`.
+    pub fn push_delta(&self, out: &mut String, v: f64) {
+        let start = out.len();
+        fixed::push(out, v, self.decimals, true);
+        if out[start + 1..].bytes().all(|b| b == b'0' || b == b'.') {
+            out.remove(start);
+        }
+    }
 }
 
 /// See [`NumFmt::for_report`].
@@ -254,6 +266,26 @@ pub fn signed_pct(p: f64) -> String {
     } else {
         s
     }
+}
+
+/// [`delta_pct`] appended to `out`.
+pub fn push_delta_pct(out: &mut String, row: &Row) {
+    match (row.status, row.delta_pct()) {
+        (Status::New, _) | (_, None) => out.push_str("new"),
+        (Status::Gone, _) => out.push_str("gone"),
+        (_, Some(p)) => push_signed_pct(out, p),
+    }
+}
+
+/// [`signed_pct`] appended to `out`.
+pub fn push_signed_pct(out: &mut String, p: f64) {
+    let start = out.len();
+    fixed::push(out, p, 1, true);
+    if &out[start..] == "+0.0" || &out[start..] == "-0.0" {
+        out.truncate(start);
+        out.push_str("0.0");
+    }
+    out.push('%');
 }
 
 /// A ratio: `1.280`, `inf`.
@@ -522,20 +554,51 @@ pub(crate) fn value_cells(r: &Row, nf: &NumFmt, wide: bool, runs: &str) -> Vec<S
         nf.value(r.new),
     ];
     if wide {
-        v.extend([
-            cv(r.old_cv()),
-            cv(r.new_cv()),
-            interval(r.delta_ci(), |v| nf.delta(v)),
-            ratio(r.ratio()),
-            interval(r.ratio_ci(), ratio),
-            pvalue(r.p()),
-            pvalue(r.q()),
-            dispersion(r.dispersion()),
-            r.df().map_or("-".to_string(), fmt_df),
-            runs.to_string(),
-        ]);
+        v.extend(wide_cells(r, nf, runs));
     }
     v
+}
+
+/// [`value_cells`] appended to `out` one after another, with no String
+/// each: the end of each cell in `out` is pushed to `ends`.
+pub(crate) fn push_value_cells(
+    r: &Row,
+    nf: &NumFmt,
+    wide: bool,
+    runs: &str,
+    out: &mut String,
+    ends: &mut Vec<usize>,
+) {
+    nf.push_delta(out, r.delta);
+    ends.push(out.len());
+    push_delta_pct(out, r);
+    ends.push(out.len());
+    nf.push_value(out, r.old);
+    ends.push(out.len());
+    nf.push_value(out, r.new);
+    ends.push(out.len());
+    if wide {
+        for s in wide_cells(r, nf, runs) {
+            out.push_str(&s);
+            ends.push(out.len());
+        }
+    }
+}
+
+/// The cells `--wide` adds to [`value_cells`].
+fn wide_cells(r: &Row, nf: &NumFmt, runs: &str) -> [String; 10] {
+    [
+        cv(r.old_cv()),
+        cv(r.new_cv()),
+        interval(r.delta_ci(), |v| nf.delta(v)),
+        ratio(r.ratio()),
+        interval(r.ratio_ci(), ratio),
+        pvalue(r.p()),
+        pvalue(r.q()),
+        dispersion(r.dispersion()),
+        r.df().map_or("-".to_string(), fmt_df),
+        runs.to_string(),
+    ]
 }
 
 /// Regressions named in the `--fail-on-regression` line; the rest counted.

@@ -218,19 +218,24 @@ fn table(
     let runs = runs_cell(report, c);
     let mut cols = Columns::new(&titles);
     if show_total {
-        cols.grow(&total);
+        cols.grow(total.iter().map(String::as_str));
     }
-    // Widths are maxima: measured over the rows in parallel, any order.
+    // Widths are maxima: measured over the rows in parallel, any order,
+    // each row's cells made in one buffer per job.
     let cols = c
         .rows
         .par_iter()
         .fold(
-            || Columns::new(&titles),
-            |mut k, r| {
-                k.grow(&cells(r, nf, opts, &runs));
-                k
+            || (Columns::new(&titles), String::new(), Vec::new()),
+            |(mut k, mut buf, mut ends), r| {
+                buf.clear();
+                ends.clear();
+                push_cells(r, nf, opts, &runs, &mut buf, &mut ends);
+                k.grow(split(&buf, &ends));
+                (k, buf, ends)
             },
         )
+        .map(|(k, _, _)| k)
         .reduce(|| Columns::new(&titles), Columns::merge)
         .merge(cols);
     // The symbol starts after every column's width plus padding and separator.
@@ -243,42 +248,19 @@ fn table(
         let labels: Vec<String> = (0..c.rows.len()).map(|i| labels.get(i)).collect();
         pretty_lines(&titles, &rows, &labels, show_total.then_some(&total[..]))
     });
-    // Line 0 is the title; row k is line k + 1; the elided lines go
-    // before the line they are placed at.
-    let (inserts, other) = elided_lines(c, nf, c.rows.len() + 1);
-    let mut inserts = inserts.into_iter().peekable();
-    let mut line = String::new();
-    // Line i (0: the title); rows are made in parallel, a window at a time.
-    let line_of = |i: usize| -> String {
-        let mut line = String::new();
-        match (&pretty, i) {
-            (Some(lines), _) => line.clone_from(&lines[i]),
-            (None, 0) => cols.line(&titles, "symbol", &mut line),
-            (None, _) => cols.line(
-                &cells(&c.rows[i - 1], nf, opts, &runs),
-                &labels.get(i - 1),
-                &mut line,
-            ),
-        }
-        if i > 0 && opts.color {
-            line = paint(&line, &c.rows[i - 1]);
-        }
-        line
+    let maker = Maker {
+        c,
+        nf,
+        opts,
+        runs: &runs,
+        titles: &titles,
+        cols: &cols,
+        labels: &labels,
+        fit: &fit,
+        pretty: pretty.as_deref(),
     };
-    let lines = c.rows.len() + 1;
-    for from in (0..lines).step_by(WINDOW) {
-        let to = (from + WINDOW).min(lines);
-        let made: Vec<String> = (from..to).into_par_iter().map(line_of).collect();
-        for (i, made) in (from..to).zip(made) {
-            while let Some((_, s)) = inserts.next_if(|(at, _)| *at == i) {
-                writeln!(out, "{s}")?;
-            }
-            writeln!(out, "{made}")?;
-        }
-    }
-    for (_, s) in inserts.chain(other.map(|o| (0, o))) {
-        writeln!(out, "{s}")?;
-    }
+    maker.write(out)?;
+    let mut line = String::new();
     if show_total {
         match &pretty {
             Some(lines) => line.clone_from(&lines[c.rows.len() + 1]),
@@ -288,6 +270,140 @@ fn table(
     } else {
         writeln!(out, "{NO_ROBUST_TOTAL}")
     }
+}
+
+/// Table lines made at a time by one job, into one String.
+const CHUNK: usize = 1 << 10;
+
+/// How a table's lines (the title and the rows) are made, a chunk of
+/// lines into one String, and written with the elided-rows lines.
+struct Maker<'a> {
+    c: &'a Comparison,
+    nf: &'a NumFmt,
+    opts: &'a RenderOptions,
+    runs: &'a str,
+    titles: &'a [String],
+    cols: &'a Columns,
+    labels: &'a super::Labels<'a>,
+    fit: &'a [(&'a Row, usize)],
+    /// The lines laid out by prettytable-rs (small tables).
+    pretty: Option<&'a [String]>,
+}
+
+impl Maker<'_> {
+    /// Lines `from..to` (line 0: the title; row k is line k + 1), each
+    /// ending in a newline.
+    fn lines(&self, from: usize, to: usize) -> String {
+        let mut s = String::with_capacity((to - from) * (self.cols.before() + 32));
+        let (mut buf, mut ends) = (String::new(), Vec::new());
+        for i in from..to {
+            let start = s.len();
+            match (self.pretty, i) {
+                (Some(lines), _) => s.push_str(&lines[i]),
+                (None, 0) => {
+                    self.cols
+                        .pad(self.titles.iter().map(String::as_str), &mut s);
+                    s.push_str("symbol");
+                    trim_from(&mut s, start);
+                }
+                (None, _) => {
+                    buf.clear();
+                    ends.clear();
+                    let r = &self.c.rows[i - 1];
+                    push_cells(r, self.nf, self.opts, self.runs, &mut buf, &mut ends);
+                    self.cols.pad(split(&buf, &ends), &mut s);
+                    push_label(self.labels, self.fit, i - 1, &mut s);
+                    trim_from(&mut s, start);
+                }
+            }
+            if i > 0 && self.opts.color {
+                paint(&mut s, start, &self.c.rows[i - 1]);
+            }
+            s.push('\n');
+        }
+        s
+    }
+
+    /// Every line, made in parallel a window at a time (never all held),
+    /// the "... N more" lines before the line they are placed at, then the
+    /// line about other hidden rows.
+    fn write(&self, out: &mut dyn Write) -> io::Result<()> {
+        let lines = self.c.rows.len() + 1;
+        let (inserts, other) = elided_lines(self.c, self.nf, lines);
+        let mut inserts = inserts.into_iter().peekable();
+        for from in (0..lines).step_by(WINDOW) {
+            let to = (from + WINDOW).min(lines);
+            let starts: Vec<usize> = (from..to).step_by(CHUNK).collect();
+            let made: Vec<String> = starts
+                .par_iter()
+                .map(|&a| self.lines(a, (a + CHUNK).min(to)))
+                .collect();
+            for (&a, made) in starts.iter().zip(made) {
+                let b = (a + CHUNK).min(to);
+                // `at`: the bytes of `made` written, up to line `line`.
+                let (mut at, mut line) = (0, a);
+                while let Some((i, s)) = inserts.next_if(|(i, _)| (line..b).contains(i)) {
+                    let end = match i - line {
+                        0 => at,
+                        k => memchr::memchr_iter(b'\n', &made.as_bytes()[at..])
+                            .nth(k - 1)
+                            .map_or(made.len(), |p| at + p + 1),
+                    };
+                    out.write_all(&made.as_bytes()[at..end])?;
+                    writeln!(out, "{s}")?;
+                    (at, line) = (end, i);
+                }
+                out.write_all(&made.as_bytes()[at..])?;
+            }
+        }
+        for (_, s) in inserts.chain(other.map(|o| (0, o))) {
+            writeln!(out, "{s}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Row `i`'s label appended to `out`: as it is when the name (and the dso
+/// said after it) is printable ASCII, which [`super::printable`] leaves
+/// unchanged, and fits its width (no cut, so no other name matters: what
+/// [`super::Labels::get`] returns then); else that.
+fn push_label(labels: &super::Labels, fit: &[(&Row, usize)], i: usize, out: &mut String) {
+    let (r, max) = fit[i];
+    let plain = |s: &str| s.bytes().all(|b| (b' '..=b'~').contains(&b));
+    let name: &str = &r.symbol;
+    if plain(name) {
+        let dso = match &r.dso {
+            Some(d) if !d.is_empty() && &**d != "[kernel.kallsyms]" => Some(super::short_dso(d)),
+            _ => None,
+        };
+        match dso {
+            None if name.len() <= max => return out.push_str(name),
+            Some(d) if plain(d) && name.len() + d.len() + 3 <= max => {
+                out.push_str(name);
+                out.push_str(" [");
+                out.push_str(d);
+                out.push(']');
+                return;
+            }
+            _ => {}
+        }
+    }
+    out.push_str(&labels.get(i));
+}
+
+/// The cells made by [`push_cells`]: `buf` cut at `ends`.
+fn split<'s>(buf: &'s str, ends: &'s [usize]) -> impl Iterator<Item = &'s str> + 's {
+    ends.iter().scan(0, move |from, &to| {
+        let s = &buf[*from..to];
+        *from = to;
+        Some(s)
+    })
+}
+
+/// Trailing blanks of the line that starts at `start` in `s` trimmed.
+fn trim_from(s: &mut String, start: usize) {
+    let keep = s[start..].trim_end().len();
+    s.truncate(start + keep);
 }
 
 /// The lines of a table laid out by prettytable-rs: the title, one per row
@@ -363,7 +479,7 @@ impl Columns {
         self
     }
 
-    fn grow(&mut self, cells: &[String]) {
+    fn grow<'s>(&mut self, cells: impl IntoIterator<Item = &'s str>) {
         for ((w, l), s) in self.widths.iter_mut().zip(&mut self.lens).zip(cells) {
             *w = (*w).max(super::width(s));
             *l = (*l).max(s.len());
@@ -379,20 +495,34 @@ impl Columns {
     /// the mark left-aligned, the symbol last, unpadded.
     fn line(&self, cells: &[String], symbol: &str, line: &mut String) {
         line.clear();
+        self.pad(cells.iter().map(String::as_str), line);
+        line.push_str(symbol);
+        trim_from(line, 0);
+    }
+
+    /// [`Columns::line`] before the symbol, appended to `out` (untrimmed).
+    fn pad<'s>(&self, cells: impl IntoIterator<Item = &'s str>, out: &mut String) {
         let n = self.widths.len();
-        for (i, (s, &w)) in cells.iter().zip(&self.widths).enumerate() {
+        for (i, (s, &w)) in cells.into_iter().zip(&self.widths).enumerate() {
             let fill = w.saturating_sub(super::width(s));
             if i + 1 < n {
-                line.extend(std::iter::repeat_n(' ', fill));
-                line.push_str(s);
+                spaces(out, fill);
+                out.push_str(s);
             } else {
-                line.push_str(s);
-                line.extend(std::iter::repeat_n(' ', fill));
+                out.push_str(s);
+                spaces(out, fill);
             }
-            line.push_str("  ");
+            out.push_str("  ");
         }
-        line.push_str(symbol);
-        line.truncate(line.trim_end().len());
+    }
+}
+
+/// `n` spaces appended to `out`.
+fn spaces(out: &mut String, n: usize) {
+    const SPACES: &str = "                                ";
+    match SPACES.get(..n) {
+        Some(s) => out.push_str(s),
+        None => out.extend(std::iter::repeat_n(' ', n)),
     }
 }
 
@@ -450,6 +580,21 @@ fn heads(
     (titles, total)
 }
 
+/// [`cells`] appended to `buf` one after another, each one's end pushed to
+/// `ends` (no String each).
+fn push_cells(
+    r: &Row,
+    nf: &NumFmt,
+    opts: &RenderOptions,
+    runs: &str,
+    buf: &mut String,
+    ends: &mut Vec<usize>,
+) {
+    super::push_value_cells(r, nf, opts.wide, runs, buf, ends);
+    buf.push_str(r.mark());
+    ends.push(buf.len());
+}
+
 /// A row's cells before the symbol, as text.
 fn cells(r: &Row, nf: &NumFmt, opts: &RenderOptions, runs: &str) -> Vec<String> {
     let mut v = super::value_cells(r, nf, opts.wide, runs);
@@ -498,16 +643,17 @@ fn elided_lines(
     (inserts, other)
 }
 
-/// ANSI colour for one table line (only with `--color`): regressions red,
-/// improvements green; significant rows bold, untested rows dim. Applied
-/// after layout, so the escape codes never disturb alignment.
-fn paint(line: &str, r: &Row) -> String {
+/// ANSI colour for one table line (only with `--color`), the one that
+/// starts at `start` in `s`: regressions red, improvements green;
+/// significant rows bold, untested rows dim. Applied after layout, so the
+/// escape codes never disturb alignment.
+fn paint(s: &mut String, start: usize, r: &Row) {
     let hue = if r.delta > 0.0 {
         "31"
     } else if r.delta < 0.0 {
         "32"
     } else {
-        return line.to_string();
+        return;
     };
     let weight = if r.significant() {
         "1;"
@@ -516,7 +662,10 @@ fn paint(line: &str, r: &Row) -> String {
     } else {
         ""
     };
-    format!("\x1b[{weight}{hue}m{line}\x1b[0m")
+    for part in ["m", hue, weight, "\x1b["] {
+        s.insert_str(start, part);
+    }
+    s.push_str("\x1b[0m");
 }
 
 #[cfg(test)]
@@ -550,7 +699,7 @@ mod tests {
             let pretty = pretty_lines(&titles, &rows, &labels, total);
             let mut cols = Columns::new(&titles);
             for r in rows.iter().map(Vec::as_slice).chain(total) {
-                cols.grow(r);
+                cols.grow(r.iter().map(String::as_str));
             }
             let mut streamed = Vec::new();
             let mut line = String::new();
@@ -565,6 +714,115 @@ mod tests {
                 streamed.push(line.clone());
             }
             assert_eq!(pretty, streamed);
+        }
+    }
+
+    /// Rows of every kind: signs, zeros, tiny and huge values, new, gone,
+    /// same, tested or not, names in ASCII, CJK, combining marks, control
+    /// characters, and dsos of every shape.
+    fn varied_rows() -> Vec<Row> {
+        use crate::diff::{tests::row, Status};
+        let names = [
+            "fput",
+            "函数_名前",
+            "e\u{301}clair",
+            "a_very_long_symbol_name_that_goes_on_and_on_and_on.isra.0.cold",
+            "__GI___pthread_disable_asynccancel",
+            "__GI___pthread_enable_asynccancel",
+            "bad\u{1b}[31mname",
+            "tab\there",
+            "",
+            "ends with space ",
+            "~!@#$%^&*()_+{}|:\"<>?`-=[]\\;',./",
+        ];
+        let dsos = [
+            None,
+            Some(""),
+            Some("[kernel.kallsyms]"),
+            Some("/usr/lib/x86_64-linux-gnu/libc.so.6"),
+            Some("[vdso]"),
+            Some("/lib/modules/módulo.ko"),
+            Some("/tmp/\u{7}bell.so"),
+        ];
+        let deltas = [
+            0.0,
+            -0.0,
+            1e-9,
+            -1e-9,
+            0.0004,
+            -0.0005,
+            0.0015,
+            0.05,
+            -0.05,
+            3.528,
+            -12.125,
+            1e6,
+            -1e-4,
+            2.5,
+            f64::INFINITY,
+            f64::NAN,
+        ];
+        let olds = [1.0, 0.0, 1e-7, 123.4565, 0.125];
+        let statuses = [Status::Changed, Status::New, Status::Gone, Status::Same];
+        let mut v = Vec::new();
+        for (k, &d) in deltas.iter().enumerate() {
+            for (j, &st) in statuses.iter().enumerate() {
+                for (m, &old) in olds.iter().enumerate() {
+                    let n = k * 20 + j * 5 + m;
+                    let ci = (n % 3 > 0).then_some((d - 1.0, d + 1.0));
+                    let mut r = row(names[n % names.len()], d, st, ci, n % 2 == 0);
+                    r.old = old;
+                    r.new = old + d;
+                    r.dso = dsos[n % dsos.len()].map(Into::into);
+                    v.push(r);
+                }
+            }
+        }
+        v
+    }
+
+    /// The cells made into one buffer are the cells made one String each,
+    /// at every number of decimals, narrow and wide.
+    #[test]
+    fn cells_in_one_buffer_are_the_cells() {
+        let rows = varied_rows();
+        for decimals in 0..10 {
+            let nf = NumFmt { decimals };
+            for wide in [false, true] {
+                let opts = RenderOptions {
+                    wide,
+                    ..Default::default()
+                };
+                let (mut buf, mut ends) = (String::new(), Vec::new());
+                for r in &rows {
+                    buf.clear();
+                    ends.clear();
+                    push_cells(r, &nf, &opts, "n=1+1", &mut buf, &mut ends);
+                    let got: Vec<&str> = split(&buf, &ends).collect();
+                    assert_eq!(got, cells(r, &nf, &opts, "n=1+1"), "{r:?}");
+                    let mut cols = Columns::new(&strings(&["a"; 15]));
+                    let mut each = Columns::new(&strings(&["a"; 15]));
+                    cols.grow(split(&buf, &ends));
+                    each.grow(cells(r, &nf, &opts, "n=1+1").iter().map(String::as_str));
+                    assert_eq!((cols.widths, cols.lens), (each.widths, each.lens));
+                }
+            }
+        }
+    }
+
+    /// A label appended without a String is the label of
+    /// [`super::super::Labels::get`], at every width.
+    #[test]
+    fn labels_appended_are_the_labels() {
+        let rows = varied_rows();
+        for max in [0, 5, 12, 15, 16, 20, 25, 40, 60, usize::MAX] {
+            let fit: Vec<(&Row, usize)> = rows.iter().map(|r| (r, max)).collect();
+            let labels = super::super::Labels::new(&fit, ELLIPSIS, &super::super::printable);
+            for i in 0..rows.len() {
+                let mut got = String::from("x");
+                push_label(&labels, &fit, i, &mut got);
+                assert_eq!(got[1..], labels.get(i), "{i} at {max}");
+            }
         }
     }
 }
