@@ -333,7 +333,6 @@ fn dispersions(
     if !opts.testable {
         return (fixed(1.0, f64::INFINITY), noise);
     }
-    let mean: Vec<f64> = pooled.iter().map(|s| s.mean).collect();
     if let Some(model) = model {
         noise.method = Method::NoiseModel;
         noise.model = Some(model.info.clone());
@@ -359,6 +358,7 @@ fn dispersions(
     if d >= 1.0 {
         noise.method = Method::Runs;
         let s2: Vec<f64> = pooled.iter().map(|s| s.s2).collect();
+        let mean: Vec<f64> = pooled.iter().map(|s| s.mean).collect();
         return match Prior::fit(&s2, &mean, d) {
             Some(prior) => {
                 noise.moderation = Some(prior);
@@ -376,14 +376,14 @@ fn dispersions(
             }
         };
     }
-    let pairs: Vec<(f64, f64)> = pooled.iter().map(|s| (s.x, s.y)).collect();
-    if let Some(fit) = stats::one_run(&pairs, m_old, m_new) {
+    // (Counts and means read from the rows' columns, not copied.)
+    if let Some(fit) = stats::one_run(pooled.iter().map(|s| (s.x, s.y)), m_old, m_new) {
         noise.method = Method::OneRun;
         noise.one_run = Some(fit);
-        let disp = mean
+        let disp = pooled
             .iter()
-            .map(|&m| Dispersion {
-                phi: 1.0 + fit.kappa * m,
+            .map(|s| Dispersion {
+                phi: 1.0 + fit.kappa * s.mean,
                 df: ONE_RUN_DF,
             })
             .collect();
@@ -393,10 +393,10 @@ fn dispersions(
         Some(c) => {
             noise.method = Method::OneRunAssumed;
             noise.noise_cv = Some(c);
-            let disp = mean
+            let disp = pooled
                 .iter()
-                .map(|&m| Dispersion {
-                    phi: 1.0 + c * c * m,
+                .map(|s| Dispersion {
+                    phi: 1.0 + c * c * s.mean,
                     df: f64::INFINITY,
                 })
                 .collect();

@@ -45,13 +45,20 @@ pub fn deviance_at_ratio(x: f64, y: f64, m_old: f64, m_new: f64, theta: f64) -> 
 /// ratio m̂ of the shares, each symbol's deviance D_i from the ratio e^m̂,
 /// and the smallest κ ≥ 0 with `median D_i/(1 + κ μ̄_i) ≤ F⁻¹_(1,3)(½)`.
 /// None with fewer than 10 such symbols or invalid exposures.
-pub fn one_run(pairs: &[(f64, f64)], m_old: f64, m_new: f64) -> Option<OneRun> {
+pub fn one_run(
+    pairs: impl IntoIterator<Item = impl std::borrow::Borrow<(f64, f64)>>,
+    m_old: f64,
+    m_new: f64,
+) -> Option<OneRun> {
     if !valid_exposure(m_old) || !valid_exposure(m_new) {
         return None;
     }
     let used: Vec<(f64, f64)> = pairs
-        .iter()
-        .map(|&(x, y)| (clean_count(x), clean_count(y)))
+        .into_iter()
+        .map(|p| {
+            let (x, y) = *p.borrow();
+            (clean_count(x), clean_count(y))
+        })
         .filter(|&(x, y)| x >= 1.0 && y >= 1.0 && (x + y) / 2.0 >= MIN_MEAN_COUNT)
         .collect();
     if used.len() < MIN_SYMBOLS {
@@ -112,7 +119,7 @@ mod tests {
         let mut more = pairs.clone();
         more.extend([(0.0, 500.0), (4.0, 4.0), (2.0, 7.0)]);
         assert_eq!(one_run(&more, 1e4, 1e4), None);
-        assert_eq!(one_run(&[(100.0, 100.0); 20], 0.0, 1e4), None);
+        assert_eq!(one_run([(100.0, 100.0); 20], 0.0, 1e4), None);
     }
 
     /// Pure sampling-sized scatter needs no extra noise; a common shift of
