@@ -100,6 +100,32 @@ pub struct Counts<'a> {
     pub new: &'a [f64],
 }
 
+/// Every row's dispersion: held per row when each has its own (several
+/// runs, a noise model), else a function of the row's mean count (one run
+/// per side: a trend, or a constant), computed when asked.
+enum Dispersions {
+    Each(Vec<Dispersion>),
+    /// φ = 1 + slope · mean, on `df` degrees of freedom.
+    Trend {
+        slope: f64,
+        df: f64,
+    },
+    Fixed(Dispersion),
+}
+
+impl Dispersions {
+    fn of(&self, i: usize, row: &Pooled) -> Dispersion {
+        match self {
+            Dispersions::Each(d) => d[i],
+            Dispersions::Trend { slope, df } => Dispersion {
+                phi: 1.0 + slope * row.mean,
+                df: *df,
+            },
+            Dispersions::Fixed(d) => *d,
+        }
+    }
+}
+
 /// Per-row sufficient statistics.
 #[derive(Clone, Copy)]
 struct Pooled {
@@ -224,7 +250,7 @@ pub fn judge_all<R: RowCounts>(
     let ps: Vec<Option<f64>> = reps
         .par_iter()
         .map(|&i| {
-            let (s, disp) = (&pooled[i], &disp[i]);
+            let (s, disp) = (&pooled[i], disp.of(i, &pooled[i]));
             if stats::min_reachable_p(s.x + s.y, pi0) > opts.alpha {
                 return None; // too few samples to ever be significant
             }
@@ -235,7 +261,7 @@ pub fn judge_all<R: RowCounts>(
     // What the intervals need of the rows, per tuple; the per-row columns
     // are freed before the adjustment (a million rows: tens of MB).
     let rep_pooled: Vec<Pooled> = reps.iter().map(|&i| pooled[i]).collect();
-    let rep_disp: Vec<Dispersion> = reps.iter().map(|&i| disp[i]).collect();
+    let rep_disp: Vec<Dispersion> = reps.iter().map(|&i| disp.of(i, &pooled[i])).collect();
     drop((pooled, disp, reps));
     let tested: Vec<u32> = (0..rows.len() as u32)
         .filter(|&i| ps[slot[i as usize] as usize].is_some())
@@ -269,7 +295,7 @@ type Bounds = ((f64, f64), (f64, f64));
 
 /// The rows with distinct (x, y, φ, ν), in row order (their first row),
 /// and for every row the index of its tuple among them.
-fn distinct(pooled: &[Pooled], disp: &[Dispersion]) -> (Vec<usize>, Vec<u32>) {
+fn distinct(pooled: &[Pooled], disp: &Dispersions) -> (Vec<usize>, Vec<u32>) {
     // (Fx: the keys are this comparison's own numbers, and a million rows
     // hash a million keys.)
     let mut seen: rustc_hash::FxHashMap<[u64; 4], u32> = rustc_hash::FxHashMap::default();
@@ -277,9 +303,9 @@ fn distinct(pooled: &[Pooled], disp: &[Dispersion]) -> (Vec<usize>, Vec<u32>) {
     let mut reps = Vec::new();
     let slot = pooled
         .iter()
-        .zip(disp)
         .enumerate()
-        .map(|(i, (s, d))| {
+        .map(|(i, s)| {
+            let d = disp.of(i, s);
             let key = [s.x, s.y, d.phi, d.df].map(f64::to_bits);
             *seen.entry(key).or_insert_with(|| {
                 reps.push(i);
@@ -319,7 +345,7 @@ fn dispersions(
     m_new: f64,
     model: Option<&ModelPriors>,
     opts: &Options,
-) -> (Vec<Dispersion>, Noise) {
+) -> (Dispersions, Noise) {
     let mut noise = Noise {
         method: Method::NotTested,
         residual_df: d.max(0.0),
@@ -329,7 +355,7 @@ fn dispersions(
         model: None,
         noise_cv: None,
     };
-    let fixed = |phi: f64, df: f64| vec![Dispersion { phi, df }; pooled.len()];
+    let fixed = |phi: f64, df: f64| Dispersions::Fixed(Dispersion { phi, df });
     if !opts.testable {
         return (fixed(1.0, f64::INFINITY), noise);
     }
@@ -353,7 +379,7 @@ fn dispersions(
                 }
             })
             .collect();
-        return (disp, noise);
+        return (Dispersions::Each(disp), noise);
     }
     if d >= 1.0 {
         noise.method = Method::Runs;
@@ -362,7 +388,7 @@ fn dispersions(
         return match Prior::fit(&s2, &mean, d) {
             Some(prior) => {
                 noise.moderation = Some(prior);
-                (prior.posterior(&s2, &mean), noise)
+                (Dispersions::Each(prior.posterior(&s2, &mean)), noise)
             }
             None => {
                 let disp = s2
@@ -372,7 +398,7 @@ fn dispersions(
                         df: d,
                     })
                     .collect();
-                (disp, noise)
+                (Dispersions::Each(disp), noise)
             }
         };
     }
@@ -380,26 +406,20 @@ fn dispersions(
     if let Some(fit) = stats::one_run(pooled.iter().map(|s| (s.x, s.y)), m_old, m_new) {
         noise.method = Method::OneRun;
         noise.one_run = Some(fit);
-        let disp = pooled
-            .iter()
-            .map(|s| Dispersion {
-                phi: 1.0 + fit.kappa * s.mean,
-                df: ONE_RUN_DF,
-            })
-            .collect();
+        let disp = Dispersions::Trend {
+            slope: fit.kappa,
+            df: ONE_RUN_DF,
+        };
         return (disp, noise);
     }
     match opts.noise_cv {
         Some(c) => {
             noise.method = Method::OneRunAssumed;
             noise.noise_cv = Some(c);
-            let disp = pooled
-                .iter()
-                .map(|s| Dispersion {
-                    phi: 1.0 + c * c * s.mean,
-                    df: f64::INFINITY,
-                })
-                .collect();
+            let disp = Dispersions::Trend {
+                slope: c * c,
+                df: f64::INFINITY,
+            };
             (disp, noise)
         }
         None => {
