@@ -4,7 +4,7 @@
 //! symbol's (OLD, NEW) count and the two exposures; output: the shift, κ̂
 //! and the symbols it was measured on.
 
-use super::describe::median;
+use super::describe::median_in_place;
 use super::dist::f1_upper_quantile;
 use super::exact::{clean_count, valid_exposure};
 
@@ -64,20 +64,26 @@ pub fn one_run(
     if used.len() < MIN_SYMBOLS {
         return None;
     }
-    let ells: Vec<f64> = used
+    let mut ells: Vec<f64> = used
         .iter()
         .map(|&(x, y)| (y / x).ln() - (m_new / m_old).ln())
         .collect();
-    let shift = median(&ells);
+    let shift = median_in_place(&mut ells);
+    drop(ells);
     let theta = shift.exp();
+    let symbols = used.len();
     let dev: Vec<(f64, f64)> = used
-        .iter()
-        .map(|&(x, y)| (deviance_at_ratio(x, y, m_old, m_new, theta), (x + y) / 2.0))
+        .into_iter()
+        .map(|(x, y)| (deviance_at_ratio(x, y, m_old, m_new, theta), (x + y) / 2.0))
         .collect();
     let target = f1_upper_quantile(0.5, ONE_RUN_DF);
+    // (One buffer for every step of the search: a million symbols.)
+    let scaled = std::cell::RefCell::new(Vec::with_capacity(dev.len()));
     let excess = |kappa: f64| {
-        let scaled: Vec<f64> = dev.iter().map(|&(d, m)| d / (1.0 + kappa * m)).collect();
-        median(&scaled) - target
+        let mut scaled = scaled.borrow_mut();
+        scaled.clear();
+        scaled.extend(dev.iter().map(|&(d, m)| d / (1.0 + kappa * m)));
+        median_in_place(&mut scaled) - target
     };
     let kappa = if excess(0.0) <= 0.0 {
         0.0
@@ -101,7 +107,7 @@ pub fn one_run(
         0.5 * (lo + hi)
     };
     Some(OneRun {
-        symbols: used.len(),
+        symbols,
         shift,
         kappa,
     })
@@ -109,6 +115,7 @@ pub fn one_run(
 
 #[cfg(test)]
 mod tests {
+    use super::super::describe::median;
     use super::*;
 
     #[test]
