@@ -450,16 +450,20 @@ fn compare_one(
             }
         }
     }
-    let tested = rows.iter().filter(|r| r.tested()).count();
+    // (tested, regressions, improvements), one verdict lookup a row.
+    let (tested, regressions, improvements) = rows
+        .par_iter()
+        .map(|r| {
+            let v = r.verdict();
+            let marked = v.significant;
+            (
+                usize::from(v.p.is_some()),
+                usize::from(marked && r.delta > 0.0),
+                usize::from(marked && r.delta < 0.0),
+            )
+        })
+        .reduce(|| (0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2));
     let untested = if testable { rows.len() - tested } else { 0 };
-    let regressions = rows
-        .iter()
-        .filter(|r| r.significant() && r.delta > 0.0)
-        .count();
-    let improvements = rows
-        .iter()
-        .filter(|r| r.significant() && r.delta < 0.0)
-        .count();
     let by_symbol = in_symbol_order(&rows, order);
     if opts.normalize == Normalize::Share {
         let (old_exp, new_exp) = (&exposures[0], &exposures[j]);

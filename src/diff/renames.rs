@@ -33,10 +33,12 @@ pub fn possible_renames<R: Borrow<Row>>(rows: &[R]) -> Vec<RenamePair> {
         !(r.symbol.starts_with("0x") || r.symbol.starts_with('[') || r.symbol.starts_with('*'))
     };
     let pick = |status: Status| -> Vec<&Row> {
+        // (The status first: it settles most rows without their name.)
         rows.iter()
             .map(Borrow::borrow)
+            .filter(|r| r.status == status)
             .filter(named)
-            .filter(|r| r.status == status && r.significant() && r.delta_ci().is_some())
+            .filter(|r| r.significant() && r.delta_ci().is_some())
             .take(CAP)
             .collect()
     };
