@@ -502,9 +502,6 @@ fn in_symbol_order<'a>(rows: &'a [Row], order: Option<&[u32]>) -> Vec<&'a Row> {
     }
 }
 
-/// Rows made at a time in parallel by [`build_rows`].
-const BUILD_WINDOW: usize = 1 << 16;
-
 /// One comparison's rows before they are judged, and its total row.
 struct Built {
     rows: Vec<Row>,
@@ -535,16 +532,15 @@ fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, opts: &DiffOpti
         total.old += sum(old_runs, i) / m_old * scale;
         total.new += sum(new_runs, i) / m_new * scale;
     }
-    let make = |i: usize| -> Option<Row> {
+    total.delta = total.new - total.old;
+    // Row of symbol i, which has samples on some side.
+    let make = |i: usize| -> Row {
         let sym = &matrix.symbols[i];
         let counts = SideCounts::of(old_runs.iter().map(|r| r[i]), new_runs.iter().map(|r| r[i]));
         let x: f64 = counts.old_runs().iter().sum();
         let y: f64 = counts.new_runs().iter().sum();
         let old = x / m_old * scale;
         let new = y / m_new * scale;
-        if x == 0.0 && y == 0.0 {
-            return None; // listed with zero ticks everywhere (readprofile -a)
-        }
         let status = if x == 0.0 {
             Status::New
         } else if y == 0.0 {
@@ -554,7 +550,7 @@ fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, opts: &DiffOpti
         } else {
             Status::Changed
         };
-        Some(Row {
+        Row {
             symbol: sym.ident.name,
             dso: sym.ident.dso,
             mode: sym.mode,
@@ -569,40 +565,46 @@ fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, opts: &DiffOpti
             counts,
             members: sym.members.clone(),
             judged: Judged::default(),
-        })
+        }
     };
-    total.delta = total.new - total.old;
-    // The ranking by values: the kept symbols in rank order (their keys
-    // freed before the rows are made).
-    let ranked: Option<Vec<u32>> = rank::by_values(opts.sort).map(|key| {
-        let mut keyed: Vec<(f64, f64, u32)> = (0..n)
+    // Symbols listed with zero samples everywhere (readprofile -a) get no
+    // row.
+    let has_samples = |i: usize| {
+        old_runs.iter().map(|r| r[i]).sum::<f64>() != 0.0
+            || new_runs.iter().map(|r| r[i]).sum::<f64>() != 0.0
+    };
+    // The symbols that get a row, in rank order when the ranking is by
+    // values (their keys freed before the rows are made), else in symbol
+    // order.
+    let key = rank::by_values(opts.sort);
+    let kept: Vec<u32> = match key {
+        Some(key) => {
+            let mut keyed: Vec<(f64, f64, u32)> = (0..n)
+                .into_par_iter()
+                .filter(|&i| has_samples(i))
+                .map(|i| {
+                    let x: f64 = old_runs.iter().map(|r| r[i]).sum();
+                    let y: f64 = new_runs.iter().map(|r| r[i]).sum();
+                    let (a, b) = key(x / m_old * scale, y / m_new * scale);
+                    (a, b, i as u32)
+                })
+                .collect();
+            rank::sort_keys(&mut keyed);
+            keyed.into_iter().map(|(_, _, i)| i).collect()
+        }
+        None => (0..n as u32)
             .into_par_iter()
-            .filter_map(|i| {
-                let x: f64 = old_runs.iter().map(|r| r[i]).sum();
-                let y: f64 = new_runs.iter().map(|r| r[i]).sum();
-                let (old, new) = (x / m_old * scale, y / m_new * scale);
-                let (a, b) = key(old, new);
-                (x != 0.0 || y != 0.0).then_some((a, b, i as u32))
-            })
-            .collect();
-        rank::sort_keys(&mut keyed);
-        keyed.into_iter().map(|(_, _, i)| i).collect()
-    });
-    let symbol_at = |k: usize| ranked.as_ref().map_or(k, |r| r[k] as usize);
-    let len = ranked.as_ref().map_or(n, Vec::len);
-    // Made in parallel a window at a time (a window's rows are held twice).
-    let mut rows = Vec::with_capacity(len);
-    for from in (0..len).step_by(BUILD_WINDOW) {
-        let to = (from + BUILD_WINDOW).min(len);
-        let made: Vec<Option<Row>> = (from..to)
-            .into_par_iter()
-            .map(|k| make(symbol_at(k)))
-            .collect();
-        rows.extend(made.into_iter().flatten());
-    }
-    let symbol_order = ranked.map(|ranked| {
+            .filter(|&i| has_samples(i as usize))
+            .collect(),
+    };
+    // Each row made in parallel where it goes.
+    let mut rows = Vec::new();
+    kept.par_iter()
+        .map(|&i| make(i as usize))
+        .collect_into_vec(&mut rows);
+    let symbol_order = key.map(|_| {
         let mut place = vec![u32::MAX; n];
-        for (k, &i) in ranked.iter().enumerate() {
+        for (k, &i) in kept.iter().enumerate() {
             place[i as usize] = k as u32;
         }
         place.retain(|&k| k != u32::MAX);
