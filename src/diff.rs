@@ -567,36 +567,8 @@ fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, opts: &DiffOpti
             judged: Judged::default(),
         }
     };
-    // Symbols listed with zero samples everywhere (readprofile -a) get no
-    // row.
-    let has_samples = |i: usize| {
-        old_runs.iter().map(|r| r[i]).sum::<f64>() != 0.0
-            || new_runs.iter().map(|r| r[i]).sum::<f64>() != 0.0
-    };
-    // The symbols that get a row, in rank order when the ranking is by
-    // values (their keys freed before the rows are made), else in symbol
-    // order.
     let key = rank::by_values(opts.sort);
-    let kept: Vec<u32> = match key {
-        Some(key) => {
-            let mut keyed: Vec<(f64, f64, u32)> = (0..n)
-                .into_par_iter()
-                .filter(|&i| has_samples(i))
-                .map(|i| {
-                    let x: f64 = old_runs.iter().map(|r| r[i]).sum();
-                    let y: f64 = new_runs.iter().map(|r| r[i]).sum();
-                    let (a, b) = key(x / m_old * scale, y / m_new * scale);
-                    (a, b, i as u32)
-                })
-                .collect();
-            rank::sort_keys(&mut keyed);
-            keyed.into_iter().map(|(_, _, i)| i).collect()
-        }
-        None => (0..n as u32)
-            .into_par_iter()
-            .filter(|&i| has_samples(i as usize))
-            .collect(),
-    };
+    let kept = kept_symbols(n, (old_runs, new_runs), (m_old, m_new, scale), key);
     // Each row made in parallel where it goes.
     let mut rows = Vec::new();
     kept.par_iter()
@@ -614,6 +586,44 @@ fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, opts: &DiffOpti
         rows,
         total,
         symbol_order,
+    }
+}
+
+/// The symbols of one comparison (n of them; its sides' runs, exposures
+/// and output scale) that get a row: not those listed with zero samples everywhere
+/// (readprofile -a). In rank order when `key` ranks by values (the keys
+/// are freed before the rows are made), else in symbol order.
+fn kept_symbols(
+    n: usize,
+    (old_runs, new_runs): (&[Vec<f64>], &[Vec<f64>]),
+    (m_old, m_new, scale): (f64, f64, f64),
+    key: Option<rank::ValueKey>,
+) -> Vec<u32> {
+    let sums = |i: usize| -> (f64, f64) {
+        (
+            old_runs.iter().map(|r| r[i]).sum(),
+            new_runs.iter().map(|r| r[i]).sum(),
+        )
+    };
+    let has_samples = |i: usize| sums(i) != (0.0, 0.0);
+    match key {
+        Some(key) => {
+            let mut keyed: Vec<(f64, f64, u32)> = (0..n)
+                .into_par_iter()
+                .filter(|&i| has_samples(i))
+                .map(|i| {
+                    let (x, y) = sums(i);
+                    let (a, b) = key(x / m_old * scale, y / m_new * scale);
+                    (a, b, i as u32)
+                })
+                .collect();
+            rank::sort_keys(&mut keyed);
+            keyed.into_iter().map(|(_, _, i)| i).collect()
+        }
+        None => (0..n as u32)
+            .into_par_iter()
+            .filter(|&i| has_samples(i as usize))
+            .collect(),
     }
 }
 
