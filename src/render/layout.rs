@@ -2,7 +2,6 @@
 //! a side's paths said once, words folded into lines, interval levels
 //! printed with the digits they need. Pure string functions.
 
-use super::short_dso;
 use crate::diff::Row;
 
 /// Widest a default (not `--wide`) line of text, classic or markdown
@@ -170,10 +169,7 @@ impl<'a> Labels<'a> {
 
 /// The ` [dso]` a label ends with (none for the core kernel).
 fn suffix(row: &Row, esc: &dyn Fn(&str) -> String) -> String {
-    match &row.dso {
-        Some(d) if !d.is_empty() && d != "[kernel.kallsyms]" => format!(" [{}]", esc(short_dso(d))),
-        _ => String::new(),
-    }
+    super::shown_dso(row).map_or_else(String::new, |d| format!(" [{}]", esc(d)))
 }
 
 /// The beginning and end of `name` that [`fitted_label`] keeps when it cuts

@@ -529,12 +529,17 @@ pub fn elided_lines(
 /// The symbol column: name, with the dso in brackets when rows carry one
 /// (not for the core kernel, `[kernel.kallsyms]`, the common case).
 pub fn symbol_label(row: &Row) -> String {
-    match &row.dso {
-        Some(d) if !d.is_empty() && d != "[kernel.kallsyms]" => {
-            format!("{} [{}]", row.symbol, short_dso(d))
-        }
-        _ => row.symbol.to_string(),
+    match shown_dso(row) {
+        Some(d) => format!("{} [{}]", row.symbol, d),
+        None => row.symbol.to_string(),
     }
+}
+
+/// The dso a row's label names after the symbol, shortened
+/// ([`short_dso`]): none for rows without one and for the core kernel.
+pub fn shown_dso(row: &Row) -> Option<&'static str> {
+    let d = row.dso?.as_str();
+    (!d.is_empty() && d != "[kernel.kallsyms]").then(|| short_dso(d))
 }
 
 /// `/usr/lib/x86_64-linux-gnu/libc.so.6` → `libc.so.6`; `[kernel.kallsyms]` → `kernel.kallsyms`.

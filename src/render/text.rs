@@ -372,11 +372,7 @@ fn push_label(labels: &super::Labels, fit: &[(&Row, usize)], i: usize, out: &mut
     let plain = |s: &str| s.bytes().all(|b| (b' '..=b'~').contains(&b));
     let name: &str = &r.symbol;
     if plain(name) {
-        let dso = match &r.dso {
-            Some(d) if !d.is_empty() && &**d != "[kernel.kallsyms]" => Some(super::short_dso(d)),
-            _ => None,
-        };
-        match dso {
+        match super::shown_dso(r) {
             None if name.len() <= max => return out.push_str(name),
             Some(d) if plain(d) && name.len() + d.len() + 3 <= max => {
                 out.push_str(name);
