@@ -427,10 +427,12 @@ fn compare_one(
         total,
         symbol_order,
     } = built;
-    // Whatever depends on the rows' order sees them in symbol order.
+    // Whatever depends on the rows' order sees them in symbol order: the
+    // row of the i-th symbol is at `place(i)`.
     let order = symbol_order.as_deref();
+    let place = |i: usize| order.map_or(i, |o| o[i] as usize);
     let (verdicts, noise) = judge_rows(
-        &in_symbol_order(&rows, order),
+        &in_symbol_order(&rows, place),
         j,
         exposures,
         opts,
@@ -438,17 +440,8 @@ fn compare_one(
         side_name,
         warnings,
     );
-    match order {
-        Some(order) => {
-            for (i, &k) in order.iter().enumerate() {
-                rows[k as usize].judged = verdicts.row(i);
-            }
-        }
-        None => {
-            for (i, row) in rows.iter_mut().enumerate() {
-                row.judged = verdicts.row(i);
-            }
-        }
+    for i in 0..rows.len() {
+        rows[place(i)].judged = verdicts.row(i);
     }
     // (tested, regressions, improvements), one verdict lookup a row.
     let (tested, regressions, improvements) = rows
@@ -464,7 +457,7 @@ fn compare_one(
         })
         .reduce(|| (0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2));
     let untested = if testable { rows.len() - tested } else { 0 };
-    let by_symbol = in_symbol_order(&rows, order);
+    let by_symbol = in_symbol_order(&rows, place);
     if opts.normalize == Normalize::Share {
         let (old_exp, new_exp) = (&exposures[0], &exposures[j]);
         warnings.extend(composition::warning(
@@ -494,12 +487,9 @@ fn compare_one(
     }
 }
 
-/// `rows` in symbol order, given where each is ([`Built::symbol_order`]).
-fn in_symbol_order<'a>(rows: &'a [Row], order: Option<&[u32]>) -> Vec<&'a Row> {
-    match order {
-        Some(order) => order.iter().map(|&k| &rows[k as usize]).collect(),
-        None => rows.iter().collect(),
-    }
+/// `rows` in symbol order: the i-th symbol's row is at `place(i)`.
+fn in_symbol_order(rows: &[Row], place: impl Fn(usize) -> usize) -> Vec<&Row> {
+    (0..rows.len()).map(|i| &rows[place(i)]).collect()
 }
 
 /// One comparison's rows before they are judged, and its total row.
@@ -605,16 +595,14 @@ fn kept_symbols(
             new_runs.iter().map(|r| r[i]).sum(),
         )
     };
-    let has_samples = |i: usize| sums(i) != (0.0, 0.0);
     match key {
         Some(key) => {
             let mut keyed: Vec<(f64, f64, u32)> = (0..n)
                 .into_par_iter()
-                .filter(|&i| has_samples(i))
-                .map(|i| {
+                .filter_map(|i| {
                     let (x, y) = sums(i);
                     let (a, b) = key(x / m_old * scale, y / m_new * scale);
-                    (a, b, i as u32)
+                    ((x, y) != (0.0, 0.0)).then_some((a, b, i as u32))
                 })
                 .collect();
             rank::sort_keys(&mut keyed);
@@ -622,7 +610,7 @@ fn kept_symbols(
         }
         None => (0..n as u32)
             .into_par_iter()
-            .filter(|&i| has_samples(i as usize))
+            .filter(|&i| sums(i as usize) != (0.0, 0.0))
             .collect(),
     }
 }

@@ -77,16 +77,16 @@ pub fn fixed(v: f64, d: usize) -> String {
     s
 }
 
-/// `format!("{v:+.d$}")`.
-pub fn signed(v: f64, d: usize) -> String {
-    let mut s = String::with_capacity(24);
-    push(&mut s, v, d, true);
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `format!("{v:+.d$}")`.
+    fn signed(v: f64, d: usize) -> String {
+        let mut s = String::with_capacity(24);
+        push(&mut s, v, d, true);
+        s
+    }
 
     /// A small xorshift: many values of every magnitude, reproducibly.
     fn values() -> Vec<f64> {

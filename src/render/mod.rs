@@ -198,12 +198,9 @@ impl NumFmt {
     }
     /// A signed difference: `+1.2340`, `-0.5000`, `0`.
     pub fn delta(&self, v: f64) -> String {
-        let s = fixed::signed(v, self.decimals);
-        if s[1..].bytes().all(|b| b == b'0' || b == b'.') {
-            s[1..].to_string()
-        } else {
-            s
-        }
+        let mut s = String::new();
+        self.push_delta(&mut s, v);
+        s
     }
     /// [`NumFmt::value`] appended to `out`.
     pub fn push_value(&self, out: &mut String, v: f64) {
@@ -250,22 +247,16 @@ fn meaningful_decimals(report: &Report) -> usize {
 
 /// Δ% against old, or the status word where a percentage would mislead.
 pub fn delta_pct(row: &Row) -> String {
-    match (row.status, row.delta_pct()) {
-        (Status::New, _) | (_, None) => "new".to_string(),
-        (Status::Gone, _) => "gone".to_string(),
-        (_, Some(p)) => signed_pct(p),
-    }
+    let mut s = String::new();
+    push_delta_pct(&mut s, row);
+    s
 }
 
 /// `+12.3%`, `-4.0%`, and `0.0%` for anything that rounds to zero.
 pub fn signed_pct(p: f64) -> String {
-    let mut s = fixed::signed(p, 1);
-    s.push('%');
-    if s == "+0.0%" || s == "-0.0%" {
-        "0.0%".to_string()
-    } else {
-        s
-    }
+    let mut s = String::new();
+    push_signed_pct(&mut s, p);
+    s
 }
 
 /// [`delta_pct`] appended to `out`.
@@ -552,16 +543,16 @@ pub fn short_dso(d: &str) -> &str {
 /// tables): Δ, Δ%, old, new, and with `wide` each side's CV, the Δ interval,
 /// the ratio and its interval, p, q, φ, df and `runs` (`n=OLD+NEW`).
 pub(crate) fn value_cells(r: &Row, nf: &NumFmt, wide: bool, runs: &str) -> Vec<String> {
-    let mut v = vec![
-        nf.delta(r.delta),
-        delta_pct(r),
-        nf.value(r.old),
-        nf.value(r.new),
-    ];
-    if wide {
-        v.extend(wide_cells(r, nf, runs));
-    }
-    v
+    let (mut buf, mut ends) = (String::new(), Vec::new());
+    push_value_cells(r, nf, wide, runs, &mut buf, &mut ends);
+    let mut from = 0;
+    ends.iter()
+        .map(|&to| {
+            let cell = buf[from..to].to_string();
+            from = to;
+            cell
+        })
+        .collect()
 }
 
 /// [`value_cells`] appended to `out` one after another, with no String
