@@ -7,6 +7,7 @@ use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    one_heap();
     let cli = Cli::parse();
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
@@ -20,6 +21,21 @@ fn main() -> ExitCode {
             let _ = writeln!(err, "diffprofile: error: {e:#}");
             ExitCode::from(exit::ERROR)
         }
+    }
+}
+
+/// One malloc heap for every thread (glibc). The stages of a comparison
+/// free tens of MB that the next stage, often on another worker thread,
+/// allocates again: with a heap per thread that memory is not reused, and
+/// a million-symbol comparison peaked anywhere from 282 to 321 MB from run
+/// to run instead of 266 MB, at no measurable gain in time (the hot paths
+/// allocate little).
+fn one_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets an allocator parameter; called before any
+    // thread is started.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
     }
 }
 
