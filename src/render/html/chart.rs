@@ -67,7 +67,7 @@ pub fn chart(report: &Report, c: &Comparison, nf: &NumFmt, s: &mut String) {
     }
     let all: Vec<&Row> = worse.iter().chain(&better).copied().collect();
     let (m, clipped) = scale(&all);
-    let (plot_x, plot_w, width) = (370.0, 440.0, 940.0);
+    let (plot_x, plot_w, width) = (370.0, 440.0, 990.0);
     let groups: Vec<(&str, &[&Row])> = [
         ("regressions", &all[..worse.len()]),
         ("improvements", &all[worse.len()..]),
