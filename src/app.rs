@@ -28,8 +28,8 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8>
             if config.out_dir.is_none() {
                 config.config.for_terminal(terminal);
             }
-            if config.out_dir.is_none() && refuse_page(&config.config, terminal, err)? {
-                return Ok(exit::SUCCESS);
+            if config.out_dir.is_none() {
+                refuse_page(&config.config, terminal)?;
             }
             match &config.config.output_file {
                 Some(path) => {
@@ -67,36 +67,29 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8>
                 std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
             );
             config.for_terminal(terminal);
-            if refuse_page(&config, terminal, err)? {
-                return Ok(exit::SUCCESS);
-            }
+            refuse_page(&config, terminal)?;
             run(&config, out, err)
         }
     }
 }
 
 /// `-o html` or `-o flamegraph` to a terminal: a page of markup is no use
-/// there. Warns (saying how to get it) and returns true instead.
-pub fn refuse_page(config: &Config, stdout_is_terminal: bool, err: &mut dyn Write) -> Result<bool> {
-    let what = match config.output {
-        OutputFormat::Html => "an HTML page",
-        OutputFormat::Flamegraph => "an SVG image",
-        _ => return Ok(false),
+/// there, and writing a file the user did not name could replace one.
+/// An error (exit 2) that says how to get the page: `-O FILE` or a
+/// redirection; nothing is written.
+pub fn refuse_page(config: &Config, stdout_is_terminal: bool) -> Result<()> {
+    let (name, what, ext) = match config.output {
+        OutputFormat::Html => ("html", "an HTML page", "html"),
+        OutputFormat::Flamegraph => ("flamegraph", "an SVG image", "svg"),
+        _ => return Ok(()),
     };
     if !stdout_is_terminal || config.output_file.is_some() {
-        return Ok(false);
+        return Ok(());
     }
-    let ext = if config.output == OutputFormat::Html {
-        "html"
-    } else {
-        "svg"
-    };
-    writeln!(
-        err,
-        "diffprofile: warning: not writing {what} to the terminal: give -O report.{ext} \
+    anyhow::bail!(
+        "-o {name}: not writing {what} to the terminal: give -O report.{ext} \
          or redirect stdout (> report.{ext})"
-    )?;
-    Ok(true)
+    )
 }
 
 /// The `-O` file, buffered; the error names it.

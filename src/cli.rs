@@ -197,8 +197,10 @@ pub const OUTPUT: &str = "Output";
 #[derive(Args, Debug, Clone)]
 #[command(next_help_heading = OUTPUT)]
 pub struct ReportArgs {
-    /// Output format (html: one self-contained page with chart, table and, given callchains, a
-    /// differential flame graph; flamegraph: that flame graph alone, as SVG)
+    /// Output format (html: one self-contained page with chart, table (the rows of largest change
+    /// and the significant ones, at most 10,000) and, given callchains, a differential flame
+    /// graph coloured by each frame's significance; flamegraph: that flame graph alone, as SVG;
+    /// neither is written to a terminal: give -O FILE or redirect)
     /// [default: from the -O file's extension (.html .svg .json .csv .md), else text].
     #[arg(short = 'o', long, value_enum, help_heading = OUTPUT)]
     pub output: Option<OutputArg>,

@@ -22,10 +22,23 @@
 //! `main` in processes and from `start_thread` in threads is one tree),
 //! `--flame-reverse` turns every stack around (the callee view: leaves at
 //! the root, their callers above).
+//!
+//! Every frame's inclusive change is tested ([`judge`]) with the model the
+//! table's rows use, over the frames' per-run inclusive counts. The tree is
+//! flat ([`Tree`]): no walk over it recurses, so stacks of any depth are
+//! safe.
+
+mod judge;
+mod tree;
+
+pub use judge::FrameNoise;
+pub use tree::{FrameTest, Mark, Node, Tree};
 
 use crate::aggregate::Side;
 use crate::identity::Identity;
 use crate::profile::Profile;
+use crate::significance;
+use tree::Builder;
 
 /// The name parsers give a frame they cannot resolve.
 pub const UNKNOWN: &str = "[unknown]";
@@ -106,107 +119,20 @@ impl FlameView {
     }
 }
 
-/// One frame of the merged call tree (one path from the root).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Node {
-    pub name: String,
-    /// Inclusive share of the baseline's samples, as a fraction (0..=1).
-    pub old_incl: f64,
-    pub new_incl: f64,
-    /// Self share (stacks ending at this frame), as a fraction.
-    pub old_self: f64,
-    pub new_self: f64,
-    /// In name order.
-    pub children: Vec<Node>,
-}
-
-impl Node {
-    fn new(name: &str) -> Node {
-        Node {
-            name: name.to_string(),
-            old_incl: 0.0,
-            new_incl: 0.0,
-            old_self: 0.0,
-            new_self: 0.0,
-            children: Vec::new(),
-        }
-    }
-
-    /// The frame's width in the flame graph: the mean of its old and new
-    /// inclusive shares. Linear, so children always fit inside their parent
-    /// (a max would not: time that moved between siblings would overflow),
-    /// and a frame that exists on only one side keeps half its width: frames
-    /// that vanished stay visible.
-    pub fn width(&self) -> f64 {
-        (self.old_incl + self.new_incl) / 2.0
-    }
-
-    pub fn incl_delta(&self) -> f64 {
-        self.new_incl - self.old_incl
-    }
-
-    pub fn self_delta(&self) -> f64 {
-        self.new_self - self.old_self
-    }
-
-    /// Deepest path length below and including this node.
-    pub fn depth(&self) -> usize {
-        1 + self.children.iter().map(Node::depth).max().unwrap_or(0)
-    }
-
-    fn child(&mut self, name: &str) -> &mut Node {
-        let i = match self
-            .children
-            .binary_search_by(|c| c.name.as_str().cmp(name))
-        {
-            Ok(i) => i,
-            Err(i) => {
-                self.children.insert(i, Node::new(name));
-                i
-            }
-        };
-        &mut self.children[i]
-    }
-
-    fn add<F: AsRef<str>>(&mut self, stack: impl IntoIterator<Item = F>, share: f64, new: bool) {
-        let mut node = self;
-        let mut prev_unknown = false;
-        for frame in stack {
-            let frame = frame.as_ref();
-            // Unwinding through code without frame pointers yields runs of
-            // `[unknown]`; one frame says as much and keeps the graph shallow.
-            let unknown = frame == UNKNOWN;
-            if unknown && prev_unknown {
-                continue;
-            }
-            prev_unknown = unknown;
-            node = node.child(frame);
-            if new {
-                node.new_incl += share;
-            } else {
-                node.old_incl += share;
-            }
-        }
-        if new {
-            node.new_self += share;
-        } else {
-            node.old_self += share;
-        }
-    }
-}
-
 /// The differential call tree of the baseline and one compared side.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Flame {
     /// Index of the compared side in the report's sides.
     pub side: usize,
-    /// A synthetic root (`all`) whose inclusive shares are the shares of the
-    /// samples that have stacks (after filters).
-    pub root: Node,
+    /// The merged tree; its root (`all`) holds the shares of the samples
+    /// that have stacks (after filters).
+    pub tree: Tree,
     /// Runs whose stacks went in, per side (baseline, compared).
     pub runs: (usize, usize),
     /// How the stacks were shaped.
     pub view: FlameView,
+    /// How the frames' inclusive changes were judged.
+    pub tests: FrameNoise,
 }
 
 /// Flame graphs of a report, when stacks were asked for.
@@ -244,45 +170,56 @@ impl Flames {
     }
 }
 
-/// Pool one side's stacks into the tree. Returns the number of runs used.
-fn pool(root: &mut Node, side: &Side, new: bool, identity: &Identity, view: &FlameView) -> usize {
-    let runs: Vec<_> = side.runs.iter().filter(|r| !r.stacks.is_empty()).collect();
-    let total: f64 = runs
+/// A side's runs that have stacks, and each one's exposure: its total
+/// samples (every sample before filters, as `--normalize share` divides
+/// by), or the sum of its stacks when it has no total. None when a side
+/// has no such run or an exposure is not a positive number.
+fn stacked_runs(side: &Side) -> Option<(Vec<&Profile>, Vec<f64>)> {
+    let runs: Vec<&Profile> = side.runs.iter().filter(|r| !r.stacks.is_empty()).collect();
+    let exposures: Vec<f64> = runs
         .iter()
         .map(|r| {
-            let sum: f64 = r.stacks.values().sum();
             if r.total > 0.0 {
                 r.total
             } else {
-                sum
+                r.stacks.values().sum()
             }
         })
-        .sum();
-    if runs.is_empty() || total.is_nan() || total <= 0.0 {
-        return 0;
-    }
-    let mut all = 0.0;
-    for r in &runs {
+        .collect();
+    let usable = !runs.is_empty() && exposures.iter().all(|e| e.is_finite() && *e > 0.0);
+    usable.then_some((runs, exposures))
+}
+
+/// Pool `runs` (the `first`-th run onwards of the tree's columns) into the tree.
+fn pool(
+    tree: &mut Builder,
+    runs: &[&Profile],
+    (first, new): (usize, bool),
+    identity: &Identity,
+    view: &FlameView,
+) {
+    for (k, r) in runs.iter().enumerate() {
         for (stack, w) in &r.stacks {
             let shaped = view.shape(stack, r);
             if shaped.is_empty() || !w.is_finite() {
                 continue;
             }
             let frames = shaped.into_iter().map(|f| identity.frame_name(f));
-            root.add(frames, w / total, new);
-            all += w / total;
+            tree.add(frames, first + k, new, *w);
         }
     }
-    if new {
-        root.new_incl = all;
-    } else {
-        root.old_incl = all;
-    }
-    runs.len()
 }
 
-/// The flame graphs of `sides` (the first is the baseline), stacks shaped by `view`.
-pub fn build(sides: &[Side], identity: &Identity, view: FlameView) -> Flames {
+/// The flame graphs of `sides` (the first is the baseline), stacks shaped
+/// by `view`, every frame's inclusive change judged with `tests` (the
+/// comparison's `--alpha`, `--adjust`, `--noise-cv`, and whether its counts
+/// are sample counts).
+pub fn build(
+    sides: &[Side],
+    identity: &Identity,
+    view: FlameView,
+    tests: &significance::Options,
+) -> Flames {
     let mut out = Flames::default();
     for s in sides {
         for r in &s.runs {
@@ -293,21 +230,27 @@ pub fn build(sides: &[Side], identity: &Identity, view: FlameView) -> Flames {
             }
         }
     }
-    let Some(base) = sides.first() else {
+    let Some(base) = sides.first().and_then(stacked_runs) else {
         return out;
     };
     for (j, side) in sides.iter().enumerate().skip(1) {
-        let mut root = Node::new("all");
-        let old_runs = pool(&mut root, base, false, identity, &view);
-        let new_runs = pool(&mut root, side, true, identity, &view);
-        if old_runs > 0 && new_runs > 0 {
-            out.graphs.push(Flame {
-                side: j,
-                root,
-                runs: (old_runs, new_runs),
-                view,
-            });
-        }
+        let Some(other) = stacked_runs(side) else {
+            continue;
+        };
+        let (n_old, n_new) = (base.0.len(), other.0.len());
+        let mut b = Builder::new(n_old + n_new);
+        pool(&mut b, &base.0, (0, false), identity, &view);
+        pool(&mut b, &other.0, (n_old, true), identity, &view);
+        let m = (base.1.iter().sum(), other.1.iter().sum());
+        let (mut tree, counts) = b.finish(m, n_old);
+        let tests = judge::judge(&mut tree, &counts, (&base.1, &other.1), tests);
+        out.graphs.push(Flame {
+            side: j,
+            tree,
+            runs: (n_old, n_new),
+            view,
+            tests,
+        });
     }
     if out.graphs.len() + 1 != sides.len() {
         out.graphs.clear();
@@ -319,6 +262,7 @@ pub fn build(sides: &[Side], identity: &Identity, view: FlameView) -> Flames {
 mod tests {
     use super::*;
     use crate::profile::{Format, Profile};
+    use crate::stats::Adjust;
 
     fn run(stacks: &[(&str, f64)], total: f64) -> Profile {
         let mut p = Profile::new("r", Format::Folded);
@@ -332,6 +276,23 @@ mod tests {
 
     fn side(name: &str, runs: Vec<Profile>) -> Side {
         Side::new(name, runs)
+    }
+
+    pub(crate) fn opts() -> significance::Options {
+        significance::Options {
+            alpha: 0.05,
+            adjust: Adjust::Bh,
+            noise_cv: None,
+            testable: true,
+        }
+    }
+
+    fn graphs(sides: &[Side], identity: &Identity, view: FlameView) -> Flames {
+        build(sides, identity, view, &opts())
+    }
+
+    fn names(t: &Tree, i: u32) -> Vec<&str> {
+        t.children(i).iter().map(|&c| t.name(c)).collect()
     }
 
     #[test]
@@ -350,22 +311,24 @@ mod tests {
                 100.0,
             )],
         );
-        let f = build(&[old, new], &Identity::default(), FlameView::default());
+        let f = graphs(&[old, new], &Identity::default(), FlameView::default());
         assert_eq!(f.graphs.len(), 1);
-        let root = &f.graphs[0].root;
+        let t = &f.graphs[0].tree;
         let close = |x: f64, y: f64| (x - y).abs() < 1e-12;
-        assert!(close(root.old_incl, 1.0) && close(root.new_incl, 1.0));
-        let a = &root.children[0];
-        assert!(close(a.old_self, 0.2) && close(a.new_self, 0.0));
-        let names: Vec<&str> = a.children.iter().map(|c| c.name.as_str()).collect();
-        assert_eq!(names, ["b", "c", "d"]);
-        let c = &a.children[1];
+        assert!(close(t.root().old_incl, 1.0) && close(t.root().new_incl, 1.0));
+        let a = t.find(&["a"]).unwrap();
+        assert!(close(t.node(a).old_self, 0.2) && close(t.node(a).new_self, 0.0));
+        assert_eq!(names(t, a), ["b", "c", "d"]);
+        let c = t.node(t.find(&["a", "c"]).unwrap());
         assert!(close(c.old_incl, 0.2) && close(c.new_incl, 0.0));
         assert!(c.width() > 0.0, "vanished frame keeps a width");
-        assert!((a.children[0].incl_delta() + 0.1).abs() < 1e-12);
-        let sum: f64 = a.children.iter().map(Node::width).sum();
-        assert!(sum <= a.width() + 1e-12);
-        assert_eq!(root.depth(), 4, "runs of [unknown] collapse to one frame");
+        assert!(c.gone() && !c.only_new());
+        let b = t.node(t.find(&["a", "b"]).unwrap());
+        assert!((b.incl_delta() + 0.1).abs() < 1e-12);
+        let sum: f64 = t.children(a).iter().map(|&k| t.node(k).width()).sum();
+        assert!(sum <= t.node(a).width() + 1e-12);
+        assert_eq!(t.levels(), 4, "runs of [unknown] collapse to one frame");
+        assert_eq!(t.preorder().len(), t.len());
     }
 
     #[test]
@@ -385,15 +348,15 @@ mod tests {
             aliases: crate::identity::AliasMap::parse("d_lookup = __d_lookup\n", "a").unwrap(),
             ..Identity::default()
         };
-        let f = build(&[old.clone(), new.clone()], &identity, FlameView::default());
-        let root = &f.graphs[0].root;
-        assert_eq!(root.depth(), 4);
-        let leaf = &root.children[0].children[0].children[0];
-        assert_eq!(leaf.name, "__d_lookup");
+        let f = graphs(&[old.clone(), new.clone()], &identity, FlameView::default());
+        let t = &f.graphs[0].tree;
+        assert_eq!(t.levels(), 4);
+        let leaf = t.node(t.find(&["main", "work", "__d_lookup"]).unwrap());
         assert!(leaf.old_self == 1.0 && leaf.new_self == 1.0);
         // --keep-suffixes and no aliases: two branches.
-        let f = build(&[old, new], &Identity::default(), FlameView::default());
-        assert_eq!(f.graphs[0].root.children[0].children.len(), 2);
+        let f = graphs(&[old, new], &Identity::default(), FlameView::default());
+        let t = &f.graphs[0].tree;
+        assert_eq!(t.children(t.find(&["main"]).unwrap()).len(), 2);
     }
 
     #[test]
@@ -402,14 +365,10 @@ mod tests {
         let mut plain = Profile::new("plain.txt", Format::Readprofile);
         plain.total = 1.0;
         let new = side("new", vec![plain]);
-        let f = build(&[old, new], &Identity::default(), FlameView::default());
+        let f = graphs(&[old, new], &Identity::default(), FlameView::default());
         assert!(f.graphs.is_empty());
         let why = f.missing_reason().unwrap_or_default();
         assert!(why.contains("without: plain.txt"), "{why}");
-    }
-
-    fn names(n: &Node) -> Vec<&str> {
-        n.children.iter().map(|c| c.name.as_str()).collect()
     }
 
     /// `--kernel-only`: each stack starts at its first kernel frame.
@@ -431,13 +390,14 @@ mod tests {
             ..FlameView::default()
         };
         let sides = [side("old", vec![r.clone()]), side("new", vec![r])];
-        let f = build(&sides, &Identity::default(), view);
-        let root = &f.graphs[0].root;
-        assert_eq!(names(root), ["entry_SYSCALL_64", "main"]);
-        assert_eq!(names(&root.children[0]), ["ksys_read", "ksys_write"]);
+        let f = graphs(&sides, &Identity::default(), view);
+        let t = &f.graphs[0].tree;
+        assert_eq!(names(t, Tree::ROOT), ["entry_SYSCALL_64", "main"]);
+        let entry = t.find(&["entry_SYSCALL_64"]).unwrap();
+        assert_eq!(names(t, entry), ["ksys_read", "ksys_write"]);
         // A stack with no kernel frame keeps its frames (nothing says where
         // the kernel starts); --kernel-only's sample filter drops such samples.
-        assert_eq!(names(&root.children[1]), ["compute"]);
+        assert_eq!(names(t, t.find(&["main"]).unwrap()), ["compute"]);
         assert_eq!(
             f.graphs[0].view.describe().map(|d| d.contains("kernel")),
             Some(true)
@@ -460,20 +420,17 @@ mod tests {
             10.0,
         );
         let sides = [side("old", vec![procs]), side("new", vec![threads])];
-        let plain = build(&sides, &Identity::default(), FlameView::default());
-        assert_eq!(
-            plain.graphs[0].root.children.len(),
-            2,
-            "two disjoint halves"
-        );
+        let plain = graphs(&sides, &Identity::default(), FlameView::default());
+        let t = &plain.graphs[0].tree;
+        assert_eq!(t.children(Tree::ROOT).len(), 2, "two disjoint halves");
         let view = FlameView {
             merge_roots: true,
             ..FlameView::default()
         };
-        let merged = build(&sides, &Identity::default(), view);
-        let root = &merged.graphs[0].root;
-        assert_eq!(names(root), ["__GI___libc_write"]);
-        let w = &root.children[0];
+        let merged = graphs(&sides, &Identity::default(), view);
+        let t = &merged.graphs[0].tree;
+        assert_eq!(names(t, Tree::ROOT), ["__GI___libc_write"]);
+        let w = t.node(t.children(Tree::ROOT)[0]);
         assert!(w.old_incl == 1.0 && w.new_incl == 1.0, "{w:?}");
         // [unknown] frames elsewhere in a stack stay.
         let stack = ["start_thread", "a", "[unknown]", "b"].map(String::from);
@@ -489,16 +446,107 @@ mod tests {
             reverse: true,
             ..FlameView::default()
         };
-        let f = build(
+        let f = graphs(
             &[side("old", vec![r.clone()]), side("new", vec![r])],
             &Identity::default(),
             view,
         );
-        let root = &f.graphs[0].root;
-        assert_eq!(names(root), ["b", "leaf"]);
-        let leaf = &root.children[1];
-        assert!((leaf.old_incl - 4.0 / 6.0).abs() < 1e-12);
-        assert_eq!(names(leaf), ["b", "c"]);
-        assert_eq!(names(&leaf.children[0]), ["a"]);
+        let t = &f.graphs[0].tree;
+        assert_eq!(names(t, Tree::ROOT), ["b", "leaf"]);
+        let leaf = t.find(&["leaf"]).unwrap();
+        assert!((t.node(leaf).old_incl - 4.0 / 6.0).abs() < 1e-12);
+        assert_eq!(names(t, leaf), ["b", "c"]);
+        assert_eq!(names(t, t.find(&["leaf", "b"]).unwrap()), ["a"]);
+    }
+
+    /// A chain of 100,000 frames is built, walked, cloned, compared and
+    /// dropped without recursion (each would overflow a 2 MiB stack when
+    /// recursive), on a thread with a small stack to prove it.
+    #[test]
+    fn a_100000_frame_stack_needs_no_deep_recursion() {
+        let deep: Vec<String> = (0..100_000).map(|i| format!("f{i}")).collect();
+        let work = move || {
+            let mut r = Profile::new("deep", Format::Folded);
+            r.stacks.insert(deep.clone(), 90.0);
+            r.stacks.insert(vec!["a".into()], 10.0);
+            r.total = 100.0;
+            let mut r2 = r.clone();
+            r2.stacks.insert(deep, 60.0);
+            r2.stacks.insert(vec!["a".into()], 40.0);
+            let sides = [side("old", vec![r]), side("new", vec![r2])];
+            let f = graphs(&sides, &Identity::default(), FlameView::default());
+            let t = &f.graphs[0].tree;
+            assert_eq!(t.levels(), 100_001);
+            assert_eq!(t.preorder().len(), 100_002);
+            let leaf = t.node(t.nodes().len() as u32 - 1);
+            assert_eq!(leaf.depth, 100_000);
+            assert!((leaf.incl_delta() + 0.3).abs() < 1e-12);
+            let copy = f.clone();
+            assert_eq!(copy, f);
+        };
+        std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(work)
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+
+    /// Each frame is tested as the table's rows are: a frame whose share
+    /// moved far beyond the runs' noise is `*`, one that moved within it
+    /// `~`, a rare one untested; counts that are not samples: untested.
+    #[test]
+    fn frames_are_judged_with_the_rows_model() {
+        // Every run has 3,000 samples: `calm` keeps its share (within
+        // the runs' jitter), `big` triples, `rest` gives way.
+        // `rare` has 2 samples in all: never significant, untested.
+        let mk = |big: f64, jitter: f64| {
+            let calm = 500.0 + jitter;
+            let rare = if jitter == 0.0 { 1.0 } else { 0.0 };
+            let mut r = run(
+                &[
+                    ("main;big", big),
+                    ("main;calm", calm),
+                    ("main;rest", 3000.0 - big - calm - rare),
+                    ("main;rare", rare),
+                ],
+                3000.0,
+            );
+            r.stacks.retain(|_, w| *w > 0.0);
+            r
+        };
+        let jitters = [0.0, 14.0, -9.0];
+        let old = side("old", jitters.iter().map(|&j| mk(300.0, j)).collect());
+        let new = side("new", jitters.iter().map(|&j| mk(900.0, -j)).collect());
+        let f = graphs(
+            &[old.clone(), new.clone()],
+            &Identity::default(),
+            FlameView::default(),
+        );
+        let g = &f.graphs[0];
+        let t = &g.tree;
+        let mark = |p: &[&str]| t.node(t.find(p).unwrap()).test.mark;
+        assert_eq!(mark(&["main", "big"]), Mark::Significant);
+        assert_eq!(mark(&["main", "calm"]), Mark::Noise);
+        assert_eq!(mark(&["main", "rare"]), Mark::Untested);
+        let big = t.node(t.find(&["main", "big"]).unwrap());
+        let (lo, hi) = big.test.delta_ci.unwrap();
+        assert!(lo > 0.0 && lo <= big.incl_delta() && big.incl_delta() <= hi);
+        assert!(g.tests.tested >= 3 && g.tests.worse >= 1, "{:?}", g.tests);
+        let plain = significance::Options {
+            testable: false,
+            ..opts()
+        };
+        let f = build(
+            &[old, new],
+            &Identity::default(),
+            FlameView::default(),
+            &plain,
+        );
+        assert!(f.graphs[0]
+            .tree
+            .nodes()
+            .iter()
+            .all(|n| n.test.mark == Mark::Untested));
     }
 }

@@ -73,7 +73,7 @@ fn external_refs(doc: &str) -> Vec<String> {
         let mut from = 0;
         while let Some(i) = lower[from..].find(pat) {
             let at = from + i;
-            let tail = &lower[at..(at + 60).min(lower.len())];
+            let tail: String = lower[at..].chars().take(60).collect();
             // Allowed: the SVG namespace (an identifier, never fetched) and
             // in-document fragment references `url(#…)`.
             let ok = tail.starts_with("http://www.w3.org/2000/svg") || tail.starts_with("url(#");
@@ -484,4 +484,418 @@ fn perf_script_and_folded_stacks_give_one_flame_graph() {
             "2"
         )
     );
+}
+
+/// A temporary directory for one test, removed first if it is there.
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("diffprofile-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The real deep samples of `testdata/deep/` (perf script of a recursion
+/// about 5,000 and 3,000 frames deep), each chain's recursion frame
+/// repeated until the chain has `frames` frames.
+fn deepened(path: &str, frames: usize) -> String {
+    let text = String::from_utf8(super::cli::gunzip(path)).unwrap();
+    let mut out = String::new();
+    for sample in text.split("\n\n").filter(|s| !s.trim().is_empty()) {
+        let lines: Vec<&str> = sample.lines().collect();
+        let rec = lines
+            .iter()
+            .position(|l| l.contains(" down+0x25 "))
+            .expect("a recursion frame");
+        let extra = frames.saturating_sub(lines.len() - 1);
+        for (i, l) in lines.iter().enumerate() {
+            out.push_str(l);
+            out.push('\n');
+            if i == rec {
+                for _ in 0..extra {
+                    out.push_str(l);
+                    out.push('\n');
+                }
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// No walk over the call tree recurses (issue 24): a real `perf record -g`
+/// chain 5,000 frames deep, the same samples deepened to 100,000 frames
+/// (perf script) and a folded stack of 100,000 frames are drawn by
+/// `-o html` and `-o flamegraph` (before: stack overflow, SIGABRT), and the
+/// graph says that levels below 1,000 are cut.
+#[test]
+fn callchains_of_100000_frames_are_drawn() {
+    let d = scratch("deep");
+    let real = |o: &str| {
+        run_ok(&[
+            "testdata/deep/deep-5000.perf-script.txt.gz".into(),
+            "testdata/deep/deep-3000.perf-script.txt.gz".into(),
+            "-o".into(),
+            o.into(),
+        ])
+    };
+    let svg = String::from_utf8(real("flamegraph")).unwrap();
+    assert!(
+        svg.contains("<title>down\ninclusive: "),
+        "real frames drawn"
+    );
+    assert!(svg.contains("stacks deeper than 1000 frames cut there"));
+    let (old, new) = (d.join("old.txt"), d.join("new.txt"));
+    std::fs::write(
+        &old,
+        deepened("testdata/deep/deep-5000.perf-script.txt.gz", 100_000),
+    )
+    .unwrap();
+    std::fs::write(
+        &new,
+        deepened("testdata/deep/deep-3000.perf-script.txt.gz", 60_000),
+    )
+    .unwrap();
+    let chain: Vec<String> = (0..100_000).map(|i| format!("f{i}")).collect();
+    let (fo, fnew) = (d.join("old.folded"), d.join("new.folded"));
+    std::fs::write(&fo, format!("{} 90\nmain;work 10\n", chain.join(";"))).unwrap();
+    std::fs::write(&fnew, format!("{} 50\nmain;work 50\n", chain.join(";"))).unwrap();
+    for (a, b) in [(&old, &new), (&fo, &fnew)] {
+        for o in ["flamegraph", "html"] {
+            let out = diffprofile()
+                .arg(a)
+                .arg(b)
+                .args(["-o", o])
+                .output()
+                .unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{o} of {}: {}",
+                a.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let doc = String::from_utf8_lossy(&out.stdout);
+            assert!(doc.contains("frame(s) not drawn"), "{o}");
+            assert!(doc.matches("<g><title>").count() <= 10_000 + 60);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Copies of the real readprofile runs (testdata/readprofile/default/
+/// {sockets,pipes}/run{1,2,3}.txt) `k` times, as
+/// `scripts/synth-many-symbols.py flat` makes them: copy c of symbol s is
+/// `s.c` with its count times a factor of its copy (the same on every run),
+/// so the real noise and the real change are kept at every scale.
+fn many_symbols(dir: &Path, k: usize) {
+    let mut seed: u64 = 20261202;
+    let factors: Vec<f64> = (0..k)
+        .map(|_| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0).exp()
+        })
+        .collect();
+    for side in ["sockets", "pipes"] {
+        std::fs::create_dir_all(dir.join(side)).unwrap();
+        for r in 1..=3 {
+            let src = format!("testdata/readprofile/default/{side}/run{r}.txt");
+            let text = std::fs::read_to_string(src).unwrap();
+            let rows: Vec<(f64, &str, &str)> = text
+                .lines()
+                .filter_map(|l| {
+                    let p: Vec<&str> = l.split_whitespace().collect();
+                    (p.len() == 3 && p[1] != "total").then(|| (p[0].parse().unwrap(), p[1], p[2]))
+                })
+                .collect();
+            let mut out = String::new();
+            let mut total = 0.0;
+            for (c, f) in factors.iter().enumerate() {
+                for (n, name, load) in &rows {
+                    let m = (n * f).round();
+                    total += m;
+                    out.push_str(&format!("{m:>6} {name}.{c:<30} {load}\n"));
+                }
+            }
+            out.push_str(&format!("{total:>6} total {:>40}\n", "0.0001"));
+            std::fs::write(dir.join(side).join(format!("run{r}.txt")), out).unwrap();
+        }
+    }
+}
+
+/// A page of many rows is bounded (issue 24): 2,000 rows of largest |Δ|
+/// and every significant row, at most 10,000, the rest counted on the page
+/// with a pointer to -o json / -o csv (before: every row, 310 MB at
+/// 450,000 symbols); memory stays bounded too.
+#[test]
+fn html_of_many_symbols_keeps_the_top_rows_and_says_so() {
+    let d = scratch("many");
+    many_symbols(&d, 80); // 14,240 and 11,920 symbols a side
+    let args = |o: &str| {
+        let mut c = diffprofile();
+        c.arg(d.join("sockets"))
+            .arg(d.join("pipes"))
+            .args(["-o", o]);
+        c
+    };
+    let (out, rss) =
+        super::bounds::run_measured(&mut args("html"), std::time::Duration::from_secs(300))
+            .expect("in time");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = String::from_utf8(out.stdout).unwrap();
+    let json = diffprofile_json(args("json"));
+    let csv = json["rows"].as_array().unwrap().len();
+    let shown = page.matches("<tr class=").count();
+    assert!(
+        (2_000..=10_000).contains(&shown) && shown < csv,
+        "{shown} of {csv} rows"
+    );
+    let note = format!(
+        "{shown} of {csv} rows shown: the 2000 largest |\u{394}| and every significant row"
+    );
+    assert!(page.contains(&note), "no {note:?}");
+    assert!(page.contains("For every row use -o json or -o csv"));
+    assert!(page.len() < 8 << 20, "page of {} bytes", page.len());
+    assert!(rss < 400 << 10, "peak RSS {rss} KiB");
+    // The rows kept: the 2,000 largest |Δ| are all there.
+    let mut deltas: Vec<(f64, String)> = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["delta"].as_f64().unwrap_or(0.0).abs(),
+                r["symbol"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    deltas.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for (_, sym) in deltas
+        .iter()
+        .take(2_000)
+        .filter(|(v, _)| *v > deltas[2_000].0)
+    {
+        assert!(page.contains(&format!("<td>{sym}</td>")), "{sym} missing");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+fn diffprofile_json(mut c: Command) -> serde_json::Value {
+    let o = c.output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// The page's title names the sides as given (not `OLD vs NEW`), escaped;
+/// one far bar (a 45 pp `[unknown]`, as a stripped binary gives) does not
+/// set the chart's scale: it is clipped, marked, and the page says so.
+#[test]
+fn title_names_the_sides_and_one_far_bar_is_clipped() {
+    let d = scratch("clip");
+    let folded = String::from_utf8(super::cli::gunzip("testdata/folded/pipes.folded.gz")).unwrap();
+    let total: f64 = folded
+        .lines()
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum();
+    let (old, new) = (d.join("v6.1<b>.folded"), d.join("v6.2.folded"));
+    std::fs::write(&old, &folded).unwrap();
+    std::fs::write(
+        &new,
+        format!("{folded}[unknown] {}\n", (total * 0.9).round()),
+    )
+    .unwrap();
+    let doc = String::from_utf8(run_ok(&[
+        old.display().to_string(),
+        new.display().to_string(),
+        "-o".into(),
+        "html".into(),
+    ]))
+    .unwrap();
+    let title = doc
+        .split("<title>")
+        .nth(1)
+        .unwrap()
+        .split("</title>")
+        .next()
+        .unwrap();
+    assert!(
+        title.contains("v6.1&lt;b&gt;.folded (1 run) vs ")
+            && title.ends_with("v6.2.folded (1 run)"),
+        "{title}"
+    );
+    assert!(!title.contains("OLD"), "{title}");
+    let chart = doc.split("<svg class=\"chart\"").nth(1).unwrap();
+    let chart = chart.split("</svg>").next().unwrap();
+    let unknown = chart
+        .split("<g><title>[unknown]")
+        .nth(1)
+        .expect("[unknown] bar");
+    let unknown = unknown.split("</g>").next().unwrap();
+    assert!(
+        unknown.contains("clipped: beyond the chart&#39;s scale")
+            || unknown.contains("clipped: beyond the chart's scale"),
+        "{unknown}"
+    );
+    assert!(unknown.contains("(clipped)") && unknown.contains("class=\"brk\""));
+    assert!(
+        doc.contains("bar(s) reaching more than 4"),
+        "the page says so"
+    );
+    // The scale is set by the other bars: far below the [unknown] bar's Δ.
+    let scale: f64 = chart
+        .split("text-anchor=\"end\">+")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap();
+    assert!(scale < 20.0, "scale {scale}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// `-o html` and `-o flamegraph` to a terminal (a pty, by util-linux
+/// `script`) exit 2 with a message that says how to get the page, and
+/// write nothing; with -O the page is written.
+#[test]
+fn html_to_a_terminal_exits_2_and_says_how() {
+    if !Path::new("/usr/bin/script").is_file() {
+        eprintln!(
+            "SKIPPED html_to_a_terminal_exits_2_and_says_how: no /usr/bin/script (util-linux)"
+        );
+        return;
+    }
+    let bin = assert_cmd_bin();
+    for (o, ext) in [("html", "html"), ("flamegraph", "svg")] {
+        let cmd = format!(
+            "{} testdata/folded/sockets.folded.gz testdata/folded/pipes.folded.gz -o {o}",
+            bin.display()
+        );
+        let out = Command::new("/usr/bin/script")
+            .args(["-qefc", &cmd, "/dev/null"])
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(2), "{o}: {said}");
+        assert!(
+            said.contains(&format!("-o {o}: not writing"))
+                && said.contains(&format!("give -O report.{ext}")),
+            "{said}"
+        );
+        assert!(!said.contains("<svg"), "nothing written: {said}");
+    }
+}
+
+fn assert_cmd_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_diffprofile"))
+}
+
+/// Run in the browser after a page rendered: every frame of every flame
+/// graph, its computed fill (what the browser paints, after any CSS) read
+/// against the mark and Δ its tooltip states; the result as JSON in
+/// `<pre id="marks">`.
+const MARK_CHECK: &str = r#"<script>
+(function(){
+var res={frames:0,red:0,blue:0,grey:0,bad:[]};
+document.querySelectorAll('svg.flamegraph > g').forEach(function(g){
+  var t=g.querySelector('title'),r=g.querySelector('rect');
+  if(!t||!r){return;}
+  var text=t.textContent,name=text.split('\n')[0];
+  var m=/\nmark: (\*|~|untested)/.exec(text);
+  var d=/\ninclusive: [^\n]*? \(([-+]?)[0-9.]+ pp\)/.exec(text);
+  var c=getComputedStyle(r).fill.match(/[0-9.]+/g)||[];
+  var R=+c[0],G=+c[1],B=+c[2];
+  var kind=(R>G+30&&R>B+30)?'red':(B>R+30&&B>G)?'blue':
+    (Math.max(R,G,B)-Math.min(R,G,B)<10)?'grey':'other';
+  var want='grey';
+  if(m&&m[1]==='*'&&d&&d[1]==='+'){want='red';}
+  if(m&&m[1]==='*'&&d&&d[1]==='-'){want='blue';}
+  res.frames++;res[kind]=(res[kind]||0)+1;
+  if(!m||!d||kind!==want){res.bad.push(name+': '+kind+' fill, mark '+(m&&m[1])+', delta sign '+(d&&d[1]));}
+});
+var pre=document.createElement('pre');pre.id='marks';
+pre.textContent=JSON.stringify(res);document.body.appendChild(pre);
+})();
+</script>"#;
+
+/// The frames' colours agree with their marks in what headless Chromium
+/// renders, in `-o html`'s flame graph and in `-o flamegraph`'s SVG, on the
+/// committed multi-run callchain recordings: significant frames red (grew)
+/// or blue (shrank), every `~` and untested frame grey.
+#[test]
+fn flame_colours_agree_with_marks_in_headless_chromium() {
+    let Some(bin) = chromium() else {
+        let why = "`chromium` is not on PATH (apt-get install chromium)";
+        assert!(
+            std::env::var("CI").map_or(true, |v| v != "true"),
+            "CI=true and the browser check cannot run: {why}"
+        );
+        eprintln!("SKIPPED flame_colours_agree_with_marks_in_headless_chromium: {why}");
+        return;
+    };
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-marks");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let page = String::from_utf8(run_ok(&real_args("html"))).unwrap();
+    let svg = String::from_utf8(run_ok(&real_args("flamegraph"))).unwrap();
+    let svg = svg.split_once("?>\n").map_or(svg.as_str(), |(_, s)| s);
+    let check = |name: &str, doc: String| -> serde_json::Value {
+        let file = dir.join(format!("{name}.html"));
+        std::fs::write(&file, doc).unwrap();
+        let o = headless(&bin, &dir.join(format!("profile-{name}")))
+            .arg("--dump-dom")
+            .arg(format!("file://{}", file.display()))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let dom = String::from_utf8_lossy(&o.stdout);
+        let json = dom
+            .split("<pre id=\"marks\">")
+            .nth(1)
+            .and_then(|s| s.split("</pre>").next())
+            .unwrap_or_else(|| panic!("{name}: the check did not run"));
+        let json = json
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&amp;", "&");
+        serde_json::from_str(&json).unwrap()
+    };
+    let docs = [
+        (
+            "html",
+            page.replace("</body>", &format!("{MARK_CHECK}</body>")),
+        ),
+        (
+            "flamegraph",
+            format!("<!DOCTYPE html><html><body>{svg}{MARK_CHECK}</body></html>"),
+        ),
+    ];
+    for (name, doc) in docs {
+        let res = check(name, doc);
+        let count = |k: &str| res[k].as_u64().unwrap_or(0);
+        assert_eq!(
+            res["bad"].as_array().map(Vec::len),
+            Some(0),
+            "{name}: {res}"
+        );
+        assert!(count("frames") > 300, "{name}: {res}");
+        assert!(
+            count("red") > 0 && count("blue") > 0 && count("grey") > 0,
+            "{name}: {res}"
+        );
+        eprintln!("{name}: {res}");
+    }
+    // Control: the check sees what is painted (a style sheet that paints
+    // every frame red is caught).
+    let red = "<style>svg.flamegraph rect{fill:rgb(214,47,39)!important}</style>";
+    let res = check(
+        "control",
+        page.replace("</body>", &format!("{red}{MARK_CHECK}</body>")),
+    );
+    let bad = res["bad"].as_array().map_or(0, Vec::len);
+    assert!(bad > 300, "the control must fail: {res}");
 }

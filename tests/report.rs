@@ -120,7 +120,7 @@ fn batch_keeps_kernel_names_case() {
     ]))
     .unwrap();
     assert!(
-        html.contains("<h1>diffprofile: v6.2 vs 6.8.0-rc1</h1>"),
+        html.contains("<h1>diffprofile: v6.2 (2 runs) vs 6.8.0-rc1 (2 runs)</h1>"),
         "html title"
     );
     assert!(!html.contains("RC1") && !html.contains("V6.2"));

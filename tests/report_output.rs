@@ -62,8 +62,9 @@ fn output_file_and_format_from_its_extension() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// `-o html` (or flamegraph) to a terminal warns instead of dumping the
-/// page; into a pipe or with `-O` it is written.
+/// `-o html` (or flamegraph) to a terminal is an error that says how to
+/// get the page (exit 2, nothing written); into a pipe or with `-O` it is
+/// written.
 #[test]
 fn html_is_not_dumped_on_a_terminal() {
     let argv = [
@@ -74,19 +75,26 @@ fn html_is_not_dumped_on_a_terminal() {
         "html",
     ];
     let config = Config::from_cli(Cli::parse_from(argv)).unwrap();
-    let mut err = Vec::new();
-    assert!(app::refuse_page(&config, true, &mut err).unwrap());
-    let said = String::from_utf8(err).unwrap();
-    assert!(said.contains("warning: not writing an HTML page to the terminal: give -O report.html"));
+    let said = format!("{:#}", app::refuse_page(&config, true).unwrap_err());
     assert!(
-        !app::refuse_page(&config, false, &mut Vec::new()).unwrap(),
-        "a pipe gets it"
+        said.contains("-o html: not writing an HTML page to the terminal: give -O report.html"),
+        "{said}"
     );
+    assert!(app::refuse_page(&config, false).is_ok(), "a pipe gets it");
     let to_file =
         Config::from_cli(Cli::parse_from([&argv[..3], &["-O", "x.html"]].concat())).unwrap();
-    assert!(!app::refuse_page(&to_file, true, &mut Vec::new()).unwrap());
+    assert!(app::refuse_page(&to_file, true).is_ok());
     let text = Config::from_cli(Cli::parse_from(&argv[..3])).unwrap();
-    assert!(!app::refuse_page(&text, true, &mut Vec::new()).unwrap());
+    assert!(app::refuse_page(&text, true).is_ok());
+    let svg = Config::from_cli(Cli::parse_from(
+        [&argv[..3], &["-o", "flamegraph"]].concat(),
+    ))
+    .unwrap();
+    let said = format!("{:#}", app::refuse_page(&svg, true).unwrap_err());
+    assert!(
+        said.contains("-o flamegraph: not writing an SVG image"),
+        "{said}"
+    );
 }
 
 /// `--help` groups the flags in sections, as ripgrep does, and ends with

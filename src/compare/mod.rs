@@ -158,11 +158,17 @@ struct Taken {
 fn take(sides: &[Side], config: &Config) -> Result<Taken> {
     let (matrix, exposures) = count_matrix(sides, config)?;
     let ctx = diff::Context::of(sides, &exposures, &matrix);
-    let flames = config
-        .load
-        .parse
-        .stacks
-        .then(|| flame::build(sides, &config.identity, config.flame));
+    let flames = config.load.parse.stacks.then(|| {
+        // Frames are judged as the rows are (the comparison's --alpha,
+        // --adjust, --noise-cv; untested when counts are not samples).
+        let tests = crate::significance::Options {
+            alpha: config.diff.alpha,
+            adjust: config.diff.adjust,
+            noise_cv: config.diff.noise_cv,
+            testable: aggregate::counts_are_samples(sides),
+        };
+        flame::build(sides, &config.identity, config.flame, &tests)
+    });
     Ok(Taken {
         matrix,
         exposures,

@@ -6,31 +6,33 @@
 //! Encoding: a frame's width is the mean of its OLD and NEW inclusive
 //! shares ([`crate::flame::Node::width`]), so frames that vanished keep half
 //! their old width and stay visible, and children always fit in their
-//! parent. Its fill is the change in its inclusive share (red: larger share
-//! on NEW, blue: smaller; intensity ∝ |Δ|, saturated at the largest change,
-//! at least 0.5 pp); a stripe along its bottom edge is the change in its
-//! self share on the same scale. Frames gone on NEW are hatched, frames only
-//! on NEW are outlined. Every frame's `<title>` tooltip states its old/new
-//! inclusive and self shares and both deltas. Frames narrower than
-//! [`MIN_PX`] are left out (their time stays in their parent's width).
+//! parent. Its fill is its verdict: a frame whose inclusive change is
+//! significant (`*`, tested as the table's rows are, FDR over the frames)
+//! is red (larger share on NEW) or blue (smaller), its intensity growing
+//! with |Δ| up to the largest significant change; every other frame is
+//! grey (darker within noise `~`, lighter untested). Frames gone on NEW are
+//! hatched, frames only on NEW are outlined. Every frame's `<title>`
+//! tooltip states its old/new inclusive and self shares, both deltas, the
+//! inclusive Δ's interval and its mark. Frames narrower than
+//! [`frames::MIN_PX`] (more when the frame budget needs it) and below
+//! [`frames::MAX_LEVELS`] levels are left out (their time stays in their
+//! parent's width), and the graph says how many.
 
-use super::markup::{clip, escape};
+mod frames;
+
+pub use frames::{MAX_FRAMES, MAX_LEVELS, MIN_PX, WIDTH};
+
+use super::markup::escape;
 use super::RenderOptions;
+use crate::aggregate::fmt_count;
 use crate::diff::Report;
-use crate::flame::{Flame, Flames, Node};
+use crate::flame::{Flame, Flames};
+use crate::significance::Method;
+use frames::{colour, pp, Plan, Style, FRAME_H, NOISE_FILL, UNTESTED_FILL};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-/// Drawing width of the frames, in SVG pixels.
-pub const WIDTH: f64 = 1200.0;
-const FRAME_H: f64 = 16.0;
-const TOP: f64 = 58.0;
 const BOTTOM: f64 = 8.0;
-/// Frames narrower than this are not drawn.
-pub const MIN_PX: f64 = 0.5;
-/// The colour scale saturates at the largest inclusive change, but never
-/// below this share (0.5 percentage points), so noise stays pale.
-const MIN_SCALE: f64 = 0.005;
 
 /// Every compared side's flame graph, one under the other, as one SVG.
 pub fn render(
@@ -55,11 +57,7 @@ pub fn render(
     }
     let parts: Vec<(f64, String)> = graphs
         .iter()
-        .map(|g| {
-            let id = format!("fg{}", g.side);
-            let svg = svg(g, report, &id, true, opts);
-            (height(g), svg)
-        })
+        .map(|g| svg_sized(g, report, &format!("fg{}", g.side), true, opts))
         .collect();
     let total: f64 = parts.iter().map(|p| p.0).sum();
     let _ = writeln!(
@@ -67,95 +65,84 @@ pub fn render(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{total}\" \
          viewBox=\"0 0 {WIDTH} {total}\" style=\"background:#fff\">"
     );
+    out.write_all(s.as_bytes())?;
     let mut y = 0.0;
     for (h, part) in parts {
-        let _ = writeln!(s, "<g transform=\"translate(0 {y})\">");
-        s.push_str(&part);
-        s.push_str("</g>\n");
+        writeln!(out, "<g transform=\"translate(0 {y})\">")?;
+        out.write_all(part.as_bytes())?;
+        out.write_all(b"</g>\n")?;
         y += h;
     }
-    s.push_str("</svg>\n");
-    out.write_all(s.as_bytes())
+    out.write_all(b"</svg>\n")
 }
 
-fn height(f: &Flame) -> f64 {
-    top(f) + drawn_depth(f) as f64 * FRAME_H + BOTTOM
-}
-
-/// Where the frames start: below the title, legend and (when the view is
-/// not the plain one) the line that says how stacks were shaped.
-fn top(f: &Flame) -> f64 {
-    if f.view.describe().is_some() {
-        TOP + 16.0
-    } else {
-        TOP
+/// The header's optional lines: how stacks were shaped, what was left out.
+fn notes(f: &Flame, plan: &Plan) -> Vec<String> {
+    let mut out: Vec<String> = f
+        .view
+        .describe()
+        .map(|v| format!("view: {v}"))
+        .into_iter()
+        .collect();
+    if plan.narrow > 0 {
+        let why = if plan.raised {
+            format!(" (at most {MAX_FRAMES} frames are drawn)")
+        } else {
+            String::new()
+        };
+        out.push(format!(
+            "{} frame(s) narrower than {:.2} px ({:.4}% of samples) not drawn{why}; their time stays in their parents' width",
+            plan.narrow,
+            plan.min_px,
+            plan.min_px / plan.px * 100.0
+        ));
     }
-}
-
-/// Pixels per unit of share.
-fn px(f: &Flame) -> f64 {
-    let w = f.root.width();
-    if w > 0.0 {
-        WIDTH / w
-    } else {
-        0.0
+    if plan.deep > 0 {
+        out.push(format!(
+            "stacks deeper than {MAX_LEVELS} frames cut there: {} deeper frame(s) not drawn",
+            plan.deep
+        ));
     }
+    out
 }
 
-/// Levels that hold at least one frame wide enough to draw.
-fn drawn_depth(f: &Flame) -> usize {
-    fn go(n: &Node, px: f64) -> usize {
-        if n.width() * px < MIN_PX {
-            return 0;
-        }
-        1 + n.children.iter().map(|c| go(c, px)).max().unwrap_or(0)
+/// The sentence that says how frames were judged.
+fn judged(f: &Flame) -> String {
+    let t = &f.tests;
+    if t.noise.method == Method::NotTested {
+        return "significance: not tested (counts are not sample counts): every frame is grey"
+            .to_string();
     }
-    go(&f.root, px(f))
-}
-
-/// `r,g,b` for a change `d` on a scale saturating at `scale`.
-fn colour(d: f64, scale: f64) -> (u8, u8, u8) {
-    let t = (d.abs() / scale).clamp(0.0, 1.0).sqrt();
-    let neutral = (236.0, 236.0, 230.0);
-    let end = if d > 0.0 {
-        (214.0, 47.0, 39.0)
-    } else {
-        (33.0, 102.0, 172.0)
-    };
-    let mix = |a: f64, b: f64| (a + (b - a) * t).round() as u8;
-    (
-        mix(neutral.0, end.0),
-        mix(neutral.1, end.1),
-        mix(neutral.2, end.2),
+    format!(
+        "colour: significant change of inclusive share (noise: {}; {} q <= {}, {} frames tested): \
+         {} grew, red; {} shrank, blue; the rest grey",
+        t.noise.method.name(),
+        super::adjust_name(t.adjust),
+        t.alpha,
+        fmt_count(t.tested as f64),
+        fmt_count(t.worse as f64),
+        fmt_count(t.better as f64)
     )
-}
-
-fn pct(v: f64) -> String {
-    format!("{:.3}%", v * 100.0)
-}
-
-fn pp(v: f64) -> String {
-    let s = format!("{:+.3} pp", v * 100.0);
-    if s.starts_with("-0.000") || s.starts_with("+0.000") {
-        "0.000 pp".to_string()
-    } else {
-        s
-    }
-}
-
-fn max_change(n: &Node, m: &mut f64) {
-    for c in &n.children {
-        *m = m.max(c.incl_delta().abs()).max(c.self_delta().abs());
-        max_change(c, m);
-    }
 }
 
 /// One flame graph as an `<svg>` element (no XML declaration). `id`
 /// prefixes the ids of its patterns; `standalone` adds a white background.
 pub fn svg(f: &Flame, report: &Report, id: &str, standalone: bool, opts: &RenderOptions) -> String {
-    let h = height(f);
-    let mut scale = MIN_SCALE;
-    max_change(&f.root, &mut scale);
+    svg_sized(f, report, id, standalone, opts).1
+}
+
+/// [`svg`] and its height.
+fn svg_sized(
+    f: &Flame,
+    report: &Report,
+    id: &str,
+    standalone: bool,
+    opts: &RenderOptions,
+) -> (f64, String) {
+    let plan = frames::plan(f);
+    let notes = notes(f, &plan);
+    let top = 74.0 + 16.0 * notes.len() as f64;
+    let h = top + plan.levels as f64 * FRAME_H + BOTTOM;
     let old = super::side_title(report, 0, opts);
     let new = super::side_title(report, f.side, opts);
     let mut s = String::new();
@@ -168,8 +155,8 @@ pub fn svg(f: &Flame, report: &Report, id: &str, standalone: bool, opts: &Render
     let _ = writeln!(
         s,
         "<defs><pattern id=\"{id}-gone\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" \
-         patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#f4f4f4\"/>\
-         <line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#2166ac\" stroke-width=\"3\"/></pattern></defs>"
+         patternTransform=\"rotate(45)\"><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#555\" \
+         stroke-width=\"1.5\" stroke-opacity=\"0.6\"/></pattern></defs>"
     );
     if standalone {
         let _ = writeln!(s, "<rect width=\"{WIDTH}\" height=\"{h}\" fill=\"#fff\"/>");
@@ -185,142 +172,68 @@ pub fn svg(f: &Flame, report: &Report, id: &str, standalone: bool, opts: &Render
     );
     let _ = writeln!(
         s,
-        "<text x=\"0\" y=\"30\">width: mean of {o} and {n} inclusive share; fill: &#916; inclusive share \
-         (red = more on {n}, blue = less); bottom stripe: &#916; self share</text>",
-        o = escape(&old),
-        n = escape(&new),
+        "<text x=\"0\" y=\"30\">width: mean of {} and {} inclusive share; tooltips: shares, &#916;s, interval, mark</text>\
+         <text x=\"0\" y=\"46\">{}</text>",
+        escape(&old),
+        escape(&new),
+        escape(&judged(f)),
     );
-    // Colour scale.
-    for i in 0..=20 {
-        let d = (i as f64 - 10.0) / 10.0 * scale;
-        let (r, g, b) = colour(d, scale);
+    legend(&mut s, plan.scale, id, &escape(&new));
+    for (k, line) in notes.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "<text x=\"0\" y=\"{}\">{}</text>",
+            82.0 + 16.0 * k as f64,
+            escape(line)
+        );
+    }
+    let level = super::level_pct(f.tests.noise.interval_level);
+    let style = Style {
+        px: plan.px,
+        top,
+        scale: plan.scale,
+        new: &new,
+        level: &level,
+        id,
+        method: f.tests.noise.method,
+    };
+    frames::draw(&f.tree, &plan.frames, &style, &mut s);
+    s.push_str("</svg>\n");
+    (h, s)
+}
+
+/// The colour scale and the other keys, on the line at y 54-64.
+fn legend(s: &mut String, scale: f64, id: &str, new: &str) {
+    for i in 0..20 {
+        // Ten steps each way, from the largest fall to the largest rise.
+        let k = if i < 10 {
+            i as f64 - 10.0
+        } else {
+            i as f64 - 9.0
+        };
+        let (r, g, b) = colour(k / 10.0 * scale, scale);
         let _ = write!(
             s,
-            "<rect x=\"{}\" y=\"38\" width=\"12\" height=\"10\" fill=\"rgb({r},{g},{b})\"/>",
+            "<rect x=\"{}\" y=\"54\" width=\"12\" height=\"10\" fill=\"rgb({r},{g},{b})\"/>",
             i * 12
         );
     }
+    let grey = |c: (u8, u8, u8)| format!("rgb({},{},{})", c.0, c.1, c.2);
     let _ = writeln!(
         s,
-        "<text x=\"258\" y=\"47\">{} .. 0 .. {} (full colour at the largest change)</text>\
-         <rect x=\"740\" y=\"38\" width=\"24\" height=\"10\" fill=\"url(#{id}-gone)\"/>\
-         <text x=\"768\" y=\"47\">gone on {n}</text>\
-         <rect x=\"900\" y=\"38\" width=\"24\" height=\"10\" fill=\"rgb(236,236,230)\" stroke=\"#000\"/>\
-         <text x=\"928\" y=\"47\">only on {n}</text>",
+        "<text x=\"246\" y=\"63\">{} .. {} significant *</text>\
+         <rect x=\"560\" y=\"54\" width=\"24\" height=\"10\" fill=\"{}\"/><text x=\"588\" y=\"63\">within noise ~</text>\
+         <rect x=\"700\" y=\"54\" width=\"24\" height=\"10\" fill=\"{}\"/><text x=\"728\" y=\"63\">untested</text>\
+         <rect x=\"800\" y=\"54\" width=\"24\" height=\"10\" fill=\"{}\"/>\
+         <rect x=\"800\" y=\"54\" width=\"24\" height=\"10\" fill=\"url(#{id}-gone)\"/>\
+         <text x=\"828\" y=\"63\">gone on {new}</text>\
+         <rect x=\"960\" y=\"54\" width=\"24\" height=\"10\" fill=\"{}\" stroke=\"#000\"/>\
+         <text x=\"988\" y=\"63\">only on {new}</text>",
         pp(-scale),
         pp(scale),
-        n = escape(&new),
+        grey(NOISE_FILL),
+        grey(UNTESTED_FILL),
+        grey(NOISE_FILL),
+        grey(NOISE_FILL),
     );
-    if let Some(view) = f.view.describe() {
-        let _ = writeln!(s, "<text x=\"0\" y=\"66\">view: {}</text>", escape(&view));
-    }
-    let px = px(f);
-    if px > 0.0 {
-        let at = Place { x: 0.0, y: top(f) };
-        frame(&f.root, at, px, scale, &new, id, &mut s);
-    }
-    s.push_str("</svg>\n");
-    s
-}
-
-/// Where a frame is drawn: its left edge and top.
-#[derive(Clone, Copy)]
-struct Place {
-    x: f64,
-    y: f64,
-}
-
-fn frame(n: &Node, at: Place, px: f64, scale: f64, new: &str, id: &str, s: &mut String) {
-    let w = n.width() * px;
-    if w < MIN_PX {
-        return;
-    }
-    let Place { x, y } = at;
-    let d = n.incl_delta();
-    let (r, g, b) = colour(d, scale);
-    let state = if n.new_incl <= 0.0 && n.old_incl > 0.0 {
-        format!("\ngone on {new}")
-    } else if n.old_incl <= 0.0 && n.new_incl > 0.0 {
-        format!("\nonly on {new}")
-    } else {
-        String::new()
-    };
-    let _ = write!(
-        s,
-        "<g><title>{}\ninclusive: {} &#8594; {} ({})\nself: {} &#8594; {} ({}){}</title>\
-         <rect x=\"{x:.2}\" y=\"{y:.1}\" width=\"{:.2}\" height=\"{:.1}\" fill=\"rgb({r},{g},{b})\"",
-        escape(&n.name),
-        pct(n.old_incl),
-        pct(n.new_incl),
-        pp(d),
-        pct(n.old_self),
-        pct(n.new_self),
-        pp(n.self_delta()),
-        escape(&state),
-        w,
-        FRAME_H - 1.0,
-    );
-    if n.old_incl <= 0.0 && n.new_incl > 0.0 {
-        s.push_str(" stroke=\"#000\" stroke-width=\"1\"");
-    }
-    s.push_str("/>");
-    if n.new_incl <= 0.0 && n.old_incl > 0.0 {
-        let _ = write!(
-            s,
-            "<rect x=\"{x:.2}\" y=\"{y:.1}\" width=\"{w:.2}\" height=\"{:.1}\" fill=\"url(#{id}-gone)\" opacity=\"0.6\"/>",
-            FRAME_H - 1.0
-        );
-    }
-    let sd = n.self_delta();
-    if sd.abs() >= scale * 0.05 && sd.abs() > 1e-9 {
-        let (r, g, b) = colour(sd, scale);
-        let _ = write!(
-            s,
-            "<rect x=\"{x:.2}\" y=\"{:.1}\" width=\"{w:.2}\" height=\"4\" fill=\"rgb({r},{g},{b})\" \
-             stroke=\"#fff\" stroke-width=\"0.5\"/>",
-            y + FRAME_H - 5.0
-        );
-    }
-    let chars = ((w - 6.0) / 6.7).floor();
-    if chars >= 3.0 {
-        let t = (d.abs() / scale).clamp(0.0, 1.0).sqrt();
-        let gone = n.new_incl <= 0.0 && n.old_incl > 0.0;
-        let fill = if t > 0.7 && !gone { "#fff" } else { "#000" };
-        let _ = write!(
-            s,
-            "<text x=\"{:.2}\" y=\"{:.1}\" fill=\"{fill}\">{}</text>",
-            x + 3.0,
-            y + 11.0,
-            escape(&clip(&n.name, chars as usize))
-        );
-    }
-    s.push_str("</g>\n");
-    let mut cx = x;
-    for c in &n.children {
-        let below = Place {
-            x: cx,
-            y: y + FRAME_H,
-        };
-        frame(c, below, px, scale, new, id, s);
-        cx += c.width() * px;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn colours_run_from_neutral_to_red_and_blue() {
-        assert_eq!(colour(0.0, 1.0), (236, 236, 230));
-        assert_eq!(colour(2.0, 1.0), (214, 47, 39));
-        assert_eq!(colour(-1.0, 1.0), (33, 102, 172));
-    }
-
-    #[test]
-    fn formats_points() {
-        assert_eq!(pp(0.0123), "+1.230 pp");
-        assert_eq!(pp(-0.0000001), "0.000 pp");
-        assert_eq!(pct(0.5), "50.000%");
-    }
 }

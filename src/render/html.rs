@@ -4,21 +4,28 @@
 //! (Δ with confidence-interval whiskers; significant, noise and untested
 //! drawn apart: a bar is coloured exactly when its interval, at the
 //! comparison's FCR-adjusted level, excludes 0, and the legend says so),
-//! the differential flame graph when the inputs have
-//! callchains, the full table as a plain `<table>` that the script makes
-//! sortable and filterable, and the warnings. Every input-controlled string goes
-//! through [`escape`]. No timestamps: the bytes depend on the report only.
+//! the differential flame graph when the inputs have callchains (frames
+//! coloured by their own significance), the table as a plain `<table>`
+//! that the script makes sortable and filterable (bounded: the rows of
+//! largest |Δ| and the significant ones, the rest counted and pointed to
+//! `-o json`/`-o csv`), and the warnings. The chart's scale is robust to
+//! one far bar (clipped, and said so). The title names the sides as given.
+//! Every input-controlled string goes through [`escape`]. No timestamps:
+//! the bytes depend on the report only.
+
+mod chart;
+mod rows;
 
 pub use super::markup::{clip, escape};
+pub use chart::{CHART_ROWS, CLIP_FACTOR};
+pub use rows::{TABLE_CAP, TABLE_ROWS};
+
 use super::{flamegraph, NumFmt, RenderOptions};
 use crate::aggregate::{fmt_count, Normalize};
 use crate::diff::{Comparison, Report, Row};
 use crate::flame::Flames;
 use std::fmt::Write as _;
 use std::io::{self, Write};
-
-/// Rows of each sign in the chart.
-pub const CHART_ROWS: usize = 15;
 
 pub fn render(
     report: &Report,
@@ -30,12 +37,28 @@ pub fn render(
     out.write_all(page(&title(report, opts), &body).as_bytes())
 }
 
-/// `diffprofile: OLD vs NEW` (batch: the kernels as named).
+/// `diffprofile: A (3 runs) vs B (3 runs)`: each side as the user gave
+/// it (its paths, compacted; `batch`: the kernel's name) and its runs.
 pub fn title(report: &Report, opts: &RenderOptions) -> String {
     let names: Vec<String> = (0..report.sides.len())
-        .map(|i| super::side_title(report, i, opts))
+        .map(|i| {
+            let runs = report.sides[i].runs.len();
+            let s = if runs == 1 { "" } else { "s" };
+            format!("{} ({runs} run{s})", side_label(report, i, opts))
+        })
         .collect();
     format!("diffprofile: {}", names.join(" vs "))
+}
+
+/// Side `i` as the user gave it: `batch`'s kernel names as they are, else
+/// the side's paths (as the text header shows them), else its name.
+fn side_label(report: &Report, i: usize, opts: &RenderOptions) -> String {
+    let side = &report.sides[i];
+    if opts.names_as_given || side.label.is_empty() {
+        super::side_title(report, i, opts)
+    } else {
+        super::printable(&side.label)
+    }
 }
 
 /// The page's style and its script (sorting, filtering), as files beside
@@ -171,7 +194,7 @@ fn section(
         escape(&super::noise_sentence(c))
     );
     let _ = writeln!(s, "<h3>Top regressions and improvements</h3>");
-    chart(report, c, nf, s);
+    chart::chart(report, c, nf, s);
     if let Some(flames) = flames {
         let _ = writeln!(s, "<h3>Differential flame graph</h3>");
         match flames.graphs.iter().find(|g| g.side == c.side) {
@@ -195,7 +218,7 @@ fn section(
         }
     }
     let _ = writeln!(s, "<h3>All rows</h3>");
-    table(report, c, nf, s);
+    rows::table(report, c, nf, s);
     let (worse, better, other) = super::elided_lines(c, nf);
     for l in [worse, better, other].into_iter().flatten() {
         let _ = writeln!(s, "<p class=\"note\">{}</p>", escape(&l));
@@ -226,236 +249,6 @@ fn unit(report: &Report) -> &'static str {
     } else {
         ""
     }
-}
-
-/// A number for `data-v`: Rust's shortest round-trip form; JS reads it.
-fn data_v(v: f64) -> String {
-    if v.is_nan() {
-        String::new()
-    } else if v.is_infinite() {
-        if v > 0.0 { "Infinity" } else { "-Infinity" }.to_string()
-    } else {
-        format!("{v}")
-    }
-}
-
-fn table(report: &Report, c: &Comparison, nf: &NumFmt, s: &mut String) {
-    let u = unit(report);
-    let du = if u == "%" { " (pp)" } else { "" };
-    let old = escape(&report.sides[0].name);
-    let new = escape(&report.sides[c.side].name);
-    let level = super::level_pct(c.noise.interval_level);
-    let _ = writeln!(
-        s,
-        "<table class=\"rows\">\n<thead><tr><th>symbol</th><th>status</th>\
-         <th data-num=\"1\">{old}{u}</th><th data-num=\"1\">{new}{u}</th>\
-         <th data-num=\"1\">&Delta;{du}</th><th data-num=\"1\">&Delta;%</th>\
-         <th data-num=\"1\">&Delta; {level} interval</th><th data-num=\"1\">ratio</th>\
-         <th data-num=\"1\">p</th><th data-num=\"1\">q</th><th>sig</th></tr></thead>\n<tbody>"
-    );
-    for (i, r) in c.rows.iter().enumerate() {
-        let sig = match r.mark() {
-            "*" => "*",
-            "~" => "~",
-            _ => "",
-        };
-        let _ = writeln!(
-            s,
-            "<tr class=\"{}\" data-i=\"{i}\"><td>{}</td><td>{}</td>\
-             <td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td>\
-             <td class=\"d\" data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td>\
-             <td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td>\
-             <td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td><td>{sig}</td></tr>",
-            kind(r),
-            escape(&super::symbol_label(r)),
-            r.status.name(),
-            data_v(r.old),
-            nf.value(r.old),
-            data_v(r.new),
-            nf.value(r.new),
-            data_v(r.delta),
-            nf.delta(r.delta),
-            r.delta_pct().map(data_v).unwrap_or_default(),
-            escape(&super::delta_pct(r)),
-            r.delta_ci().map(|c| data_v(c.0)).unwrap_or_default(),
-            escape(&super::interval(r.delta_ci(), |v| nf.delta(v))),
-            data_v(r.ratio()),
-            super::ratio(r.ratio()),
-            r.p().map(data_v).unwrap_or_default(),
-            super::pvalue(r.p()),
-            r.q().map(data_v).unwrap_or_default(),
-            super::pvalue(r.q()),
-        );
-    }
-    if report.normalize == Normalize::Robust {
-        let _ = writeln!(
-            s,
-            "</tbody>\n</table>\n<p class=\"note\">{}</p>",
-            super::text::NO_ROBUST_TOTAL
-        );
-        return;
-    }
-    let _ = writeln!(
-        s,
-        "</tbody>\n<tfoot><tr><td>total</td><td></td><td>{}</td><td>{}</td><td>{}</td>\
-         <td></td><td></td><td></td><td></td><td></td><td></td></tr></tfoot>\n</table>",
-        nf.value(c.total.old),
-        nf.value(c.total.new),
-        nf.delta(c.total.delta)
-    );
-}
-
-/// The top regressions and improvements as horizontal bars from zero with
-/// confidence-interval whiskers.
-fn chart(report: &Report, c: &Comparison, nf: &NumFmt, s: &mut String) {
-    let mut worse: Vec<&Row> = c.rows.iter().filter(|r| r.delta > 0.0).collect();
-    worse.sort_by(|a, b| b.delta.total_cmp(&a.delta).then(a.symbol.cmp(&b.symbol)));
-    worse.truncate(CHART_ROWS);
-    let mut better: Vec<&Row> = c.rows.iter().filter(|r| r.delta < 0.0).collect();
-    better.sort_by(|a, b| a.delta.total_cmp(&b.delta).then(a.symbol.cmp(&b.symbol)));
-    better.truncate(CHART_ROWS);
-    if worse.is_empty() && better.is_empty() {
-        s.push_str("<p class=\"note\">No row changed.</p>\n");
-        return;
-    }
-    let m = chart_extent(worse.iter().chain(&better));
-    let (label_w, plot_x, plot_w, width) = (360.0, 370.0, 440.0, 940.0);
-    let row_h = 18.0;
-    let groups: Vec<(&str, &Vec<&Row>)> = [("regressions", &worse), ("improvements", &better)]
-        .into_iter()
-        .filter(|(_, g)| !g.is_empty())
-        .collect();
-    let n_rows: usize = groups.iter().map(|(_, g)| g.len()).sum();
-    let height = 30.0 + groups.len() as f64 * 22.0 + n_rows as f64 * row_h + 34.0;
-    let x = |v: f64| plot_x + (v.clamp(-m, m) + m) / (2.0 * m) * plot_w;
-    let u = if unit(report) == "%" { " pp" } else { "" };
-    let level = super::level_pct(c.noise.interval_level);
-    let height = height + 16.0;
-    let _ = writeln!(
-        s,
-        "<div class=\"scroll\"><svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" \
-         width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" role=\"img\" \
-         aria-label=\"top regressions and improvements\">"
-    );
-    let _ = writeln!(
-        s,
-        "<text x=\"{plot_x}\" y=\"16\" font-size=\"11\">&#8722;{}{u}</text>\
-         <text x=\"{}\" y=\"16\" font-size=\"11\" text-anchor=\"middle\">0</text>\
-         <text x=\"{}\" y=\"16\" font-size=\"11\" text-anchor=\"end\">+{}{u}</text>",
-        nf.value(m),
-        x(0.0),
-        plot_x + plot_w,
-        nf.value(m)
-    );
-    let mut y = 30.0;
-    for (title, rows) in &groups {
-        let _ = writeln!(
-            s,
-            "<text x=\"0\" y=\"{:.1}\" font-size=\"12\" font-weight=\"bold\">{title}</text>",
-            y + 14.0
-        );
-        y += 22.0;
-        for r in rows.iter() {
-            let (a, b) = (x(r.delta.min(0.0)), x(r.delta.max(0.0)));
-            let ci = super::interval(r.delta_ci(), |v| nf.delta(v));
-            let _ = writeln!(
-                s,
-                "<g><title>{}\n&#916; {}{u} ({level} interval {}), {}, q {}</title>\
-                 <text x=\"{label_w}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"end\">{}</text>\
-                 <rect class=\"{}\" x=\"{a:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"11\"/>",
-                escape(&super::symbol_label(r)),
-                nf.delta(r.delta),
-                escape(&ci),
-                kind(r),
-                super::pvalue(r.q()),
-                y + 12.0,
-                escape(&clip(&super::symbol_label(r), 52)),
-                kind(r),
-                y + 3.0,
-                (b - a).max(0.5),
-            );
-            if let Some((lo, hi)) = r.delta_ci() {
-                whisker(s, x(lo), x(hi), y + 8.5);
-            }
-            let _ = writeln!(
-                s,
-                "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\">{}{u}{}</text></g>",
-                plot_x + plot_w + 8.0,
-                y + 12.0,
-                nf.delta(r.delta),
-                match kind(r) {
-                    "worse" | "better" => " *",
-                    "noise" => " ~",
-                    _ => "",
-                }
-            );
-            y += row_h;
-        }
-    }
-    let _ = writeln!(
-        s,
-        "<line x1=\"{0:.1}\" x2=\"{0:.1}\" y1=\"22\" y2=\"{1:.1}\" stroke=\"#444\"/>",
-        x(0.0),
-        y
-    );
-    chart_legend(s, y + 18.0, &level);
-    s.push_str("</svg></div>\n");
-}
-
-/// The half-width of the chart's scale: the largest change or interval end
-/// shown (1 when there is none).
-fn chart_extent<'r>(rows: impl Iterator<Item = &'r &'r Row>) -> f64 {
-    let mut m: f64 = 0.0;
-    for r in rows {
-        m = m.max(r.delta.abs());
-        if let Some((lo, hi)) = r.delta_ci() {
-            for v in [lo, hi] {
-                if v.is_finite() {
-                    m = m.max(v.abs());
-                }
-            }
-        }
-    }
-    if m <= 0.0 || !m.is_finite() {
-        m = 1.0;
-    }
-    m
-}
-
-/// An interval's whisker from `l` to `h`, centred on `my`.
-fn whisker(s: &mut String, l: f64, h: f64, my: f64) {
-    let _ = writeln!(
-        s,
-        "<path class=\"ci\" d=\"M{l:.1} {my:.1}H{h:.1}M{l:.1} {:.1}V{:.1}M{h:.1} {:.1}V{:.1}\"/>",
-        my - 4.0,
-        my + 4.0,
-        my - 4.0,
-        my + 4.0
-    );
-}
-
-/// The chart's legend at `ly`.
-fn chart_legend(s: &mut String, ly: f64, level: &str) {
-    let _ = writeln!(
-        s,
-        "<g font-size=\"11\"><rect class=\"worse\" x=\"0\" y=\"{0:.1}\" width=\"12\" height=\"10\"/>\
-         <text x=\"16\" y=\"{1:.1}\">significant regression *</text>\
-         <rect class=\"better\" x=\"185\" y=\"{0:.1}\" width=\"12\" height=\"10\"/>\
-         <text x=\"201\" y=\"{1:.1}\">significant improvement *</text>\
-         <rect class=\"noise\" x=\"385\" y=\"{0:.1}\" width=\"12\" height=\"10\"/>\
-         <text x=\"401\" y=\"{1:.1}\">within noise ~</text>\
-         <rect class=\"untested\" x=\"510\" y=\"{0:.1}\" width=\"12\" height=\"10\"/>\
-         <text x=\"526\" y=\"{1:.1}\">untested (too few samples)</text>\
-         <path class=\"ci\" d=\"M0 {2:.1}H30M0 {3:.1}V{4:.1}M30 {3:.1}V{4:.1}\"/>\
-         <text x=\"36\" y=\"{5:.1}\">{level} interval of &#916; (FCR-adjusted): \
-         a bar is coloured exactly when its interval excludes 0</text></g>",
-        ly,
-        ly + 9.0,
-        ly + 21.0,
-        ly + 17.0,
-        ly + 25.0,
-        ly + 25.0
-    );
 }
 
 #[cfg(test)]
