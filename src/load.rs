@@ -5,23 +5,30 @@
 //! archive that no parser recognises are skipped and named in a warning;
 //! a file named on the command line that no parser recognises is an error.
 //!
-//! Formats that need a kernel symbol map (raw `/proc/profile` images) get
-//! it from, in order: their side's `--old-map`/`--new-map`, `--map`, or a
-//! `System.map*` / `kallsyms*` file beside them (same directory, or same
-//! directory inside the archive). Such map files are not runs; a map is
-//! read only when a profile needs it.
+//! Formats that need a kernel symbol map (perf.data, raw `/proc/profile`
+//! images) get it from, in order: their side's own map (`--old-kallsyms`,
+//! `--new-map`, `--kallsyms-for SIDE=FILE`, …: [`LoadOptions::path_maps`]),
+//! the map for every side (perf.data: `--kallsyms`, else `--map`; images:
+//! `--map`, else `--kallsyms`), or a `System.map*` / `kallsyms*` file beside
+//! them: in the same directory, inside a directory or archive as beside a
+//! file named on the command line ([`crate::symmap::Beside`] chooses among
+//! several); perf.data last falls back to `/proc/kallsyms` for a recording
+//! of the running kernel. Such map files are not runs; a map is read only
+//! when a profile needs it. How each side is given its own map
+//! ([`LoadOptions::path_advice`]) ends every map error.
 
 use crate::format::{self, Detected, ParseOptions};
 use crate::input::{self, Location, BUF_SIZE};
 use crate::profile::{Format, Profile};
-use crate::symmap::SymbolMap;
+pub use crate::symmap::{Beside, MapFile};
+use crate::symmap::{MapAdvice, Reader, SymbolMap};
 use anyhow::{anyhow, bail, Context, Result};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// How far detection reads before giving up: first 64 KiB, then up to 1 MiB
 /// when a parser still needs more.
@@ -33,8 +40,12 @@ pub struct LoadOptions {
     /// `-f FORMAT`; `None` detects per file.
     pub format: Option<Format>,
     pub parse: ParseOptions,
-    /// The symbol map of each command-line path's side (`--old-map`, `--new-map`).
-    pub path_maps: BTreeMap<String, Arc<SymbolMap>>,
+    /// The map of each command-line path's side (`--old-kallsyms`,
+    /// `--new-map`, `--kallsyms-for SIDE=FILE`, …) and the flag that gave it.
+    pub path_maps: BTreeMap<String, (Arc<SymbolMap>, String)>,
+    /// How each command-line path's side is given its own map (for errors);
+    /// other paths take `parse.advice`.
+    pub path_advice: BTreeMap<String, MapAdvice>,
 }
 
 /// The runs of one side, in order, with warnings about files passed over.
@@ -55,6 +66,7 @@ enum Outcome {
 pub fn load_side(paths: &[String], opts: &LoadOptions) -> Result<Loaded> {
     let mut locations = Vec::new();
     let mut walk_warnings = Vec::new();
+    let mut dirs_seen = BTreeMap::new();
     for path in paths {
         let input::Expanded {
             locations: expanded,
@@ -63,6 +75,7 @@ pub fn load_side(paths: &[String], opts: &LoadOptions) -> Result<Loaded> {
         } = input::expand(path)?;
         walk_warnings.extend(warnings);
         let explicit = opts.path_maps.get(path).cloned();
+        let advice = opts.path_advice.get(path).cloned();
         let mut beside: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
         if from_dir {
             for loc in &expanded {
@@ -81,6 +94,10 @@ pub fn load_side(paths: &[String], opts: &LoadOptions) -> Result<Loaded> {
                 (dir, Arc::new(Beside::new(files)))
             })
             .collect();
+        // A file named on the command line: the maps in its directory.
+        let named = (!from_dir)
+            .then(|| beside_file(path, &mut dirs_seen))
+            .flatten();
         for loc in expanded {
             let near = match &loc {
                 Location::File(p) if from_dir => {
@@ -89,11 +106,12 @@ pub fn load_side(paths: &[String], opts: &LoadOptions) -> Result<Loaded> {
                     }
                     p.parent().and_then(|d| beside.get(d)).cloned()
                 }
-                _ => None,
+                _ => named.clone(),
             };
             let maps = Maps {
                 explicit: explicit.clone(),
                 beside: near,
+                advice: advice.clone(),
             };
             locations.push((loc, from_dir, maps));
         }
@@ -142,70 +160,66 @@ pub fn is_map_name(path: &str) -> bool {
     base.starts_with("System.map") || base.starts_with("kallsyms")
 }
 
-/// One map file beside profiles: a path, or the bytes of an archive member
-/// (possibly compressed) with its name.
-#[derive(Debug)]
-pub enum MapFile {
-    Path(PathBuf),
-    Bytes(String, Vec<u8>),
+/// The maps of a tree's directory `dir` (`/`-separated, relative), else of
+/// its nearest ancestor that holds any: a map in a kernel's directory
+/// serves every benchmark below it.
+pub fn maps_near(maps: &BTreeMap<String, Arc<Beside>>, dir: &str) -> Option<Arc<Beside>> {
+    let mut at = dir;
+    loop {
+        if let Some(m) = maps.get(at) {
+            return Some(m.clone());
+        }
+        if at.is_empty() {
+            return None;
+        }
+        at = at.rsplit_once('/').map_or("", |(up, _)| up);
+    }
 }
 
-impl MapFile {
-    fn name(&self) -> String {
-        match self {
-            MapFile::Path(p) => p.display().to_string(),
-            MapFile::Bytes(name, _) => name.clone(),
-        }
+/// The symbol maps in the directory of `path`, a file named on the command
+/// line, if there are any (none for a file that is itself named as a map);
+/// `seen` holds the directories already listed, so that the files of one
+/// directory share their maps (each read once).
+fn beside_file(
+    path: &str,
+    seen: &mut BTreeMap<PathBuf, Option<Arc<Beside>>>,
+) -> Option<Arc<Beside>> {
+    if path == "-" || is_map_name(path) {
+        return None;
     }
-
-    fn read(&self) -> Result<SymbolMap> {
-        match self {
-            MapFile::Path(p) => SymbolMap::read_path(&p.to_string_lossy()),
-            MapFile::Bytes(name, bytes) => {
-                let (_, reader) = input::decompress(Box::new(&bytes[..]))
-                    .with_context(|| format!("{name}: cannot read"))?;
-                SymbolMap::parse(reader, name)
+    let dir = match Path::new(path).parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    seen.entry(dir)
+        .or_insert_with_key(|dir| {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+                .ok()?
+                .filter_map(|e| e.ok())
+                .filter(|e| is_map_name(&e.file_name().to_string_lossy()))
+                .map(|e| dir.join(e.file_name()))
+                .filter(|p| p.is_file())
+                .collect();
+            if found.is_empty() {
+                return None;
             }
-        }
-    }
-}
-
-/// The map files found in one directory, read once when first needed.
-#[derive(Debug)]
-pub struct Beside {
-    files: Vec<MapFile>,
-    map: OnceLock<std::result::Result<Arc<SymbolMap>, String>>,
-}
-
-impl Beside {
-    pub fn new(files: Vec<MapFile>) -> Beside {
-        Beside {
-            files,
-            map: OnceLock::new(),
-        }
-    }
-    fn get(&self) -> Result<Arc<SymbolMap>> {
-        let got = self.map.get_or_init(|| match self.files.as_slice() {
-            [one] => one.read().map(Arc::new).map_err(|e| format!("{e:#}")),
-            many => Err(format!(
-                "several symbol maps in one directory ({}): name one with --map",
-                many.iter()
-                    .map(MapFile::name)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
-        });
-        got.clone().map_err(|e| anyhow!(e))
-    }
+            found.sort();
+            Some(Arc::new(Beside::new(
+                found.into_iter().map(MapFile::Path).collect(),
+            )))
+        })
+        .clone()
 }
 
 /// Where a profile's symbol map can come from.
 #[derive(Clone, Debug, Default)]
 struct Maps {
-    /// Its side's `--old-map` / `--new-map`.
-    explicit: Option<Arc<SymbolMap>>,
-    /// A map file beside it.
+    /// Its side's own map and the flag that gave it.
+    explicit: Option<(Arc<SymbolMap>, String)>,
+    /// The map files beside it.
     beside: Option<Arc<Beside>>,
+    /// How its side is given its own map, if not `parse.advice`.
+    advice: Option<MapAdvice>,
 }
 
 /// True for formats that read a kernel symbol map.
@@ -213,31 +227,68 @@ fn needs_map(format: Format) -> bool {
     matches!(format, Format::ProcProfile | Format::PerfData)
 }
 
-/// The parse options for one profile of `format`, with its map filled in.
+/// The map given for a profile read by `reader`: its side's own, else the
+/// one for every side (perf.data: `--kallsyms`, then `--map`; images the
+/// other way round), with the flag that gave it.
+fn given_map(reader: Reader, opts: &LoadOptions, maps: &Maps) -> Option<(Arc<SymbolMap>, String)> {
+    let p = &opts.parse;
+    let both = [(&p.kallsyms, "--kallsyms"), (&p.map, "--map")];
+    let order = match reader {
+        Reader::PerfData => [both[0], both[1]],
+        Reader::Image => [both[1], both[0]],
+    };
+    maps.explicit.clone().or_else(|| {
+        order
+            .into_iter()
+            .find_map(|(m, flag)| m.clone().map(|m| (m, flag.to_string())))
+    })
+}
+
+/// The parse options for one profile of `format`, with its map filled in:
+/// the map given ([`given_map`]); else, for perf.data, the maps beside it
+/// (chosen by the recording's release when it is read) and, for an image,
+/// the map beside it.
 fn options_for<'a>(
     format: Format,
+    origin: &str,
     opts: &'a LoadOptions,
     maps: &Maps,
 ) -> Result<Cow<'a, ParseOptions>> {
-    if !needs_map(format) {
-        return Ok(Cow::Borrowed(&opts.parse));
-    }
+    let reader = match format {
+        Format::PerfData => Reader::PerfData,
+        Format::ProcProfile => Reader::Image,
+        _ => return Ok(Cow::Borrowed(&opts.parse)),
+    };
     let mut parse = opts.parse.clone();
-    if format == Format::PerfData {
-        // --kallsyms, else a kallsyms*/System.map* beside the file.
-        if parse.kallsyms.is_none() {
-            if let Some(b) = &maps.beside {
-                parse.kallsyms = Some(b.get()?);
+    if let Some(a) = &maps.advice {
+        parse.advice = a.clone();
+    }
+    let mut chosen = given_map(reader, opts, maps);
+    if chosen.is_none() && reader == Reader::Image {
+        if let Some(b) = &maps.beside {
+            let what = "the System.map of the kernel the image was taken on, or a copy of its \
+                        /proc/kallsyms";
+            match b.choose(Reader::Image, None) {
+                Ok(m) => chosen = m.map(|m| (m, "beside the run".to_string())),
+                Err(e) => bail!(
+                    "{origin}: {e}; {}",
+                    parse.advice.give(reader, "FILE", what, false)
+                ),
             }
         }
-        return Ok(Cow::Owned(parse));
     }
-    let map = match (&maps.explicit, &opts.parse.map, &maps.beside) {
-        (Some(m), _, _) | (None, Some(m), _) => Some(m.clone()),
-        (None, None, Some(b)) => Some(b.get()?),
-        (None, None, None) => None,
-    };
-    parse.map = map;
+    match chosen {
+        Some((map, flag)) => {
+            parse.map_origin = Some(flag);
+            parse.kallsyms = Some(map.clone());
+            parse.map = Some(map);
+        }
+        None => {
+            parse.kallsyms = None;
+            parse.map = None;
+            parse.beside = maps.beside.clone();
+        }
+    }
     Ok(Cow::Owned(parse))
 }
 
@@ -265,8 +316,9 @@ fn load_location(
 /// Every regular member of a tar archive is one run, read in place (never
 /// extracted). Members that are not regular files are named in a warning.
 /// `System.map*` / `kallsyms*` members are maps for the profiles in their
-/// directory; a profile that needs one before it appears is kept in memory
-/// and parsed at the end.
+/// directory (the maps beside the archive for profiles of a directory
+/// without any); a profile that needs one before it appears is kept in
+/// memory and parsed at the end.
 fn load_tar(
     reader: Box<dyn BufRead>,
     name: &str,
@@ -275,7 +327,7 @@ fn load_tar(
 ) -> Result<Vec<Outcome>> {
     let mut archive = tar::Archive::new(reader);
     let mut out: Vec<Option<Outcome>> = Vec::new();
-    let mut tar_maps: BTreeMap<String, Vec<Arc<SymbolMap>>> = BTreeMap::new();
+    let mut tar_maps: BTreeMap<String, Vec<MapFile>> = BTreeMap::new();
     let mut deferred: Vec<(usize, String, String, Format, Vec<u8>)> = Vec::new();
     let entries = archive
         .entries()
@@ -302,14 +354,17 @@ fn load_tar(
             continue;
         }
         let dir = member.rsplit_once('/').map_or("", |(d, _)| d).to_string();
-        let raw: Box<dyn BufRead + '_> = Box::new(BufReader::with_capacity(BUF_SIZE, entry));
-        let (_, reader) =
-            input::decompress(raw).with_context(|| format!("{origin}: cannot read"))?;
+        let mut raw: Box<dyn BufRead + '_> = Box::new(BufReader::with_capacity(BUF_SIZE, entry));
         if is_map_name(&member) {
-            let map = SymbolMap::parse(reader, &origin)?;
-            tar_maps.entry(dir).or_default().push(Arc::new(map));
+            let bytes = format::read_bounded(&mut *raw, &origin, "symbol map")?;
+            tar_maps
+                .entry(dir)
+                .or_default()
+                .push(MapFile::Bytes(origin, bytes));
             continue;
         }
+        let (_, reader) =
+            input::decompress(raw).with_context(|| format!("{origin}: cannot read"))?;
         let (format, mut reader) = match detect(reader, &origin, opts)? {
             Ok(found) => found,
             Err(why) => {
@@ -317,10 +372,8 @@ fn load_tar(
                 continue;
             }
         };
-        let has_map = match format {
-            Format::PerfData => opts.parse.kallsyms.is_some(),
-            _ => maps.explicit.is_some() || opts.parse.map.is_some(),
-        };
+        let has_map =
+            maps.explicit.is_some() || opts.parse.kallsyms.is_some() || opts.parse.map.is_some();
         if needs_map(format) && !has_map {
             // Held until the archive's maps are read, bounded as any
             // binary stream.
@@ -329,24 +382,20 @@ fn load_tar(
             out.push(None);
             continue;
         }
-        let parse = options_for(format, opts, maps)?;
+        let parse = options_for(format, &origin, opts, maps)?;
         let profile = format::parse(format, &mut *reader, &origin, &parse)?;
         out.push(Some(Outcome::Run(Box::new(profile))));
     }
+    let tar_maps: BTreeMap<String, Arc<Beside>> = tar_maps
+        .into_iter()
+        .map(|(dir, files)| (dir, Arc::new(Beside::new(files))))
+        .collect();
     for (slot, origin, dir, format, bytes) in deferred {
-        let mut parse = opts.parse.clone();
-        let map = match tar_maps.get(&dir).map(Vec::as_slice) {
-            Some([one]) => Some(one.clone()),
-            Some(_) => {
-                bail!("{origin}: several symbol maps beside it in {name}; name one with --map")
-            }
-            None => None,
+        let here = Maps {
+            beside: tar_maps.get(&dir).cloned().or_else(|| maps.beside.clone()),
+            ..maps.clone()
         };
-        if format == Format::PerfData {
-            parse.kallsyms = map;
-        } else {
-            parse.map = map;
-        }
+        let parse = options_for(format, &origin, opts, &here)?;
         let profile = format::parse(format, &mut &bytes[..], &origin, &parse)?;
         out[slot] = Some(Outcome::Run(Box::new(profile)));
     }
@@ -410,7 +459,7 @@ fn parse_reader<'a>(
         Ok(found) => found,
         Err(why) => return Ok(Outcome::Skipped(why)),
     };
-    let parse = options_for(format, opts, maps)?;
+    let parse = options_for(format, origin, opts, maps)?;
     // (A file that starts with a byte-order mark is read as a stream, which
     // drops it, not mapped.)
     let file = match plain {
@@ -457,8 +506,8 @@ pub fn load_stream_beside<'a>(
 ) -> Result<std::result::Result<Profile, String>> {
     let (_, reader) = input::decompress(raw).with_context(|| format!("{origin}: cannot read"))?;
     let maps = Maps {
-        explicit: None,
         beside,
+        ..Maps::default()
     };
     Ok(match parse_reader(reader, origin, None, &maps, opts)? {
         Outcome::Run(p) => Ok(*p),
@@ -513,11 +562,7 @@ impl Sniffed<'_> {
     /// Whether parsing needs a symbol map that only a file beside the
     /// stream can give (neither `--map` nor `--kallsyms` was given).
     pub fn needs_beside_map(&self, opts: &LoadOptions) -> bool {
-        match self.format {
-            Format::PerfData => opts.parse.kallsyms.is_none(),
-            Format::ProcProfile => opts.parse.map.is_none(),
-            _ => false,
-        }
+        needs_map(self.format) && opts.parse.kallsyms.is_none() && opts.parse.map.is_none()
     }
 
     /// The decompressed bytes, at most [`format::MAX_IN_MEMORY`], to parse
@@ -538,10 +583,10 @@ impl Sniffed<'_> {
         beside: Option<Arc<Beside>>,
     ) -> Result<Profile> {
         let maps = Maps {
-            explicit: None,
             beside,
+            ..Maps::default()
         };
-        let parse = options_for(self.format, opts, &maps)?;
+        let parse = options_for(self.format, origin, opts, &maps)?;
         Ok(format::parse(
             self.format,
             &mut *self.reader,
@@ -554,6 +599,21 @@ impl Sniffed<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn maps_of_the_nearest_directory() {
+        let b = |n: &str| Arc::new(Beside::new(vec![MapFile::Path(n.into())]));
+        let maps: BTreeMap<String, Arc<Beside>> = [
+            ("v6.8".to_string(), b("v6.8/kallsyms")),
+            ("v6.8/pipes".to_string(), b("v6.8/pipes/kallsyms")),
+        ]
+        .into_iter()
+        .collect();
+        let near = |d: &str| maps_near(&maps, d).map(|m| m.names().join(","));
+        assert_eq!(near("v6.8/pipes").as_deref(), Some("v6.8/pipes/kallsyms"));
+        assert_eq!(near("v6.8/sockets/1").as_deref(), Some("v6.8/kallsyms"));
+        assert_eq!(near("v6.9/pipes"), None);
+    }
 
     #[test]
     fn map_file_names() {
