@@ -133,6 +133,9 @@ pub fn load_side(paths: &[String], opts: &LoadOptions) -> Result<Loaded> {
             }
         }
     }
+    loaded
+        .warnings
+        .extend(unused_map(paths, opts, &loaded.runs));
     if !skipped.is_empty() {
         loaded.warnings.push(format!(
             "skipped {} file(s) that are not profiles: {}",
@@ -152,6 +155,25 @@ pub fn load_side(paths: &[String], opts: &LoadOptions) -> Result<Loaded> {
         );
     }
     Ok(loaded)
+}
+
+/// The side's own map, when none of its runs named kernel samples with it
+/// (they are all text, or recorded without kernel samples): given for
+/// nothing, which is worth a word.
+fn unused_map(paths: &[String], opts: &LoadOptions, runs: &[Profile]) -> Option<String> {
+    let (map, flag) = paths.iter().find_map(|p| opts.path_maps.get(p))?;
+    let mark = format!("({flag})");
+    let used = runs
+        .iter()
+        .filter_map(|r| r.provenance.kernel_map.as_deref())
+        .any(|m| m.ends_with(&mark));
+    (!used).then(|| {
+        format!(
+            "{flag} {}: not used, no run of this side has kernel samples to name with it \
+             (only perf.data and /proc/profile images read a kernel map)",
+            map.source
+        )
+    })
 }
 
 /// A file name that marks a kernel symbol map: `System.map*` or `kallsyms*`.

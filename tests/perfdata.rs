@@ -463,3 +463,50 @@ fn damaged_compressed_records_are_errors_or_counted_warnings() {
     let j = json_of(&["--kallsyms", KALLSYMS, &z, &z]);
     assert!(!j["warnings"].to_string().contains("compressed"));
 }
+
+#[test]
+fn damaged_compressed_pipe_and_killed_recordings_never_panic() {
+    use diffprofile::format::{self, ParseOptions};
+    use diffprofile::profile::Format;
+    let opts = ParseOptions {
+        kallsyms: Some(std::sync::Arc::new(
+            diffprofile::symmap::SymbolMap::read_path(KALLSYMS).unwrap(),
+        )),
+        lenient: true,
+        ..ParseOptions::default()
+    };
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for name in ["z", "pipe", "killed"] {
+        let bytes = gunzip(&format!("{D}/{name}.perf.data.gz"));
+        let mut cases: Vec<Vec<u8>> = [8, 16, 104, 300, 1000, bytes.len() / 2, bytes.len() - 3]
+            .iter()
+            .map(|&n| bytes[..n.min(bytes.len())].to_vec())
+            .collect();
+        for _ in 0..60 {
+            let mut b = bytes.clone();
+            for _ in 0..1 + next() % 8 {
+                let at = (next() % b.len() as u64) as usize;
+                b[at] = (next() >> 32) as u8;
+            }
+            cases.push(b);
+        }
+        for (i, case) in cases.iter().enumerate() {
+            // Ok (a flipped count or period) or an error naming the file,
+            // never a panic (which the reader would report as the decoder's).
+            if let Err(e) = format::parse(Format::PerfData, &mut &case[..], "bad.data", &opts) {
+                let e = e.to_string();
+                assert!(e.starts_with("bad.data"), "{name} case {i}: {e}");
+                assert!(
+                    !e.contains("the record decoder failed"),
+                    "{name} case {i}: {e}"
+                );
+            }
+        }
+    }
+}
