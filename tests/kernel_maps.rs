@@ -292,6 +292,26 @@ fn every_map_error_ends_with_the_command_that_fixes_it() {
             && e.contains("; give OLD its map: --old-kallsyms FILE"),
         "{e}"
     );
+    // A map beside the run that names another release is passed over.
+    let named = tempfile::tempdir().unwrap();
+    let q = copy(
+        named.path(),
+        &[
+            (NEW_PD, "b.data.gz"),
+            (OLD_K, &format!("kallsyms-{V657}.gz")),
+        ],
+    );
+    if !running(V669) {
+        let e = fails(&["--old-kallsyms", OLD_K, old, &q[0]]);
+        assert!(
+            e.contains(&format!(
+                "(the maps beside it name other kernels: {}); give NEW its map: --new-kallsyms \
+                 FILE",
+                q[1]
+            )),
+            "{e}"
+        );
+    }
     // Two maps for one side.
     let e = fails(&["--old-kallsyms", OLD_K, "--old-map", NEW_K, old, new]);
     assert!(e.contains("OLD is given two kernel maps"), "{e}");

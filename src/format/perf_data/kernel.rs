@@ -85,16 +85,22 @@ pub(super) fn kernel_symbols(
     }
     let (run_release, run_id) = running_kernel();
     let here = recorded_here(release, build_id, run_release.as_deref(), run_id.as_deref());
+    let mut passed = String::new();
     if let Some(beside) = &opts.beside {
         match beside.choose(Reader::PerfData, release) {
             Ok(Some(map)) => return Ok((map, BESIDE.to_string())),
-            Ok(None) => {}
+            Ok(None) => {
+                passed = format!(
+                    " (the maps beside it name other kernels: {})",
+                    beside.names().join(", ")
+                )
+            }
             Err(e) => return Err(format!("{e}; {}", fix(opts, release, build_id, false))),
         }
     }
     if let Err(why) = here {
         return Err(format!(
-            "kernel samples need the kallsyms of the kernel it was recorded on: {why}; {}",
+            "kernel samples need the kallsyms of the kernel it was recorded on: {why}{passed}; {}",
             fix(opts, release, build_id, false)
         ));
     }
