@@ -6,9 +6,13 @@
 # are split off into debug files found in three ways (.gnu_debuglink next
 # to the binary, in its .debug/, the build-id cache), JIT code named by
 # /tmp/perf-PID.map, and dd (stripped, no debug file: its samples stay
-# [unknown]). Nothing is written to the repository.
+# [unknown]). Nothing is written to the repository. With VARIANTS=1 the
+# same workload is also recorded the ways that leave perf.data without a
+# build-id table in perf 6.1 (-z, pipe mode -o -, --no-buildid), and each
+# is compared row by row too (their debug files are found through the
+# build-id of the binary on disk, as perf finds them).
 #
-#   usage: bash scripts/record-user-symbols.sh OUTDIR
+#   usage: [VARIANTS=1] bash scripts/record-user-symbols.sh OUTDIR
 #
 # Needs root (perf), perf, gcc, g++, rustc, objcopy, python3, and the
 # libc6-dbg package for libc's and ld-linux's names. The programs are built
@@ -52,5 +56,18 @@ perf record -q -e cpu-clock -F "$FREQ" -g --no-buildid-cache -o "$OUT/user.data"
 mkdir -p "$OUT/jit"
 cp /tmp/perf-*.map "$OUT/jit/" 2>/dev/null || true
 
+if [ -n "${VARIANTS:-}" ]; then
+	rec() { perf record -q -e cpu-clock -F "$FREQ" -g --no-buildid-cache "$@" -- sh "$OUT/run.sh"; }
+	rec -z -o "$OUT/user-z.data"
+	rec -o - >"$OUT/user-pipe.data"
+	perf record -q -e cpu-clock -F "$FREQ" -g --no-buildid -o "$OUT/user-nobid.data" -- sh "$OUT/run.sh"
+	cp /tmp/perf-*.map "$OUT/jit/" 2>/dev/null || true
+fi
+
 (cd "$ROOT" && cargo build --release -q)
-HOME=$OUT/home python3 "$HERE/check-user-symbols.py" "$OUT/user.data"
+status=0
+for d in user ${VARIANTS:+user-z user-pipe user-nobid}; do
+	echo "== $d.data"
+	HOME=$OUT/home python3 "$HERE/check-user-symbols.py" "$OUT/$d.data" || status=1
+done
+exit $status

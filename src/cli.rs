@@ -346,22 +346,45 @@ pub struct Analysis {
     pub group_by: Option<String>,
 
     /// Kernel symbol map (System.map or kallsyms format, compressed or not) for raw
-    /// /proc/profile images of every side [default: a System.map* or kallsyms* file beside the image].
+    /// /proc/profile images of every side, and for perf.data when --kallsyms is not given
+    /// [default: a System.map* or kallsyms* file beside the image].
     #[arg(long, value_name = "FILE")]
     pub map: Option<String>,
 
-    /// Symbol map for the OLD side's /proc/profile images (overrides --map).
+    /// The OLD side's kernel map (System.map or kallsyms format), for its /proc/profile
+    /// images and perf.data files (overrides --map and --kallsyms).
     #[arg(long, value_name = "FILE")]
     pub old_map: Option<String>,
 
-    /// Symbol map for the NEW side(s)' /proc/profile images (overrides --map).
+    /// The NEW side(s)' kernel map, for /proc/profile images and perf.data (overrides --map
+    /// and --kallsyms).
     #[arg(long, value_name = "FILE")]
     pub new_map: Option<String>,
 
-    /// Kernel symbols (kallsyms or System.map format) for perf.data files
-    /// [default: /proc/kallsyms when the file was recorded on the running kernel].
+    /// Kernel symbols (kallsyms or System.map format) for perf.data files of every side
+    /// [default: a kallsyms*/System.map* file beside the file, else /proc/kallsyms when it was
+    /// recorded on the running kernel].
     #[arg(long, value_name = "FILE")]
     pub kallsyms: Option<String>,
+
+    /// The OLD side's kernel symbols (kallsyms or System.map format): a copy of /proc/kallsyms
+    /// saved while running its kernel (overrides --kallsyms; same as --old-map).
+    #[arg(long, value_name = "FILE")]
+    pub old_kallsyms: Option<String>,
+
+    /// The NEW side(s)' kernel symbols (overrides --kallsyms; same as --new-map).
+    #[arg(long, value_name = "FILE")]
+    pub new_kallsyms: Option<String>,
+
+    /// One side's kernel symbols, SIDE=FILE: SIDE is old, new (new1, new2, ... with more than
+    /// two sides) or a path of that side as given; repeatable (overrides --old/--new-kallsyms).
+    #[arg(long, value_name = "SIDE=FILE")]
+    pub kallsyms_for: Vec<String>,
+
+    /// One side's kernel map, SIDE=FILE, as --kallsyms-for (the same thing, for
+    /// /proc/profile images and perf.data alike); repeatable.
+    #[arg(long, value_name = "SIDE=FILE")]
+    pub map_for: Vec<String>,
 
     /// perf.data: look binaries and debug files up under this root, as perf's --symfs.
     #[arg(long, value_name = "DIR")]

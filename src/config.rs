@@ -1,7 +1,9 @@
 //! Raw flags ([`crate::cli::Cli`]) → a validated [`Config`]: sides resolved
 //! from positional paths or `--old`/`--new`, defaults that depend on other
-//! flags resolved, regexes compiled, ranges checked. No I/O except reading
-//! the `--run-info` file.
+//! flags resolved, regexes compiled, ranges checked, each side's kernel map
+//! ([`maps`]). No I/O except reading the `--run-info` file and the maps.
+
+mod maps;
 
 use crate::aggregate::{self, Normalize, RunInfo};
 pub use crate::batch::BatchConfig;
@@ -21,10 +23,9 @@ use crate::load::LoadOptions;
 use crate::profile::Format;
 use crate::render::{OutputFormat, RenderOptions};
 use crate::stats::Adjust;
-use crate::symmap::SymbolMap;
+use crate::symmap::{MapAdvice, SymbolMap};
 use anyhow::{bail, Context, Result};
 use regex::Regex;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -108,11 +109,14 @@ impl Config {
             dso: regex("--dso", &cli.dso)?,
             map: read_map("--map", &cli.map)?,
             kallsyms: read_map("--kallsyms", &cli.kallsyms)?,
+            map_origin: None,
+            beside: None,
+            advice: MapAdvice::default(),
             user: user_symbols(&cli)?,
             force_map: cli.force_map,
             stacks: matches!(output_arg, OutputArg::Html | OutputArg::Flamegraph),
         };
-        let path_maps = side_maps(&cli, &sides)?;
+        let side_maps = maps::side_maps(&cli, &sides)?;
         let format = format_of(cli.format);
         let diff = diff_options(&cli.report, normalize);
         let noise = noise_spec(&cli.report)?;
@@ -122,7 +126,8 @@ impl Config {
             load: LoadOptions {
                 format,
                 parse,
-                path_maps,
+                path_maps: side_maps.maps,
+                path_advice: side_maps.advice,
             },
             diff,
             output,
@@ -305,7 +310,9 @@ impl BatchConfig {
                 args.baseline
             );
         }
-        let config = Config::from_analysis(args.analysis, args.report)?;
+        let mut config = Config::from_analysis(args.analysis, args.report)?;
+        // Each kernel of the tree gets its map from its own directory.
+        config.load.parse.advice = MapAdvice::Beside;
         if config.output_file.is_some() && args.out_dir.is_some() {
             bail!("give either --out-dir DIR (a report per benchmark) or -O FILE (one report), not both");
         }
@@ -326,6 +333,15 @@ impl Config {
     /// The analysis flags alone (for `batch`): validated as for a comparison,
     /// with no sides.
     pub fn from_analysis(analysis: Analysis, report: ReportArgs) -> Result<Config> {
+        let given = maps::per_side_flags(&analysis);
+        if !given.is_empty() {
+            bail!(
+                "{}: this command has no OLD and NEW sides; give every run's kernel map with \
+                 --kallsyms FILE (or --map FILE), or put each kernel's map beside its runs \
+                 (kallsyms or System.map in its directory)",
+                given.join(", ")
+            );
+        }
         let cli = Cli {
             command: None,
             paths: Vec::new(),
@@ -392,7 +408,8 @@ pub fn export_config(args: crate::cli::ExportArgs) -> Result<crate::table::Expor
         .try_get_matches_from(["export"])
         .and_then(|m| ReportArgs::from_arg_matches(&m))
         .context("default report flags")?;
-    let config = Config::from_analysis(args.analysis, defaults)?;
+    let mut config = Config::from_analysis(args.analysis, defaults)?;
+    config.load.parse.advice = MapAdvice::Beside;
     Ok(crate::table::ExportConfig {
         roots: args.roots,
         out: args.out,
@@ -536,28 +553,4 @@ fn read_map(flag: &str, path: &Option<String>) -> Result<Option<Arc<SymbolMap>>>
                 .map(Arc::new)
         })
         .transpose()
-}
-
-/// `--old-map` for the paths of the first side, `--new-map` for those of
-/// every other side; one path named on two sides with two maps is an error.
-fn side_maps(cli: &Cli, sides: &[SideSpec]) -> Result<BTreeMap<String, Arc<SymbolMap>>> {
-    let old = read_map("--old-map", &cli.old_map)?;
-    let new = if cli.new_map.is_some() && cli.new_map == cli.old_map {
-        old.clone()
-    } else {
-        read_map("--new-map", &cli.new_map)?
-    };
-    let mut out: BTreeMap<String, Arc<SymbolMap>> = BTreeMap::new();
-    for (i, side) in sides.iter().enumerate() {
-        let map = if i == 0 { &old } else { &new };
-        let Some(map) = map else { continue };
-        for path in &side.paths {
-            if let Some(prev) = out.insert(path.clone(), map.clone()) {
-                if !Arc::ptr_eq(&prev, map) {
-                    bail!("{path} is on the OLD and a NEW side, so --old-map and --new-map both claim it");
-                }
-            }
-        }
-    }
-    Ok(out)
 }

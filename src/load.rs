@@ -5,23 +5,33 @@
 //! archive that no parser recognises are skipped and named in a warning;
 //! a file named on the command line that no parser recognises is an error.
 //!
-//! Formats that need a kernel symbol map (raw `/proc/profile` images) get
-//! it from, in order: their side's `--old-map`/`--new-map`, `--map`, or a
-//! `System.map*` / `kallsyms*` file beside them (same directory, or same
-//! directory inside the archive). Such map files are not runs; a map is
-//! read only when a profile needs it.
+//! Formats that need a kernel symbol map (perf.data, raw `/proc/profile`
+//! images) get it from, in order: their side's own map (`--old-kallsyms`,
+//! `--new-map`, `--kallsyms-for SIDE=FILE`, …: [`LoadOptions::path_maps`]),
+//! the map for every side (perf.data: `--kallsyms`, else `--map`; images:
+//! `--map`, else `--kallsyms`), or a `System.map*` / `kallsyms*` file beside
+//! them: in the same directory, inside a directory or archive as beside a
+//! file named on the command line ([`crate::symmap::Beside`] chooses among
+//! several); perf.data last falls back to `/proc/kallsyms` for a recording
+//! of the running kernel. Such map files are not runs; a map is read only
+//! when a profile needs it ([`maps`]). How each side is given its own map
+//! ([`LoadOptions::path_advice`]) ends every map error.
 
 use crate::format::{self, Detected, ParseOptions};
 use crate::input::{self, Location, BUF_SIZE};
 use crate::profile::{Format, Profile};
-use crate::symmap::SymbolMap;
+mod maps;
+
+pub use crate::symmap::{Beside, MapFile};
+use crate::symmap::{MapAdvice, SymbolMap};
 use anyhow::{anyhow, bail, Context, Result};
+use maps::{beside_file, needs_map, options_for, unused_map, Maps};
+pub use maps::{is_map_name, maps_near};
 use rayon::prelude::*;
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// How far detection reads before giving up: first 64 KiB, then up to 1 MiB
 /// when a parser still needs more.
@@ -33,8 +43,12 @@ pub struct LoadOptions {
     /// `-f FORMAT`; `None` detects per file.
     pub format: Option<Format>,
     pub parse: ParseOptions,
-    /// The symbol map of each command-line path's side (`--old-map`, `--new-map`).
-    pub path_maps: BTreeMap<String, Arc<SymbolMap>>,
+    /// The map of each command-line path's side (`--old-kallsyms`,
+    /// `--new-map`, `--kallsyms-for SIDE=FILE`, …) and the flag that gave it.
+    pub path_maps: BTreeMap<String, (Arc<SymbolMap>, String)>,
+    /// How each command-line path's side is given its own map (for errors);
+    /// other paths take `parse.advice`.
+    pub path_advice: BTreeMap<String, MapAdvice>,
 }
 
 /// The runs of one side, in order, with warnings about files passed over.
@@ -55,6 +69,7 @@ enum Outcome {
 pub fn load_side(paths: &[String], opts: &LoadOptions) -> Result<Loaded> {
     let mut locations = Vec::new();
     let mut walk_warnings = Vec::new();
+    let mut dirs_seen = BTreeMap::new();
     for path in paths {
         let input::Expanded {
             locations: expanded,
@@ -63,6 +78,7 @@ pub fn load_side(paths: &[String], opts: &LoadOptions) -> Result<Loaded> {
         } = input::expand(path)?;
         walk_warnings.extend(warnings);
         let explicit = opts.path_maps.get(path).cloned();
+        let advice = opts.path_advice.get(path).cloned();
         let mut beside: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
         if from_dir {
             for loc in &expanded {
@@ -81,6 +97,10 @@ pub fn load_side(paths: &[String], opts: &LoadOptions) -> Result<Loaded> {
                 (dir, Arc::new(Beside::new(files)))
             })
             .collect();
+        // A file named on the command line: the maps in its directory.
+        let named = (!from_dir)
+            .then(|| beside_file(path, &mut dirs_seen))
+            .flatten();
         for loc in expanded {
             let near = match &loc {
                 Location::File(p) if from_dir => {
@@ -89,11 +109,12 @@ pub fn load_side(paths: &[String], opts: &LoadOptions) -> Result<Loaded> {
                     }
                     p.parent().and_then(|d| beside.get(d)).cloned()
                 }
-                _ => None,
+                _ => named.clone(),
             };
             let maps = Maps {
                 explicit: explicit.clone(),
                 beside: near,
+                advice: advice.clone(),
             };
             locations.push((loc, from_dir, maps));
         }
@@ -115,6 +136,9 @@ pub fn load_side(paths: &[String], opts: &LoadOptions) -> Result<Loaded> {
             }
         }
     }
+    loaded
+        .warnings
+        .extend(unused_map(paths, opts, &loaded.runs));
     if !skipped.is_empty() {
         loaded.warnings.push(format!(
             "skipped {} file(s) that are not profiles: {}",
@@ -134,111 +158,6 @@ pub fn load_side(paths: &[String], opts: &LoadOptions) -> Result<Loaded> {
         );
     }
     Ok(loaded)
-}
-
-/// A file name that marks a kernel symbol map: `System.map*` or `kallsyms*`.
-pub fn is_map_name(path: &str) -> bool {
-    let base = path.rsplit('/').next().unwrap_or(path);
-    base.starts_with("System.map") || base.starts_with("kallsyms")
-}
-
-/// One map file beside profiles: a path, or the bytes of an archive member
-/// (possibly compressed) with its name.
-#[derive(Debug)]
-pub enum MapFile {
-    Path(PathBuf),
-    Bytes(String, Vec<u8>),
-}
-
-impl MapFile {
-    fn name(&self) -> String {
-        match self {
-            MapFile::Path(p) => p.display().to_string(),
-            MapFile::Bytes(name, _) => name.clone(),
-        }
-    }
-
-    fn read(&self) -> Result<SymbolMap> {
-        match self {
-            MapFile::Path(p) => SymbolMap::read_path(&p.to_string_lossy()),
-            MapFile::Bytes(name, bytes) => {
-                let (_, reader) = input::decompress(Box::new(&bytes[..]))
-                    .with_context(|| format!("{name}: cannot read"))?;
-                SymbolMap::parse(reader, name)
-            }
-        }
-    }
-}
-
-/// The map files found in one directory, read once when first needed.
-#[derive(Debug)]
-pub struct Beside {
-    files: Vec<MapFile>,
-    map: OnceLock<std::result::Result<Arc<SymbolMap>, String>>,
-}
-
-impl Beside {
-    pub fn new(files: Vec<MapFile>) -> Beside {
-        Beside {
-            files,
-            map: OnceLock::new(),
-        }
-    }
-    fn get(&self) -> Result<Arc<SymbolMap>> {
-        let got = self.map.get_or_init(|| match self.files.as_slice() {
-            [one] => one.read().map(Arc::new).map_err(|e| format!("{e:#}")),
-            many => Err(format!(
-                "several symbol maps in one directory ({}): name one with --map",
-                many.iter()
-                    .map(MapFile::name)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
-        });
-        got.clone().map_err(|e| anyhow!(e))
-    }
-}
-
-/// Where a profile's symbol map can come from.
-#[derive(Clone, Debug, Default)]
-struct Maps {
-    /// Its side's `--old-map` / `--new-map`.
-    explicit: Option<Arc<SymbolMap>>,
-    /// A map file beside it.
-    beside: Option<Arc<Beside>>,
-}
-
-/// True for formats that read a kernel symbol map.
-fn needs_map(format: Format) -> bool {
-    matches!(format, Format::ProcProfile | Format::PerfData)
-}
-
-/// The parse options for one profile of `format`, with its map filled in.
-fn options_for<'a>(
-    format: Format,
-    opts: &'a LoadOptions,
-    maps: &Maps,
-) -> Result<Cow<'a, ParseOptions>> {
-    if !needs_map(format) {
-        return Ok(Cow::Borrowed(&opts.parse));
-    }
-    let mut parse = opts.parse.clone();
-    if format == Format::PerfData {
-        // --kallsyms, else a kallsyms*/System.map* beside the file.
-        if parse.kallsyms.is_none() {
-            if let Some(b) = &maps.beside {
-                parse.kallsyms = Some(b.get()?);
-            }
-        }
-        return Ok(Cow::Owned(parse));
-    }
-    let map = match (&maps.explicit, &opts.parse.map, &maps.beside) {
-        (Some(m), _, _) | (None, Some(m), _) => Some(m.clone()),
-        (None, None, Some(b)) => Some(b.get()?),
-        (None, None, None) => None,
-    };
-    parse.map = map;
-    Ok(Cow::Owned(parse))
 }
 
 fn load_location(
@@ -265,8 +184,9 @@ fn load_location(
 /// Every regular member of a tar archive is one run, read in place (never
 /// extracted). Members that are not regular files are named in a warning.
 /// `System.map*` / `kallsyms*` members are maps for the profiles in their
-/// directory; a profile that needs one before it appears is kept in memory
-/// and parsed at the end.
+/// directory (the maps beside the archive for profiles of a directory
+/// without any); a profile that needs one before it appears is kept in
+/// memory and parsed at the end.
 fn load_tar(
     reader: Box<dyn BufRead>,
     name: &str,
@@ -275,7 +195,7 @@ fn load_tar(
 ) -> Result<Vec<Outcome>> {
     let mut archive = tar::Archive::new(reader);
     let mut out: Vec<Option<Outcome>> = Vec::new();
-    let mut tar_maps: BTreeMap<String, Vec<Arc<SymbolMap>>> = BTreeMap::new();
+    let mut tar_maps: BTreeMap<String, Vec<MapFile>> = BTreeMap::new();
     let mut deferred: Vec<(usize, String, String, Format, Vec<u8>)> = Vec::new();
     let entries = archive
         .entries()
@@ -302,14 +222,17 @@ fn load_tar(
             continue;
         }
         let dir = member.rsplit_once('/').map_or("", |(d, _)| d).to_string();
-        let raw: Box<dyn BufRead + '_> = Box::new(BufReader::with_capacity(BUF_SIZE, entry));
-        let (_, reader) =
-            input::decompress(raw).with_context(|| format!("{origin}: cannot read"))?;
+        let mut raw: Box<dyn BufRead + '_> = Box::new(BufReader::with_capacity(BUF_SIZE, entry));
         if is_map_name(&member) {
-            let map = SymbolMap::parse(reader, &origin)?;
-            tar_maps.entry(dir).or_default().push(Arc::new(map));
+            let bytes = format::read_bounded(&mut *raw, &origin, "symbol map")?;
+            tar_maps
+                .entry(dir)
+                .or_default()
+                .push(MapFile::Bytes(origin, bytes));
             continue;
         }
+        let (_, reader) =
+            input::decompress(raw).with_context(|| format!("{origin}: cannot read"))?;
         let (format, mut reader) = match detect(reader, &origin, opts)? {
             Ok(found) => found,
             Err(why) => {
@@ -317,10 +240,8 @@ fn load_tar(
                 continue;
             }
         };
-        let has_map = match format {
-            Format::PerfData => opts.parse.kallsyms.is_some(),
-            _ => maps.explicit.is_some() || opts.parse.map.is_some(),
-        };
+        let has_map =
+            maps.explicit.is_some() || opts.parse.kallsyms.is_some() || opts.parse.map.is_some();
         if needs_map(format) && !has_map {
             // Held until the archive's maps are read, bounded as any
             // binary stream.
@@ -329,24 +250,20 @@ fn load_tar(
             out.push(None);
             continue;
         }
-        let parse = options_for(format, opts, maps)?;
+        let parse = options_for(format, &origin, opts, maps)?;
         let profile = format::parse(format, &mut *reader, &origin, &parse)?;
         out.push(Some(Outcome::Run(Box::new(profile))));
     }
+    let tar_maps: BTreeMap<String, Arc<Beside>> = tar_maps
+        .into_iter()
+        .map(|(dir, files)| (dir, Arc::new(Beside::new(files))))
+        .collect();
     for (slot, origin, dir, format, bytes) in deferred {
-        let mut parse = opts.parse.clone();
-        let map = match tar_maps.get(&dir).map(Vec::as_slice) {
-            Some([one]) => Some(one.clone()),
-            Some(_) => {
-                bail!("{origin}: several symbol maps beside it in {name}; name one with --map")
-            }
-            None => None,
+        let here = Maps {
+            beside: tar_maps.get(&dir).cloned().or_else(|| maps.beside.clone()),
+            ..maps.clone()
         };
-        if format == Format::PerfData {
-            parse.kallsyms = map;
-        } else {
-            parse.map = map;
-        }
+        let parse = options_for(format, &origin, opts, &here)?;
         let profile = format::parse(format, &mut &bytes[..], &origin, &parse)?;
         out[slot] = Some(Outcome::Run(Box::new(profile)));
     }
@@ -410,7 +327,7 @@ fn parse_reader<'a>(
         Ok(found) => found,
         Err(why) => return Ok(Outcome::Skipped(why)),
     };
-    let parse = options_for(format, opts, maps)?;
+    let parse = options_for(format, origin, opts, maps)?;
     // (A file that starts with a byte-order mark is read as a stream, which
     // drops it, not mapped.)
     let file = match plain {
@@ -457,8 +374,8 @@ pub fn load_stream_beside<'a>(
 ) -> Result<std::result::Result<Profile, String>> {
     let (_, reader) = input::decompress(raw).with_context(|| format!("{origin}: cannot read"))?;
     let maps = Maps {
-        explicit: None,
         beside,
+        ..Maps::default()
     };
     Ok(match parse_reader(reader, origin, None, &maps, opts)? {
         Outcome::Run(p) => Ok(*p),
@@ -513,11 +430,7 @@ impl Sniffed<'_> {
     /// Whether parsing needs a symbol map that only a file beside the
     /// stream can give (neither `--map` nor `--kallsyms` was given).
     pub fn needs_beside_map(&self, opts: &LoadOptions) -> bool {
-        match self.format {
-            Format::PerfData => opts.parse.kallsyms.is_none(),
-            Format::ProcProfile => opts.parse.map.is_none(),
-            _ => false,
-        }
+        needs_map(self.format) && opts.parse.kallsyms.is_none() && opts.parse.map.is_none()
     }
 
     /// The decompressed bytes, at most [`format::MAX_IN_MEMORY`], to parse
@@ -538,29 +451,15 @@ impl Sniffed<'_> {
         beside: Option<Arc<Beside>>,
     ) -> Result<Profile> {
         let maps = Maps {
-            explicit: None,
             beside,
+            ..Maps::default()
         };
-        let parse = options_for(self.format, opts, &maps)?;
+        let parse = options_for(self.format, origin, opts, &maps)?;
         Ok(format::parse(
             self.format,
             &mut *self.reader,
             origin,
             &parse,
         )?)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn map_file_names() {
-        assert!(is_map_name("runs/old/System.map"));
-        assert!(is_map_name("System.map-6.1.0.gz"));
-        assert!(is_map_name("a.tar:dir/kallsyms.txt"));
-        assert!(!is_map_name("runs/old/run1.img"));
-        assert!(!is_map_name("my-kallsyms"));
     }
 }

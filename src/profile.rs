@@ -186,6 +186,57 @@ pub struct Profile {
     /// gave no names, what would name them), for the report's one warning
     /// about them over every run ([`crate::format::unresolved::summary`]).
     pub unresolved: Option<Unresolved>,
+    /// Which privilege levels the recording's event sampled, when the
+    /// input says (perf.data's event attributes); text formats say it in
+    /// the event name's modifiers (`cpu-clock:u`, see [`crate::scope`]).
+    pub event_scope: Option<EventScope>,
+    /// What the recording says of the machine it was made on.
+    pub provenance: Provenance,
+}
+
+/// Which privilege levels an event samples (perf's `exclude_user`,
+/// `exclude_kernel`, `exclude_hv` attributes, or the `:u`/`:k`/`:h`
+/// modifiers of its name): `true` = sampled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventScope {
+    pub user: bool,
+    pub kernel: bool,
+    pub hv: bool,
+}
+
+/// What a recording says of the machine it was made on, for the checks
+/// across runs (two kernels pooled on one side, a binary that differs
+/// between runs) and the report header's statement of each side's kernel
+/// map. Filled by the readers that know (perf.data, /proc/profile images).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Provenance {
+    /// The kernel's release (`uname -r`; perf.data's `HEADER_OSRELEASE`).
+    pub release: Option<String>,
+    /// The kernel's build-id, hexadecimal (perf.data's build-id table).
+    pub kernel_build_id: Option<String>,
+    /// For kernels known only by their symbols (/proc/profile images):
+    /// the kernel text the image covers (`_stext`..`_etext` of its map).
+    pub kernel_text: Option<String>,
+    /// The kernel symbol map the run's kernel addresses were named with,
+    /// and how it was chosen (`testdata/kallsyms.gz (--old-kallsyms)`).
+    pub kernel_map: Option<String>,
+    /// Per mapped binary with samples (by its recorded path): which
+    /// build-ids name it.
+    pub binaries: BTreeMap<String, BinaryId>,
+}
+
+/// The build-ids behind one binary's names in one run (hexadecimal).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BinaryId {
+    /// The build-id the recording holds for it, if any (perf record `-z`,
+    /// pipe mode and `--no-buildid` hold none).
+    pub recorded: Option<String>,
+    /// The build-id of the binary whose symbols named it: the recorded one,
+    /// or, when the recording holds none, that of the file on disk (as perf
+    /// does); `None` when no file named it or the file has no build-id.
+    pub named_by: Option<String>,
+    /// Whether a file named it at all (its symbols were read).
+    pub named: bool,
 }
 
 /// Why a run's `[unknown]` samples are unknown (kept in the counts table as
@@ -216,6 +267,8 @@ impl Profile {
             stacks: BTreeMap::new(),
             kernel_frames: BTreeSet::new(),
             unresolved: None,
+            event_scope: None,
+            provenance: Provenance::default(),
         }
     }
 

@@ -1,18 +1,30 @@
 //! Which samples a run covers, and comparing runs on what they share.
 //!
-//! readprofile dumps and `/proc/profile` images hold kernel ticks only; perf
-//! recordings (report, script, perf.data) hold user space too unless the
-//! recording or `--kernel-only` left it out. Compared as they are, a
-//! kernel-only side against a full one shows every user symbol as new and
-//! every kernel share shifted (the full side's denominator holds user
-//! samples too), a false table. Input: the loaded sides. Output: when runs
-//! of both kinds meet, every full run restricted to its kernel samples
-//! (kernel rows kept, the total re-based on them, callchains ending in the
-//! kernel kept) and one sentence for the report header saying so; a
-//! warning when some runs cannot tell which of their samples are kernel.
+//! readprofile dumps and `/proc/profile` images hold kernel ticks only; a
+//! perf recording holds what its event sampled: user space and the kernel,
+//! or only one of them when the event excluded the other (perf.data's
+//! `exclude_user` / `exclude_kernel` attributes; in text, the `:u` / `:k`
+//! modifiers of the event's name, `cpu-clock:u` in perf script lines and
+//! perf report's `# Samples: … of event 'cpu-clock:u'`). A run's scope is
+//! what its event could sample, never which samples it happens to hold: a
+//! full recording whose few samples all landed in the kernel is still
+//! full. Only a run that names no event (folded stacks, perf script
+//! without the event field) is judged by its rows.
+//!
+//! Compared as they are, a kernel-only side against a full one shows every
+//! user symbol as new and every kernel share shifted (the full side's
+//! denominator holds user samples too), a false table; likewise a
+//! user-only side against a full one. Input: the loaded sides. Output:
+//! when runs of a narrower scope meet full ones, every full run restricted
+//! to the samples they share (those rows kept, the total re-based on
+//! them, callchains ending in them kept) and one sentence for the report
+//! header saying so; an error when kernel-only and user-only runs meet
+//! (nothing in common); a warning when some runs cannot tell which of
+//! their samples are kernel.
 
 use crate::aggregate::Side;
-use crate::profile::{Format, Mode, Profile};
+use crate::profile::{EventScope, Format, Mode, Profile};
+use anyhow::{bail, Result};
 use std::collections::BTreeSet;
 
 /// The header note of `--kernel-only` (replaced by the scope note when
@@ -23,8 +35,10 @@ pub const KERNEL_ONLY_NOTE: &str =
 /// What a run's samples cover.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
-    /// Kernel samples only (readprofile, /proc/profile, a kernel-only recording).
+    /// Kernel samples only (readprofile, /proc/profile, a `:k` recording).
     Kernel,
+    /// User-space samples only (a `:u` recording).
+    User,
     /// Kernel and user space (or a run whose total still counts user samples
     /// that `--kernel-only` dropped from its rows).
     Full,
@@ -33,10 +47,56 @@ pub enum Scope {
     Unknown,
 }
 
+/// What the event of a perf run sampled: its attributes (perf.data), else
+/// the modifiers of its name (`cpu-clock:u`, `cycles:k`, `cycles:ppp`).
+pub fn event_scope(run: &Profile) -> Option<EventScope> {
+    if !matches!(
+        run.format,
+        Format::PerfData | Format::PerfReport | Format::PerfScript
+    ) {
+        return None;
+    }
+    run.event_scope
+        .or_else(|| run.event.as_deref().map(name_scope))
+}
+
+/// perf's event modifiers: `u`, `k`, `h` choose the privilege levels (any
+/// of them excludes the levels not named); the others (`p`, `P`, `G`, `H`,
+/// `I`, `S`, `D`, `W`, `e`, `b`) leave them all.
+fn name_scope(name: &str) -> EventScope {
+    let all = EventScope {
+        user: true,
+        kernel: true,
+        hv: true,
+    };
+    let Some((_, mods)) = name.trim_end_matches(':').rsplit_once(':') else {
+        return all;
+    };
+    if mods.is_empty() || !mods.bytes().all(|b| b"ukhpPGHISDWeb".contains(&b)) {
+        return all;
+    }
+    if !mods.bytes().any(|b| b"ukh".contains(&b)) {
+        return all;
+    }
+    EventScope {
+        user: mods.contains('u'),
+        kernel: mods.contains('k'),
+        hv: mods.contains('h'),
+    }
+}
+
 /// The scope of one run (see [`Scope`]).
 pub fn scope(run: &Profile) -> Scope {
     if matches!(run.format, Format::Readprofile | Format::ProcProfile) {
         return Scope::Kernel;
+    }
+    if let Some(e) = event_scope(run) {
+        return match (e.user, e.kernel) {
+            (true, true) => Scope::Full,
+            (false, true) => Scope::Kernel,
+            (true, false) => Scope::User,
+            (false, false) => Scope::Unknown,
+        };
     }
     let mut unknown = false;
     for key in run.counts.keys() {
@@ -50,8 +110,7 @@ pub fn scope(run: &Profile) -> Scope {
         return Scope::Unknown;
     }
     // Only kernel rows, but a total past them: samples a filter dropped
-    // (`--kernel-only`) or rows a report left out; a perf run's total counts
-    // every sample of the recording.
+    // (`--kernel-only`) or rows a report left out.
     if run.total > run.symbol_sum() + run.unattributed + 0.5 {
         Scope::Full
     } else {
@@ -59,15 +118,20 @@ pub fn scope(run: &Profile) -> Scope {
     }
 }
 
-/// Keep only a run's kernel samples: kernel rows, a total re-based on them,
-/// and the callchains whose leaf is a kept row. Returns the share of the
-/// run's samples kept.
-fn restrict_to_kernel(run: &mut Profile) -> f64 {
+/// Keep only a run's samples in `keep`'s modes: those rows, a total
+/// re-based on them, and the callchains whose leaf is a kept row. Returns
+/// the share of the run's samples kept.
+fn restrict(run: &mut Profile, keep: fn(Mode) -> bool) -> f64 {
     let before = run.total;
-    run.counts.retain(|k, _| k.mode == Some(Mode::Kernel));
+    let kernel = keep(Mode::Kernel);
+    run.counts.retain(|k, _| k.mode.is_some_and(keep));
     let names: BTreeSet<&str> = run.counts.keys().map(|k| k.name.as_str()).collect();
     run.stacks
         .retain(|frames, _| frames.last().is_some_and(|f| names.contains(f.as_str())));
+    // Unattributed samples (readprofile's `*unknown*`) are kernel ones.
+    if !kernel {
+        run.unattributed = 0.0;
+    }
     run.total = run.symbol_sum() + run.unattributed;
     if before > 0.0 {
         run.total / before
@@ -76,37 +140,62 @@ fn restrict_to_kernel(run: &mut Profile) -> f64 {
     }
 }
 
-/// Bring every run to the scope they share: when kernel-only runs meet full
-/// ones, the full ones are restricted to their kernel samples. Returns the
-/// statements for the report: a header note when runs were restricted, a
-/// warning when some runs cannot tell their kernel samples.
-pub fn common_scope(sides: &mut [Side]) -> (Option<String>, Option<String>) {
+/// Bring every run to the scope they share: when kernel-only (or
+/// user-only) runs meet full ones, the full ones are restricted to their
+/// kernel (user-space) samples. Returns the statements for the report: a
+/// header note when runs were restricted, a warning when some runs cannot
+/// tell their kernel samples; an error when kernel-only and user-only runs
+/// meet.
+pub fn common_scope(sides: &mut [Side]) -> Result<(Option<String>, Option<String>)> {
     let scopes: Vec<Vec<Scope>> = sides
         .iter()
         .map(|s| s.runs.iter().map(scope).collect())
         .collect();
     let any = |want: Scope| scopes.iter().flatten().any(|&s| s == want);
-    let kernel_only = formats_of(sides, &scopes, Scope::Kernel);
-    let warning = (any(Scope::Kernel) && any(Scope::Unknown)).then(|| {
+    if any(Scope::Kernel) && any(Scope::User) {
+        bail!(
+            "nothing to compare: the runs of {} hold kernel samples only and the runs of {} \
+             user-space samples only; record both sides with the same event (cpu-clock \
+             samples both, cpu-clock:u user space, cpu-clock:k the kernel)",
+            kinds_of(sides, &scopes, Scope::Kernel),
+            kinds_of(sides, &scopes, Scope::User)
+        );
+    }
+    let narrow = if any(Scope::Kernel) {
+        Scope::Kernel
+    } else {
+        Scope::User
+    };
+    let warning = (any(narrow) && any(Scope::Unknown)).then(|| {
         format!(
             "scope: {} run(s) ({}) do not say which samples are kernel, while the {} runs \
-             hold kernel samples only: their shares may not compare",
+             hold {} samples only: their shares may not compare",
             count(&scopes, Scope::Unknown),
             formats_of(sides, &scopes, Scope::Unknown),
-            kernel_only
+            kinds_of(sides, &scopes, narrow),
+            what(narrow)
         )
     });
-    if !(any(Scope::Kernel) && any(Scope::Full)) {
-        return (None, warning);
+    if !(any(narrow) && any(Scope::Full)) {
+        return Ok((None, warning));
     }
+    let keep: fn(Mode) -> bool = match narrow {
+        Scope::Kernel => |m| m == Mode::Kernel,
+        _ => |m| m == Mode::User,
+    };
     let mut kept: Vec<(String, f64)> = Vec::new();
     for (side, scopes) in sides.iter_mut().zip(&scopes) {
         for (run, &s) in side.runs.iter_mut().zip(scopes) {
             if s == Scope::Full {
-                kept.push((side.name.clone(), restrict_to_kernel(run)));
+                kept.push((side.name.clone(), restrict(run, keep)));
             }
         }
     }
+    Ok((Some(note(sides, &scopes, narrow, &kept)), warning))
+}
+
+/// The header sentence of runs restricted to the `narrow` scope.
+fn note(sides: &[Side], scopes: &[Vec<Scope>], narrow: Scope, kept: &[(String, f64)]) -> String {
     let names: BTreeSet<&str> = kept.iter().map(|(n, _)| n.as_str()).collect();
     let (lo, hi) = kept
         .iter()
@@ -118,34 +207,63 @@ pub fn common_scope(sides: &mut [Side]) -> (Option<String>, Option<String>) {
     } else {
         format!("{:.1}-{:.1}%", lo * 100.0, hi * 100.0)
     };
-    let note = format!(
-        "scope: kernel samples only: the {kernel_only} runs hold nothing else, so {} run(s) \
-         of {} were restricted to their kernel samples ({range} of their samples), and \
-         every share is of kernel samples",
+    let what = what(narrow);
+    format!(
+        "scope: {what} samples only: the {} runs hold nothing else, so {} run(s) of {} were \
+         restricted to their {what} samples ({range} of their samples), and every share is \
+         of {what} samples",
+        kinds_of(sides, scopes, narrow),
         kept.len(),
         names
             .into_iter()
             .map(str::to_uppercase)
             .collect::<Vec<_>>()
             .join(", ")
-    );
-    (Some(note), warning)
+    )
+}
+
+fn what(scope: Scope) -> &'static str {
+    match scope {
+        Scope::User => "user-space",
+        _ => "kernel",
+    }
 }
 
 fn count(scopes: &[Vec<Scope>], want: Scope) -> usize {
     scopes.iter().flatten().filter(|&&s| s == want).count()
 }
 
+/// The runs of one scope, with their formats and scope-setting events:
+/// `readprofile, perf-data cpu-clock:k`.
+fn kinds_of(sides: &[Side], scopes: &[Vec<Scope>], want: Scope) -> String {
+    let kinds: BTreeSet<String> = runs_of(sides, scopes, want)
+        .map(|run| match event_scope(run).zip(run.event.as_deref()) {
+            Some((_, event)) => format!("{} {event}", run.format.name()),
+            None => run.format.name().to_string(),
+        })
+        .collect();
+    kinds.into_iter().collect::<Vec<_>>().join(", ")
+}
+
 /// The formats of the runs of one scope, `readprofile, proc-profile`.
 fn formats_of(sides: &[Side], scopes: &[Vec<Scope>], want: Scope) -> String {
-    let formats: BTreeSet<&str> = sides
+    let formats: BTreeSet<&str> = runs_of(sides, scopes, want)
+        .map(|run| run.format.name())
+        .collect();
+    formats.into_iter().collect::<Vec<_>>().join(", ")
+}
+
+fn runs_of<'a>(
+    sides: &'a [Side],
+    scopes: &'a [Vec<Scope>],
+    want: Scope,
+) -> impl Iterator<Item = &'a Profile> {
+    sides
         .iter()
         .zip(scopes)
         .flat_map(|(side, s)| side.runs.iter().zip(s))
-        .filter(|(_, &s)| s == want)
-        .map(|(run, _)| run.format.name())
-        .collect();
-    formats.into_iter().collect::<Vec<_>>().join(", ")
+        .filter(move |(_, &s)| s == want)
+        .map(|(run, _)| run)
 }
 
 #[cfg(test)]
@@ -159,6 +277,11 @@ mod tests {
             p.add(SymbolKey::new(name).with_mode(mode), c);
         }
         p.total = total;
+        p
+    }
+
+    fn with_event(mut p: Profile, event: &str) -> Profile {
+        p.event = Some(event.to_string());
         p
     }
 
@@ -194,6 +317,43 @@ mod tests {
     }
 
     #[test]
+    fn the_event_decides_not_the_samples() {
+        let k = Some(Mode::Kernel);
+        let u = Some(Mode::User);
+        // A full recording whose samples all landed in the kernel.
+        let kernel_rows = run(Format::PerfReport, &[("a", k, 3.0)], 3.0);
+        assert_eq!(
+            scope(&with_event(kernel_rows.clone(), "cpu-clock")),
+            Scope::Full
+        );
+        assert_eq!(
+            scope(&with_event(kernel_rows, "cpu-clock:k")),
+            Scope::Kernel
+        );
+        let user = run(Format::PerfScript, &[("b", u, 3.0)], 3.0);
+        assert_eq!(scope(&with_event(user.clone(), "cpu-clock:u")), Scope::User);
+        assert_eq!(scope(&with_event(user.clone(), "cycles:uppp")), Scope::User);
+        assert_eq!(scope(&with_event(user.clone(), "cycles:ppp")), Scope::Full);
+        assert_eq!(
+            scope(&with_event(user.clone(), "cpu-clock:uk")),
+            Scope::Full
+        );
+        assert_eq!(scope(&with_event(user, "sched:sched_switch")), Scope::Full);
+        // perf.data's attributes outrank the name.
+        let mut attr = run(Format::PerfData, &[("b", u, 3.0)], 3.0);
+        attr.event = Some("cpu-clock".into());
+        attr.event_scope = Some(EventScope {
+            user: true,
+            kernel: false,
+            hv: false,
+        });
+        assert_eq!(scope(&attr), Scope::User);
+        // opreport's event names are not perf's.
+        let op = with_event(run(Format::Opreport, &[("a", None, 1.0)], 1.0), "x:u");
+        assert_eq!(scope(&op), Scope::Unknown);
+    }
+
+    #[test]
     fn full_runs_are_restricted_when_they_meet_kernel_only_ones() {
         let k = Some(Mode::Kernel);
         let u = Some(Mode::User);
@@ -207,7 +367,7 @@ mod tests {
             ),
             Side::new("new", vec![full]),
         ];
-        let (note, warning) = common_scope(&mut sides);
+        let (note, warning) = common_scope(&mut sides).unwrap();
         let note = note.unwrap();
         assert!(
             note.contains("the readprofile runs hold nothing else")
@@ -222,6 +382,36 @@ mod tests {
         assert_eq!(new.stacks.len(), 1);
         // Full runs alone, or kernel-only runs alone: nothing changes.
         let mut alone = vec![Side::new("old", vec![sides[1].runs[0].clone()])];
-        assert_eq!(common_scope(&mut alone), (None, None));
+        assert_eq!(common_scope(&mut alone).unwrap(), (None, None));
+    }
+
+    #[test]
+    fn user_only_runs_restrict_full_ones_to_user_space() {
+        let k = Some(Mode::Kernel);
+        let u = Some(Mode::User);
+        let user = with_event(
+            run(Format::PerfScript, &[("b", u, 8.0)], 8.0),
+            "cpu-clock:u",
+        );
+        let full = with_event(
+            run(Format::PerfScript, &[("a", k, 30.0), ("b", u, 10.0)], 40.0),
+            "cpu-clock",
+        );
+        let mut sides = vec![
+            Side::new("old", vec![user.clone()]),
+            Side::new("new", vec![full]),
+        ];
+        let note = common_scope(&mut sides).unwrap().0.unwrap();
+        assert!(
+            note.starts_with("scope: user-space samples only: the perf-script cpu-clock:u runs")
+                && note.contains("(25.0% of their samples)"),
+            "{note}"
+        );
+        assert_eq!(sides[1].runs[0].total, 10.0);
+        // Kernel-only against user-only: nothing in common.
+        let kernel = run(Format::Readprofile, &[("a", k, 3.0)], 3.0);
+        let mut sides = vec![Side::new("old", vec![kernel]), Side::new("new", vec![user])];
+        let e = common_scope(&mut sides).unwrap_err().to_string();
+        assert!(e.starts_with("nothing to compare"), "{e}");
     }
 }

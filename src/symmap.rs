@@ -8,6 +8,11 @@
 //! [`crate::format::proc_profile`]), plus a sorted address index built the
 //! way perf builds its kernel symbol table (see [`SymbolMap::perf_index`]).
 //! Bad lines are errors that name the file and line; blank lines are skipped.
+//! Which of the maps beside a profile it uses: [`beside`].
+
+mod beside;
+
+pub use beside::{name_release, Beside, Choice, MapAdvice, MapFile, Reader};
 
 use crate::input;
 use anyhow::{bail, Context, Result};

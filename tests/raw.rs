@@ -55,7 +55,7 @@ fn proc_profile_without_map_names_the_flag() {
         &ParseOptions::default(),
     )
     .unwrap_err();
-    assert!(e.to_string().contains("--map System.map"), "{e}");
+    assert!(e.to_string().contains("give its map: --map FILE"), "{e}");
 }
 
 fn kallsyms() -> Arc<SymbolMap> {

@@ -232,7 +232,7 @@ fn parse_members(
     let loaded: Vec<MemberRead> = members
         .par_iter_mut()
         .map(|m| {
-            let r = read_member(m, opts, maps.get(dir_of(&m.path)).cloned());
+            let r = read_member(m, opts, load::maps_near(&maps, dir_of(&m.path)));
             bar.inc(1);
             r
         })

@@ -8,7 +8,7 @@
 //! Line numbers in errors count from 1 in the decompressed stream.
 
 use crate::profile::{Format, Profile};
-use crate::symmap::SymbolMap;
+use crate::symmap::{Beside, MapAdvice, SymbolMap};
 use regex::Regex;
 use std::io::{self, BufRead, Read};
 use std::sync::Arc;
@@ -65,8 +65,18 @@ pub struct ParseOptions {
     /// The kernel symbol map for raw `/proc/profile` images (`--map`, a
     /// side's `--old-map`/`--new-map`, or a map file beside the image).
     pub map: Option<Arc<SymbolMap>>,
-    /// Kernel symbols for perf.data (`--kallsyms`, or a map beside the file).
+    /// Kernel symbols for perf.data: the side's map (`--new-kallsyms`,
+    /// `--kallsyms-for SIDE=FILE`, …), else `--kallsyms` (or `--map`).
     pub kallsyms: Option<Arc<SymbolMap>>,
+    /// How `map` / `kallsyms` was chosen (the flag that gave it, or
+    /// `beside the run`), for the report header and for errors.
+    pub map_origin: Option<String>,
+    /// The symbol maps beside the profile, to choose from when none is
+    /// given (perf.data chooses by the recording's release: [`Beside`]).
+    pub beside: Option<Arc<Beside>>,
+    /// How this profile's side is given its own map: the last words of
+    /// every map error.
+    pub advice: MapAdvice,
     /// Where perf.data finds user-space names (`--symfs`, `--debug-dir`,
     /// `--jit-map-dir`, `--no-demangle`, the build-id cache).
     pub user: perf_data::UserSymbolOptions,

@@ -40,7 +40,7 @@
 
 use super::{ParseError, ParseOptions, Sniff};
 use crate::profile::{Format, Mode, Profile, SymbolKey, Weight};
-use crate::symmap::{is_padding, SymbolMap};
+use crate::symmap::{is_padding, Reader, SymbolMap};
 use std::io::BufRead;
 
 /// Largest sampling step taken as plausible when sniffing (the kernel's
@@ -80,14 +80,24 @@ pub fn parse_bytes(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Pr
     let Some(map) = opts.map.as_deref() else {
         return Err(ParseError::invalid(
             origin,
-            "a /proc/profile image needs the symbol map of the kernel it was taken on: \
-             give --map System.map (or --old-map / --new-map when the kernels differ), \
-             or put a System.map* or kallsyms* file beside it",
+            format!(
+                "a /proc/profile image needs the symbol map of the kernel it was taken on: {}",
+                opts.advice.give(Reader::Image, "FILE", MAP_WHAT, false)
+            ),
         ));
     };
     let buf = words(bytes, origin)?;
-    fold(&buf, map, origin, opts.force_map)
+    let mut p = fold(&buf, map, origin, opts)?;
+    p.provenance.kernel_map = Some(match &opts.map_origin {
+        Some(how) => format!("{} ({how})", map.source),
+        None => map.source.clone(),
+    });
+    Ok(p)
 }
+
+/// What a /proc/profile image's map is, for advice.
+const MAP_WHAT: &str =
+    "the System.map of the kernel the image was taken on, or a copy of its /proc/kallsyms";
 
 /// The image as readprofile holds it: native words, byte-swapped when the
 /// counters look swapped.
@@ -120,7 +130,13 @@ fn words(bytes: &[u8], origin: &str) -> Result<Vec<u32>, ParseError> {
 }
 
 /// readprofile's main loop over `map` (see the module comment).
-fn fold(buf: &[u32], map: &SymbolMap, origin: &str, force: bool) -> Result<Profile, ParseError> {
+fn fold(
+    buf: &[u32],
+    map: &SymbolMap,
+    origin: &str,
+    opts: &ParseOptions,
+) -> Result<Profile, ParseError> {
+    let force = opts.force_map;
     let step = u64::from(buf[0]);
     if step == 0 {
         return Err(ParseError::invalid(
@@ -142,6 +158,10 @@ fn fold(buf: &[u32], map: &SymbolMap, origin: &str, force: bool) -> Result<Profi
     let add0 = syms[start].addr;
     let mismatch = length_mismatch(map, add0, step, entries - 1);
     let mut p = Profile::new(origin, Format::ProcProfile);
+    // The kernel the image is of, as its text: what tells two apart.
+    let counted = add0.saturating_add((entries as u64 - 1).saturating_mul(step));
+    let etext = map.address_of("_etext").filter(|_| mismatch.is_none());
+    p.provenance.kernel_text = Some(format!("{add0:#x}..{:#x}", etext.unwrap_or(counted)));
     p.weight = Weight::Samples;
     let (indx, hidden) = fold_symbols(buf, map, start, step, &mut p, origin)?;
     let unknown = u64::from(buf[entries - 1]);
@@ -173,9 +193,14 @@ fn fold(buf: &[u32], map: &SymbolMap, origin: &str, force: bool) -> Result<Profi
                 origin,
                 format!(
                     "the symbol map {} does not belong to this image: {why} (readprofile's \
-                     own check); give the System.map of the kernel the image was taken on, \
-                     or --force-map to use it anyway",
-                    map.source
+                     own check); {}, or --force-map to use it anyway",
+                    map.source,
+                    opts.advice.give(
+                        Reader::Image,
+                        "FILE",
+                        MAP_WHAT,
+                        opts.advice.is_own(opts.map_origin.as_deref())
+                    )
                 ),
             ));
         }
@@ -428,7 +453,7 @@ ffffffff81000030 T _etext\n";
     fn refuses_without_map_and_bad_lengths() {
         let img = image(4, &[0; 13], false);
         let e = parse(&mut &img[..], "img", &ParseOptions::default()).unwrap_err();
-        assert!(e.to_string().contains("--map System.map"), "{e}");
+        assert!(e.to_string().contains("give its map: --map FILE"), "{e}");
         assert!(run(&img[..7])
             .unwrap_err()
             .to_string()

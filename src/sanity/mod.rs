@@ -9,9 +9,11 @@
 //! notes and the warnings to show (filters that match nothing, a side
 //! mixing formats, a recording on two sides).
 //!
-//! Duplicate runs are found in [`duplicates`].
+//! Duplicate runs are found in [`duplicates`]; kernels and binaries that
+//! differ between runs in [`kernels`].
 
 mod duplicates;
+mod kernels;
 
 use crate::aggregate::Side;
 use crate::format::ParseOptions;
@@ -36,7 +38,7 @@ impl Findings {
     /// `--kernel-only`'s, whose "shares stay relative to all samples" no
     /// longer holds once runs are restricted to their kernel samples.
     pub fn add_notes(&mut self, notes: &mut Vec<String>) {
-        if !self.notes.is_empty() {
+        if self.notes.iter().any(|n| n.starts_with("scope:")) {
             notes.retain(|n| n != crate::scope::KERNEL_ONLY_NOTE);
         }
         notes.append(&mut self.notes);
@@ -53,10 +55,13 @@ pub fn prepare(
     unfilterable(sides, parse)?;
     let mut found = Findings::default();
     found.warnings.extend(empty_sample_filters(sides, parse));
-    let (note, warning) = crate::scope::common_scope(sides);
+    let (note, warning) = crate::scope::common_scope(sides)?;
     found.notes.extend(note);
     found.warnings.extend(warning);
     found.warnings.extend(mixed_formats(sides));
+    let (maps, differ) = kernels::check(sides);
+    found.notes.extend(maps);
+    found.warnings.extend(differ);
     found
         .warnings
         .extend(duplicates::check(sides, allow_duplicates)?);

@@ -16,13 +16,23 @@ use linux_perf_data::linux_perf_event_reader::{
 /// `attrs` at 24, `data` at 40, `event_types` at 56 (each `{u64 offset,
 /// u64 size}`), the 256 feature bits at 72; one section per set bit follows
 /// the data section.
-pub(super) fn check_sections(bytes: &[u8], origin: &str) -> Result<(), ParseError> {
+///
+/// `head` overrides the file's first bytes (a killed recording's header,
+/// mended: [`super::header`]). Returns the walk of the data section.
+pub(super) fn check_sections(bytes: &[u8], head: &[u8], origin: &str) -> Result<Walk, ParseError> {
     let le = bytes.starts_with(MAGIC_LE);
     let len = bytes.len() as u64;
     let word = |at: u64| -> Result<u64, ParseError> {
         usize::try_from(at)
             .ok()
-            .and_then(|at| bytes.get(at..at.checked_add(8)?))
+            .and_then(|at| {
+                let end = at.checked_add(8)?;
+                if end <= head.len() {
+                    head.get(at..end)
+                } else {
+                    bytes.get(at..end)
+                }
+            })
             .and_then(|b| <[u8; 8]>::try_from(b).ok())
             .map(|b| {
                 if le {
@@ -61,7 +71,7 @@ pub(super) fn check_sections(bytes: &[u8], origin: &str) -> Result<(), ParseErro
     }
     section("attrs", 24)?;
     let data_end = section("data", 40)?;
-    check_records(bytes, word(40)?, data_end, le, origin)?;
+    let walk = check_records(bytes, word(40)?, data_end, le, origin)?;
     section("event types", 56)?;
     let mut features = 0u64;
     for i in 0..4 {
@@ -77,7 +87,7 @@ pub(super) fn check_sections(bytes: &[u8], origin: &str) -> Result<(), ParseErro
             check_event_desc(bytes, offset, end, le, origin)?;
         }
     }
-    Ok(())
+    Ok(walk)
 }
 
 /// Walk the `HEADER_EVENT_DESC` feature section (`u32 nr, u32 attr_size`,
@@ -230,17 +240,36 @@ fn check_sample(raw: &RawEventRecord, origin: &str, record: u64) -> Result<(), P
 /// (its first field), which the decoder allocates before reading.
 const AUXTRACE: u32 = 71;
 
+/// `PERF_RECORD_COMPRESSED` and `PERF_RECORD_COMPRESSED2` (zstd data).
+pub(super) const COMPRESSED: u32 = 81;
+pub(super) const COMPRESSED2: u32 = 83;
+
+/// What a walk over the record headers found.
+#[derive(Debug, Default)]
+pub(super) struct Walk {
+    /// The end of the last whole record.
+    pub end: u64,
+    /// A record cut by the end: the bytes there and the size its header
+    /// claims (a killed recording, a stream cut short).
+    pub cut: Option<(u64, u64)>,
+    /// The whole records.
+    pub records: u64,
+    /// The compressed records: (record number, offset, size, type).
+    pub compressed: Vec<(u64, u64, u64, u32)>,
+}
+
 /// Walk the record headers of `start..end` (the data section, or a pipe's
 /// stream) and check every auxtrace record's trace data against the end,
-/// before the decoder allocates what it claims. Other framing faults are
-/// left to the decoder, which reports them.
+/// before the decoder allocates what it claims; note the compressed
+/// records and a record the end cuts. Other framing faults are left to
+/// the decoder, which reports them.
 pub(super) fn check_records(
     bytes: &[u8],
     start: u64,
     end: u64,
     le: bool,
     origin: &str,
-) -> Result<(), ParseError> {
+) -> Result<Walk, ParseError> {
     let end = end.min(bytes.len() as u64);
     let read = |at: u64, n: usize| -> u64 {
         let b = &bytes[at as usize..at as usize + n];
@@ -251,9 +280,13 @@ pub(super) fn check_records(
         }
         v
     };
-    let (mut at, mut record) = (start, 0u64);
+    let mut walk = Walk {
+        end: start,
+        ..Walk::default()
+    };
+    let mut at = start;
     while at + 8 <= end {
-        record += 1;
+        let record = walk.records + 1;
         let kind = read(at, 4) as u32;
         let size = read(at + 6, 2);
         if size < 8 {
@@ -276,7 +309,19 @@ pub(super) fn check_records(
                 }
             };
         }
+        if next > end {
+            walk.cut = Some((end - at, next - at));
+            break;
+        }
+        if kind == COMPRESSED || kind == COMPRESSED2 {
+            walk.compressed.push((record, at, size, kind));
+        }
+        walk.records = record;
+        walk.end = next;
         at = next;
     }
-    Ok(())
+    if walk.cut.is_none() && at < end && end - at < 8 {
+        walk.cut = Some((end - at, 8));
+    }
+    Ok(walk)
 }

@@ -1,16 +1,19 @@
 //! Which kernel symbols a perf.data file is read with.
 //!
-//! Input: `--kallsyms` (or a map beside the file), the recording's release
-//! and kernel build-id (perf.data header), the running kernel's
-//! (`/proc/sys/kernel/osrelease`, the GNU build-id note of
-//! `/sys/kernel/notes`). Output: the [`SymbolMap`] to use, or an error
-//! naming the kernel the file needs. `/proc/kallsyms` is used only for a
+//! Input: the map given for its side or for every side (`--new-kallsyms`,
+//! `--kallsyms`, …: `ParseOptions::kallsyms`), the maps beside the file
+//! (`ParseOptions::beside`), the recording's release and kernel build-id
+//! (perf.data header), the running kernel's (`/proc/sys/kernel/osrelease`,
+//! the GNU build-id note of `/sys/kernel/notes`). Output: the
+//! [`SymbolMap`] to use and how it was chosen, in that order of
+//! precedence, or an error naming the kernel the file needs and the one
+//! command that gives it ([`fix`]). `/proc/kallsyms` is used only for a
 //! recording of the running kernel (same release, and same build-id when
 //! both are known). Whether a map belongs to the recording is checked in
 //! [`super::mapcheck`].
 
 use super::super::ParseOptions;
-use crate::symmap::SymbolMap;
+use crate::symmap::{Reader, SymbolMap};
 use std::sync::{Arc, OnceLock};
 
 /// The running kernel's release and build-id, for the `/proc/kallsyms` default.
@@ -49,16 +52,15 @@ pub(super) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// `/proc/kallsyms`, read once per process.
+/// `/proc/kallsyms`, read once per process (the running kernel's symbols
+/// do not change while it runs).
 fn proc_kallsyms() -> Result<Arc<SymbolMap>, String> {
     static MAP: OnceLock<Result<Arc<SymbolMap>, String>> = OnceLock::new();
     MAP.get_or_init(|| {
         let map = SymbolMap::read_path("/proc/kallsyms").map_err(|e| format!("{e:#}"))?;
         if map.all_zero() {
             return Err(
-                "/proc/kallsyms shows only zero addresses (kptr_restrict): run as root \
-                        or give --kallsyms FILE"
-                    .to_string(),
+                "/proc/kallsyms shows only zero addresses (kptr_restrict): run as root".into(),
             );
         }
         Ok(Arc::new(map))
@@ -66,25 +68,78 @@ fn proc_kallsyms() -> Result<Arc<SymbolMap>, String> {
     .clone()
 }
 
-/// The kernel symbols to use, or why there are none (an error only once a
-/// kernel sample needs them).
+/// How the kernel map was chosen, as the header says it.
+pub(super) const BESIDE: &str = "beside the run";
+pub(super) const RUNNING: &str = "the running kernel's";
+
+/// The kernel symbols to use and how they were chosen, or why there are
+/// none (an error only once a kernel sample needs them).
 pub(super) fn kernel_symbols(
     opts: &ParseOptions,
     release: Option<&str>,
     build_id: Option<&[u8]>,
-) -> Result<Arc<SymbolMap>, String> {
+) -> Result<(Arc<SymbolMap>, String), String> {
     if let Some(map) = &opts.kallsyms {
-        return Ok(map.clone());
+        let how = opts.map_origin.as_deref().unwrap_or("--kallsyms");
+        return Ok((map.clone(), how.to_string()));
     }
     let (run_release, run_id) = running_kernel();
-    recorded_here(release, build_id, run_release.as_deref(), run_id.as_deref()).map_err(|why| {
-        format!(
-            "kernel samples need the kallsyms of the kernel it was recorded on: {why}; \
-             give that kernel's symbols with --kallsyms FILE (its /proc/kallsyms or \
-             System.map), or put a kallsyms* file beside the profile"
+    let here = recorded_here(release, build_id, run_release.as_deref(), run_id.as_deref());
+    let mut passed = String::new();
+    if let Some(beside) = &opts.beside {
+        match beside.choose(Reader::PerfData, release) {
+            Ok(Some(map)) => return Ok((map, BESIDE.to_string())),
+            Ok(None) => {
+                passed = format!(
+                    " (the maps beside it name other kernels: {})",
+                    beside.names().join(", ")
+                )
+            }
+            Err(e) => return Err(format!("{e}; {}", fix(opts, release, build_id, false))),
+        }
+    }
+    if let Err(why) = here {
+        return Err(format!(
+            "kernel samples need the kallsyms of the kernel it was recorded on: {why}{passed}; {}",
+            fix(opts, release, build_id, false)
+        ));
+    }
+    let map =
+        proc_kallsyms().map_err(|e| format!("{e}; {}", fix(opts, release, build_id, false)))?;
+    Ok((map, RUNNING.to_string()))
+}
+
+/// The one command that gives this recording's side its kernel map:
+/// `/proc/kallsyms` when the recorded kernel is the running one, else a
+/// copy of the recorded kernel's, named by its release or build-id;
+/// `instead` when the side's own flag gave the map being refused.
+pub(super) fn fix(
+    opts: &ParseOptions,
+    release: Option<&str>,
+    build_id: Option<&[u8]>,
+    instead: bool,
+) -> String {
+    let (run_release, run_id) = running_kernel();
+    let here = recorded_here(release, build_id, run_release.as_deref(), run_id.as_deref()).is_ok();
+    let (file, what) = if here && proc_kallsyms().is_ok() {
+        (
+            "/proc/kallsyms".to_string(),
+            "the recorded kernel is the one running".to_string(),
         )
-    })?;
-    proc_kallsyms()
+    } else {
+        let what = match (release, build_id) {
+            (Some(r), _) => {
+                format!("a copy of /proc/kallsyms saved while running {r}, or its System.map")
+            }
+            (None, Some(b)) => format!(
+                "the kallsyms or System.map of the kernel with build-id {}",
+                hex(b)
+            ),
+            (None, None) => "the kallsyms or System.map of the kernel it was recorded on".into(),
+        };
+        ("FILE".to_string(), what)
+    };
+    opts.advice.give(Reader::PerfData, &file, &what, instead)
 }
 
 /// Ok when a recording of kernel `release` / `build_id` was made on the

@@ -15,7 +15,7 @@
 
 use super::super::ParseError;
 use super::kernel::{hex, recorded_here, running_kernel};
-use crate::symmap::{is_padding, SymbolMap};
+use crate::symmap::{is_padding, name_release, SymbolMap};
 
 /// Why a map does not fit the recording's kernel mapping
 /// (`[kernel.kallsyms]_text` with `_text` at `at`, mapped at `start`, `len`
@@ -103,20 +103,6 @@ pub(super) fn identity_mismatch(
     None
 }
 
-/// The release in a map's file name: `System.map-RELEASE` or
-/// `kallsyms-RELEASE`, compression suffixes dropped; a release starts with a
-/// digit and holds a dot.
-fn name_release(path: &str) -> Option<&str> {
-    let base = path.rsplit('/').next().unwrap_or(path);
-    let mut rest = base
-        .strip_prefix("System.map-")
-        .or_else(|| base.strip_prefix("kallsyms-"))?;
-    for ext in [".gz", ".zst", ".xz", ".bz2", ".txt"] {
-        rest = rest.strip_suffix(ext).unwrap_or(rest);
-    }
-    (rest.starts_with(|c: char| c.is_ascii_digit()) && rest.contains('.')).then_some(rest)
-}
-
 /// A path component of 40 hexadecimal digits (a build-id directory).
 fn path_build_id(path: &str) -> Option<String> {
     path.split('/')
@@ -194,6 +180,16 @@ impl Fit {
     }
 }
 
+/// How the map being judged was given, and what to do instead.
+pub(super) struct Judged<'a> {
+    /// `--force-map`.
+    pub force: bool,
+    /// How it was chosen (`--new-kallsyms`, `beside the run`).
+    pub origin: &'a str,
+    /// The one command that gives the side the right map ([`super::kernel::fix`]).
+    pub fix: &'a str,
+}
+
 /// The map's sentence once every sample is read: `Ok(Some(warning))`,
 /// or an error refusing the map (unless `--force-map`). A recording without
 /// kernel samples never needed the map: nothing to say.
@@ -201,7 +197,7 @@ pub(super) fn judge(
     map: &SymbolMap,
     fit: &Fit,
     doubts: &[String],
-    force: bool,
+    how: &Judged<'_>,
     origin: &str,
 ) -> Result<Option<String>, ParseError> {
     if fit.kernel <= 0.0 {
@@ -224,20 +220,24 @@ pub(super) fn judge(
         return Ok(None);
     }
     let reasons = reasons.join("; ");
-    if force {
+    if how.force {
         return Ok(Some(format!(
             "{origin}: --force-map: kernel symbols read from {} although they do not seem \
              to belong to this recording ({reasons})",
             map.source
         )));
     }
+    let given = match how.origin {
+        "" => String::new(),
+        o if o.starts_with('-') => format!(" (the map given with {o})"),
+        o => format!(" (the map {o})"),
+    };
     Err(ParseError::invalid(
         origin,
         format!(
-            "the kernel symbols in {} do not belong to this recording: {reasons}; give the \
-             kallsyms or System.map of the recorded kernel and boot (--kallsyms FILE), or \
-             --force-map to use them anyway",
-            map.source
+            "the kernel symbols in {} do not belong to this recording: {reasons}{given}; {}, \
+             or --force-map to use them anyway",
+            map.source, how.fix
         ),
     ))
 }
@@ -247,17 +247,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn releases_and_build_ids_in_map_paths() {
-        assert_eq!(
-            name_release("/boot/System.map-6.1.0-13-amd64"),
-            Some("6.1.0-13-amd64")
-        );
-        assert_eq!(
-            name_release("maps/kallsyms-6.18.44-fc-v657.gz"),
-            Some("6.18.44-fc-v657")
-        );
-        assert_eq!(name_release("testdata/raw/kallsyms-g.gz"), None);
-        assert_eq!(name_release("System.map.gz"), None);
+    fn build_ids_in_map_paths() {
         let id = "3f2a".repeat(10);
         assert_eq!(
             path_build_id(&format!("/root/.debug/[kernel.kallsyms]/{id}/kallsyms")),

@@ -56,6 +56,10 @@ pub(super) fn mmap(
         if let Some(reloc) = path.strip_prefix("[kernel.kallsyms]") {
             if !reloc.is_empty() && !*checked {
                 *checked = true;
+                // `--buildid-mmap` puts the kernel's build-id here too.
+                if st.kernel_id.is_none() {
+                    st.kernel_id = build_id;
+                }
                 st.fit.text = Some((start, start.saturating_add(len)));
                 if let Some(map) = &st.kernel {
                     st.doubts

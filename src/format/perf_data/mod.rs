@@ -34,15 +34,20 @@
 //! `[kernel.kallsyms]` (perf report lists them per address).
 
 mod check;
+mod compressed;
 mod demangle;
 mod elf;
+mod event;
+mod header;
 mod jitmap;
 mod kernel;
 mod mapcheck;
 mod maps;
 mod plt;
+mod provenance;
 mod symsrc;
 mod symtab;
+mod tally;
 mod user;
 
 pub use user::UserSymbolOptions;
@@ -51,24 +56,19 @@ use super::unresolved::{self, UNKNOWN};
 use super::{ParseError, ParseOptions, Sniff, WeightBy};
 use crate::profile::{Format, Mode, Name, Profile, SymbolKey, Weight};
 use crate::symmap::SymbolMap;
-use check::{check_record, check_records, check_sections};
+use check::check_record;
+use event::{choose_event, Event};
 use kernel::kernel_symbols;
-use linux_perf_data::linux_perf_event_reader::{
-    CpuMode, EventRecord, Mmap2FileId, SampleRecord, SamplingPolicy,
-};
-// Callchain context markers (`PERF_CONTEXT_*`) are the top 4095 values.
-use linux_perf_data::linux_perf_event_reader::constants::{
-    PERF_CONTEXT_GUEST_KERNEL, PERF_CONTEXT_GUEST_USER, PERF_CONTEXT_HV, PERF_CONTEXT_KERNEL,
-    PERF_CONTEXT_MAX, PERF_CONTEXT_USER,
-};
+use linux_perf_data::linux_perf_event_reader::EventRecord;
 use linux_perf_data::{DsoKey, PerfFile, PerfFileReader, PerfFileRecord};
-use mapcheck::{identity_mismatch, judge, Fit};
-use maps::{mmap, MapRecord, Mapping, PROT_EXEC};
+use mapcheck::{identity_mismatch, judge, Fit, Judged};
+use maps::Mapping;
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::io::{BufRead, Cursor};
+use std::io::BufRead;
 use std::sync::Arc;
+use tally::Tally;
 use user::Dso;
 
 const MAGIC_LE: &[u8; 8] = b"PERFILE2";
@@ -121,6 +121,11 @@ struct State<'a> {
     fit: Fit,
     /// Why the kernel map seems not to be the recording's ([`mapcheck`]).
     doubts: Vec<String>,
+    /// The recording's kernel: release and build-id (header).
+    release: Option<String>,
+    kernel_id: Option<Vec<u8>>,
+    /// How the kernel map was chosen (`--new-kallsyms`, `beside the run`).
+    map_origin: Option<String>,
 }
 
 impl State<'_> {
@@ -276,23 +281,39 @@ pub fn parse_bytes(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Pr
 }
 
 fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, ParseError> {
-    let PerfFileReader {
-        mut perf_file,
-        mut record_iter,
-    } = open(bytes, origin)?;
-    let mut warnings = Vec::new();
+    let header::Opened {
+        reader: PerfFileReader {
+            mut perf_file,
+            mut record_iter,
+        },
+        mut warnings,
+        walk,
+    } = header::open(bytes, origin)?;
+    let damaged = damaged(bytes, &walk, origin, opts, &mut warnings)?;
     let event = choose_event(&perf_file, opts, origin, &mut warnings)?;
     let mut st = kernel_state(&perf_file, opts, origin);
     let mut tally = Tally::default();
     let mut record_no = 0u64;
     loop {
-        let record = record_iter.next_record(&mut perf_file).map_err(|e| {
-            bad(
-                origin,
-                &format!("record {}: corrupt perf.data", record_no + 1),
-                &e,
-            )
-        })?;
+        let record = match record_iter.next_record(&mut perf_file) {
+            Ok(r) => r,
+            // Past damage that --lenient accepted, the decoder may give up.
+            Err(e) if damaged => {
+                warnings.push(format!(
+                    "{origin}: --lenient: reading stopped at record {}, which the damage \
+                     made unreadable ({e}); the records before it are counted",
+                    record_no + 1
+                ));
+                break;
+            }
+            Err(e) => {
+                return Err(bad(
+                    origin,
+                    &format!("record {}: corrupt perf.data", record_no + 1),
+                    &e,
+                ))
+            }
+        };
         let Some(record) = record else { break };
         record_no += 1;
         let (attr_index, raw) = match record {
@@ -325,91 +346,33 @@ fn bad(origin: &str, what: &str, e: &dyn std::fmt::Display) -> ParseError {
     ParseError::invalid(origin, format!("{what}: {e}"))
 }
 
-/// The file's header (pipe mode or a file with sections), checked before
-/// the decoder trusts its sizes.
-fn open<'b>(bytes: &'b [u8], origin: &str) -> Result<PerfFileReader<Cursor<&'b [u8]>>, ParseError> {
-    if is_pipe_mode(bytes) {
-        check_records(
-            bytes,
-            16,
-            bytes.len() as u64,
-            bytes.starts_with(MAGIC_LE),
-            origin,
-        )?;
-        PerfFileReader::parse_pipe(Cursor::new(bytes))
-    } else {
-        check_sections(bytes, origin)?;
-        PerfFileReader::parse_file(Cursor::new(bytes))
-    }
-    .map_err(|e| {
-        bad(
-            origin,
-            "expected a perf.data file (perf record), cannot read its header",
-            &e,
-        )
-    })
-}
-
-/// The event whose samples are counted.
-struct Event {
-    /// Its attribute index.
-    index: usize,
-    name: String,
-    /// The sampling period when every sample has the same one.
-    fixed_period: Option<u64>,
-}
-
-/// `--event`, or the first real event (a warning when there are several).
-fn choose_event(
-    perf_file: &PerfFile,
-    opts: &ParseOptions,
+/// Damage in the compressed records ([`compressed`]): an error, or under
+/// `--lenient` a warning (and `true`: read on as far as the decoder can).
+fn damaged(
+    bytes: &[u8],
+    walk: &check::Walk,
     origin: &str,
+    opts: &ParseOptions,
     warnings: &mut Vec<String>,
-) -> Result<Event, ParseError> {
-    let attrs = perf_file.event_attributes();
-    let names: Vec<String> = attrs
-        .iter()
-        .enumerate()
-        .map(|(i, a)| a.name().map_or_else(|| format!("event{i}"), str::to_string))
-        .collect();
-    let chosen = match &opts.event {
-        Some(want) => names.iter().position(|n| n == want).ok_or_else(|| {
-            ParseError::invalid(
-                origin,
-                format!(
-                    "no event `{want}` in this file; it holds: {}",
-                    names.join(", ")
-                ),
-            )
-        })?,
-        None => {
-            // `perf record -a` adds a `dummy:HG` tracking event without samples.
-            let real: Vec<usize> = (0..names.len())
-                .filter(|&i| !names[i].starts_with("dummy"))
-                .collect();
-            if real.len() > 1 {
-                warnings.push(format!(
-                    "{origin}: holds {} events ({}); read `{}`, choose with --event",
-                    real.len(),
-                    real.iter()
-                        .map(|&i| names[i].as_str())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    names[real[0]]
-                ));
-            }
-            real.first().copied().unwrap_or(0)
-        }
+) -> Result<bool, ParseError> {
+    let Some(d) = compressed::check(bytes, walk, bytes.starts_with(MAGIC_LE)) else {
+        return Ok(false);
     };
-    let fixed_period = match attrs[chosen].attributes().sampling_policy {
-        SamplingPolicy::Period(p) => Some(p.get()),
-        _ => None,
-    };
-    Ok(Event {
-        index: chosen,
-        name: names[chosen].clone(),
-        fixed_period,
-    })
+    let at = format!("record {} (compressed) at offset {}", d.record, d.offset);
+    if !opts.lenient {
+        return Err(ParseError::invalid(
+            origin,
+            format!(
+                "{at}: corrupt perf.data: {}: {}; --lenient reads what is left with a warning",
+                d.what, d.lost
+            ),
+        ));
+    }
+    warnings.push(format!(
+        "{origin}: --lenient: {at} is damaged: {}: {}",
+        d.what, d.lost
+    ));
+    Ok(true)
 }
 
 /// Kernel identity (release, build-ids) and symbols: the state the records
@@ -426,11 +389,11 @@ fn kernel_state<'a>(perf_file: &PerfFile, opts: &'a ParseOptions, origin: &'a st
             build_ids.insert(info.path, info.build_id);
         }
     }
-    let (kernel, kernel_err) = match kernel_symbols(opts, release.as_deref(), kernel_id.as_deref())
-    {
-        Ok(m) => (Some(m), None),
-        Err(e) => (None, Some(e)),
-    };
+    let (kernel, map_origin, kernel_err) =
+        match kernel_symbols(opts, release.as_deref(), kernel_id.as_deref()) {
+            Ok((m, how)) => (Some(m), Some(how), None),
+            Err(e) => (None, None, Some(e)),
+        };
     let doubts: Vec<String> = kernel
         .as_deref()
         .and_then(|m| identity_mismatch(m, release.as_deref(), kernel_id.as_deref()))
@@ -449,210 +412,9 @@ fn kernel_state<'a>(perf_file: &PerfFile, opts: &'a ParseOptions, origin: &'a st
         kcache: vec![(u64::MAX, Frame::KernelUnknown); KCACHE],
         fit: Fit::default(),
         doubts,
-    }
-}
-
-/// What the records add up to, and the buffers reused per sample.
-#[derive(Default)]
-struct Tally {
-    counts: FxHashMap<Frame, f64>,
-    total: f64,
-    lost: u64,
-    no_chain: u64,
-    map_checked: bool,
-    first_t: Option<u64>,
-    last_t: Option<u64>,
-    chain: Vec<Frame>,
-    distinct: Vec<Frame>,
-    rev: Vec<Frame>,
-    stacks: FxHashMap<Vec<Frame>, f64>,
-}
-
-impl Tally {
-    /// A record other than a sample of the event: threads' commands and
-    /// maps, lost events.
-    fn record(&mut self, st: &mut State<'_>, parsed: EventRecord<'_>) -> Result<(), ParseError> {
-        match parsed {
-            EventRecord::Comm(c) => {
-                let name = String::from_utf8_lossy(&c.name.as_slice()).into_owned();
-                if c.is_execve {
-                    st.maps.remove(&c.pid);
-                }
-                st.comms.insert(c.tid, name.into());
-            }
-            EventRecord::Fork(f) => {
-                if let Some(c) = st.comms.get(&f.ptid).cloned() {
-                    st.comms.insert(f.tid, c);
-                }
-                if f.pid != f.ppid {
-                    if let Some(m) = st.maps.get(&f.ppid).cloned() {
-                        st.maps.insert(f.pid, m);
-                    }
-                }
-            }
-            EventRecord::Mmap(m) => {
-                let path = String::from_utf8_lossy(&m.path.as_slice()).into_owned();
-                let rec = MapRecord {
-                    pid: m.pid,
-                    mode: m.cpu_mode,
-                    start: m.address,
-                    len: m.length,
-                    pgoff: m.page_offset,
-                    path: &path,
-                    exec: m.is_executable,
-                    build_id: None,
-                };
-                mmap(st, rec, &mut self.map_checked)?;
-            }
-            EventRecord::Mmap2(m) => {
-                let path = String::from_utf8_lossy(&m.path.as_slice()).into_owned();
-                let rec = MapRecord {
-                    pid: m.pid,
-                    mode: m.cpu_mode,
-                    start: m.address,
-                    len: m.length,
-                    pgoff: m.page_offset,
-                    path: &path,
-                    exec: m.protection & PROT_EXEC != 0,
-                    build_id: match m.file_id {
-                        Mmap2FileId::BuildId(b) => Some(b),
-                        Mmap2FileId::InodeAndVersion(_) => None,
-                    },
-                };
-                mmap(st, rec, &mut self.map_checked)?;
-            }
-            EventRecord::Lost(l) => self.lost += l.count,
-            _ => {}
-        }
-        Ok(())
-    }
-
-    /// A sample of the event: its weight in the total, then (past the
-    /// filters) in its leaf's, its callchain's and its stack's counts.
-    fn sample(
-        &mut self,
-        st: &mut State<'_>,
-        s: &SampleRecord<'_>,
-        event: &Event,
-        opts: &ParseOptions,
-        record_no: u64,
-    ) -> Result<(), ParseError> {
-        let origin = st.origin;
-        let w = match opts.weight {
-            WeightBy::Samples => 1.0,
-            WeightBy::Period => match s.period.or(event.fixed_period) {
-                Some(p) => p as f64,
-                None => {
-                    return Err(ParseError::invalid(
-                        origin,
-                        format!(
-                            "record {record_no}: --weight period needs sample periods, \
-                             which this recording does not hold"
-                        ),
-                    ))
-                }
-            },
-        };
-        self.total += w;
-        if let Some(t) = s.timestamp {
-            self.first_t.get_or_insert(t);
-            self.last_t = Some(t);
-        }
-        let mode = mode_of(s.cpu_mode);
-        let pid = s.pid.unwrap_or(-1);
-        let ip = s.ip.unwrap_or(0);
-        if opts.kernel_only && !matches!(mode, Mode::Kernel | Mode::GuestKernel) {
-            return Ok(());
-        }
-        if let Some(re) = &opts.comm {
-            let tid = s.tid.unwrap_or(pid);
-            let comm = st.comms.get(&tid).or_else(|| st.comms.get(&pid));
-            let fallback = format!(":{tid}");
-            if !re.is_match(comm.map_or(fallback.as_str(), |c| c)) {
-                return Ok(());
-            }
-        }
-        let leaf = st
-            .frame(pid, mode, ip)
-            .map_err(|e| at_record(e, record_no))?;
-        if mode == Mode::Kernel {
-            st.fit_kernel(leaf, ip, w);
-        }
-        if let Some(re) = &opts.dso {
-            if !re.is_match(&st.dso_of(leaf)) {
-                return Ok(());
-            }
-        }
-        if !opts.inclusive && !opts.stacks {
-            *self.counts.entry(leaf).or_insert(0.0) += w;
-            return Ok(());
-        }
-        self.callchain(st, s, mode, pid, record_no)?;
-        if self.chain.first() != Some(&leaf) {
-            self.chain.insert(0, leaf);
-        }
-        if opts.stacks {
-            self.rev.clear();
-            self.rev.extend(self.chain.iter().rev());
-            match self.stacks.get_mut(self.rev.as_slice()) {
-                Some(v) => *v += w,
-                None => {
-                    self.stacks.insert(self.rev.clone(), w);
-                }
-            }
-        }
-        if !opts.inclusive {
-            *self.counts.entry(leaf).or_insert(0.0) += w;
-            return Ok(());
-        }
-        self.distinct.clear();
-        for &f in &self.chain {
-            if !self.distinct.contains(&f) {
-                self.distinct.push(f);
-            }
-        }
-        for &f in &self.distinct {
-            *self.counts.entry(f).or_insert(0.0) += w;
-        }
-        Ok(())
-    }
-
-    /// The sample's callchain into `self.chain`, leaf first (perf puts the
-    /// sample's own ip first, after a context marker).
-    fn callchain(
-        &mut self,
-        st: &mut State<'_>,
-        s: &SampleRecord<'_>,
-        mode: Mode,
-        pid: i32,
-        record_no: u64,
-    ) -> Result<(), ParseError> {
-        self.chain.clear();
-        match &s.callchain {
-            None => self.no_chain += 1,
-            Some(cc) => {
-                let mut cmode = mode;
-                for i in 0..cc.len() {
-                    let Some(a) = cc.get(i) else { break };
-                    if a >= PERF_CONTEXT_MAX {
-                        cmode = match a {
-                            PERF_CONTEXT_KERNEL => Mode::Kernel,
-                            PERF_CONTEXT_USER => Mode::User,
-                            PERF_CONTEXT_HV => Mode::Hypervisor,
-                            PERF_CONTEXT_GUEST_KERNEL => Mode::GuestKernel,
-                            PERF_CONTEXT_GUEST_USER => Mode::GuestUser,
-                            _ => cmode,
-                        };
-                        continue;
-                    }
-                    let f = st
-                        .frame(pid, cmode, a)
-                        .map_err(|e| at_record(e, record_no))?;
-                    self.chain.push(f);
-                }
-            }
-        }
-        Ok(())
+        release,
+        kernel_id,
+        map_origin,
     }
 }
 
@@ -668,12 +430,26 @@ fn finish(
     let origin = st.origin;
     let mut p = Profile::new(origin, Format::PerfData);
     p.event = Some(event.name.clone());
+    p.event_scope = Some(event.scope);
     p.weight = match opts.weight {
         WeightBy::Samples => Weight::Samples,
         WeightBy::Period => Weight::Period,
     };
     if let Some(map) = &st.kernel {
-        warnings.extend(judge(map, &st.fit, &st.doubts, opts.force_map, origin)?);
+        let given = st.map_origin.as_deref().unwrap_or("");
+        let instead = opts.advice.is_own(st.map_origin.as_deref());
+        let fix = kernel::fix(
+            opts,
+            st.release.as_deref(),
+            st.kernel_id.as_deref(),
+            instead,
+        );
+        let how = Judged {
+            force: opts.force_map,
+            origin: given,
+            fix: &fix,
+        };
+        warnings.extend(judge(map, &st.fit, &st.doubts, &how, origin)?);
     }
     let (lost, no_chain) = (tally.lost, tally.no_chain);
     if lost > 0 {
@@ -687,6 +463,7 @@ fn finish(
              counted at their leaf only"
         ));
     }
+    p.provenance = provenance::of(&st, tally.counts.keys());
     // Each distinct frame is named once (demangling happens here).
     let mut keys: FxHashMap<Frame, SymbolKey> = FxHashMap::default();
     let mut key = |f: Frame| *keys.entry(f).or_insert_with(|| st.key(f));
@@ -722,23 +499,6 @@ fn finish(
     Ok(p)
 }
 
-/// `perf record -o -` writes a 16-byte header (magic, size) and puts the
-/// attributes and features in the record stream.
-fn is_pipe_mode(bytes: &[u8]) -> bool {
-    let Some(size) = bytes.get(8..16) else {
-        return false;
-    };
-    let size: [u8; 8] = [
-        size[0], size[1], size[2], size[3], size[4], size[5], size[6], size[7],
-    ];
-    let size = if bytes.starts_with(MAGIC_LE) {
-        u64::from_le_bytes(size)
-    } else {
-        u64::from_be_bytes(size)
-    };
-    size == 16
-}
-
 fn at_record(e: ParseError, record: u64) -> ParseError {
     match e {
         ParseError::Invalid { path, message } => ParseError::Invalid {
@@ -746,17 +506,6 @@ fn at_record(e: ParseError, record: u64) -> ParseError {
             message: format!("record {record}: {message}"),
         },
         other => other,
-    }
-}
-
-fn mode_of(m: CpuMode) -> Mode {
-    match m {
-        CpuMode::Kernel => Mode::Kernel,
-        CpuMode::User => Mode::User,
-        CpuMode::Hypervisor => Mode::Hypervisor,
-        CpuMode::GuestKernel => Mode::GuestKernel,
-        CpuMode::GuestUser => Mode::GuestUser,
-        _ => Mode::User,
     }
 }
 

@@ -19,10 +19,13 @@
 //! 4. `S/<path>` itself, then `S/<dir>/.debug/<name>` and, for
 //!    `/usr/lib/…`, `S/usr/lib/debug/lib/…`.
 //!
-//! A file must be a regular ELF file and, when the recording holds a
-//! build-id for the path, carry the same one (a rebuilt binary would give
-//! wrong names). The first file with a `.symtab` gives the symbols, the
-//! first with a `.dynsym` is the runtime binary.
+//! A file must be a regular ELF file and carry the build-id that names the
+//! binary (a rebuilt binary would give wrong names): the one the recording
+//! holds for the path, or, when it holds none (`perf record -z` and pipe
+//! mode in perf 6.1, `--no-buildid`), that of the binary on disk, as perf's
+//! `dso__load` reads it; the `.build-id/` candidates need it too. The first
+//! file with a `.symtab` gives the symbols, the first with a `.dynsym` is
+//! the runtime binary; [`Found::build_id`] says which build-id chose them.
 
 use super::elf::{Image, Probe, Why};
 use std::path::PathBuf;
@@ -60,6 +63,9 @@ pub struct Found {
     images: Vec<Image>,
     syms: usize,
     runtime: usize,
+    /// The build-id the files were chosen by (the recorded one, else the
+    /// binary's on disk), if any.
+    pub build_id: Option<Vec<u8>>,
 }
 
 impl Found {
@@ -139,8 +145,24 @@ fn candidates(dso: &str, build_id: Option<&[u8]>, places: &Places) -> Vec<PathBu
     out
 }
 
-/// Find the files that give `dso` its symbols.
-pub fn find(dso: &str, build_id: Option<&[u8]>, places: &Places) -> Result<Found, Why> {
+/// The build-id of the binary at `dso` on disk (under `--symfs`), if it is
+/// a regular ELF file with one.
+fn disk_build_id(dso: &str, places: &Places) -> Option<Vec<u8>> {
+    let bin = places.symfs(dso);
+    if !is_file_path(dso) || !bin.is_file() {
+        return None;
+    }
+    Image::open(&bin).ok()?.probe().ok()?.build_id
+}
+
+/// Find the files that give `dso` its symbols; `recorded` is the build-id
+/// the recording holds for it.
+pub fn find(dso: &str, recorded: Option<&[u8]>, places: &Places) -> Result<Found, Why> {
+    let disk = match recorded {
+        Some(_) => None,
+        None => disk_build_id(dso, places),
+    };
+    let build_id = recorded.or(disk.as_deref());
     let mut images = Vec::new();
     let (mut syms, mut runtime) = (None, None);
     let mut mismatched = Vec::new();
@@ -180,8 +202,9 @@ pub fn find(dso: &str, build_id: Option<&[u8]>, places: &Places) -> Result<Found
             images,
             syms,
             runtime,
+            build_id: build_id.map(<[u8]>::to_vec),
         }),
-        _ if !mismatched.is_empty() => Err(format!(
+        _ if recorded.is_some() && !mismatched.is_empty() => Err(format!(
             "{dso}: build-id differs from the recorded one in {} (the file changed since \
              the recording)",
             mismatched.join(", ")
@@ -190,7 +213,7 @@ pub fn find(dso: &str, build_id: Option<&[u8]>, places: &Places) -> Result<Found
         _ if !places.symfs(dso).is_file() => Err(format!(
             "{}: no such file{}",
             places.symfs(dso).display(),
-            if build_id.is_some() {
+            if recorded.is_some() {
                 " and no copy in the build-id cache"
             } else {
                 ""

@@ -112,6 +112,9 @@ pub struct ElfSymbols {
     /// `max_end[i]`: the largest end among `syms[..=i]` (bounds the search
     /// for an enclosing symbol).
     max_end: Vec<u64>,
+    /// The build-id of the binary these symbols are of (see
+    /// [`super::symsrc::Found::build_id`]), when known.
+    pub named_by: Option<Vec<u8>>,
 }
 
 impl ElfSymbols {
@@ -126,7 +129,11 @@ impl ElfSymbols {
                 max
             })
             .collect();
-        ElfSymbols { table, max_end }
+        ElfSymbols {
+            table,
+            max_end,
+            named_by: None,
+        }
     }
 
     /// The name of symbol `index` (from [`ElfSymbols::lookup_index`]),

@@ -134,7 +134,19 @@ impl Dso {
             return Err(format!("{}: no file behind this mapping", self.path));
         }
         let found = symsrc::find(&self.path, self.build_id.as_deref(), &opts.places())?;
-        ElfSymbols::build(found.syms(), found.runtime(), !opts.no_demangle)
+        let mut syms = ElfSymbols::build(found.syms(), found.runtime(), !opts.no_demangle)?;
+        syms.named_by = found.build_id;
+        Ok(syms)
+    }
+
+    /// The build-id the recording holds for this file, if any.
+    pub fn recorded_build_id(&self) -> Option<&[u8]> {
+        self.build_id.as_deref()
+    }
+
+    /// JIT code (named by a perf map, not a binary).
+    pub fn is_jit(&self) -> bool {
+        self.jit_pid.is_some()
     }
 }
 
