@@ -10,7 +10,7 @@
 #     benchmarks x 100 runs), as a directory and as tar.gz
 #     (target: < 2 s each on 2 cores).
 #   bash scripts/bench-batch.sh export
-#     the counts table (README "Archives past one machine") on 100,000
+#     the counts table (docs/archives.md) on 100,000
 #     profiles (2 kernels x 100 benchmarks x 500 runs): `diffprofile export`
 #     from the directory and from the tar.gz on one core (--jobs 1) and on
 #     every core (wall and CPU seconds, profiles per minute per core, peak
@@ -24,8 +24,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-3}
 dir=${BENCH_DIR:-/tmp/diffprofile-bench}
-cargo build --release --quiet
-bin=$PWD/target/release/diffprofile
+cargo build --profile profiling --quiet
+bin=$PWD/target/profiling/diffprofile
 
 # make_tree DIR BENCHMARKS RUNS: the tree and DIR/tree.tar.gz.
 make_tree() {

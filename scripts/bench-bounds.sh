@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measure the bounds the README promises, on a release build: wall time and
+# Measure the bounds docs/performance.md states, on the profiling build (release with symbols): wall time and
 # peak RSS of
 #   - one million distinct symbols per side (readprofile text, every symbol
 #     changing), with --top 3, -o json and the full text table;
@@ -14,8 +14,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x /usr/bin/time ] || { echo "needs GNU time (/usr/bin/time)" >&2; exit 2; }
-cargo build --release --locked >&2
-BIN=$PWD/target/release/diffprofile
+cargo build --profile profiling --locked >&2
+BIN=$PWD/target/profiling/diffprofile
 W=$(mktemp -d /tmp/bench-bounds.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 

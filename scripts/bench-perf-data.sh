@@ -31,8 +31,8 @@ if [ "$SAMPLES" -lt 1000000 ]; then
     echo "fewer than 1M samples: remove $DATA and raise -l" >&2
 fi
 
-(cd "$ROOT" && cargo build --release -q)
-BIN=$ROOT/target/release/diffprofile
+(cd "$ROOT" && cargo build --profile profiling -q)
+BIN=$ROOT/target/profiling/diffprofile
 REPORT="perf report -i $DATA --stdio --no-children -g none --sort sym -n"
 DIFF="$BIN -o json $DATA $DATA"
 DIFF1="$BIN -o json $DATA $DIR/report.txt"

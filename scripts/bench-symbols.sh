@@ -18,8 +18,8 @@ cd "$(dirname "$0")/.."
 [ -x /usr/bin/time ] || { echo "needs GNU time (/usr/bin/time)" >&2; exit 2; }
 SIZES=${SIZES:-"10000 1000000"}
 BEST_OF=${BEST_OF:-3}
-cargo build --release --locked -q
-BIN=$PWD/target/release/diffprofile
+cargo build --profile profiling --locked -q
+BIN=$PWD/target/profiling/diffprofile
 W=$(mktemp -d /tmp/bench-symbols.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 

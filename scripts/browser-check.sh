@@ -7,7 +7,7 @@
 # flame graph frame's painted fill agrees with its mark (red or blue only
 # for `*`, grey for `~` and untested; in -o html and in -o flamegraph, with
 # a control page whose frames are all painted red), and save the
-# screenshot the README shows as docs/report.png.
+# screenshot docs/reference.md shows, docs/report.png.
 #
 # usage: scripts/browser-check.sh            (needs `chromium`: apt-get install chromium)
 # The checks themselves are the tests html::browser_check_in_headless_chromium

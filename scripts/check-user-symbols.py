@@ -15,7 +15,7 @@ diffprofile's convention for unresolved samples: perf report's `0x...` rows
 (one per address) are summed per dso into one `[unknown]` row. Dsos are
 compared by perf's short name (the basename; `[JIT] tid N` for
 /tmp/perf-N.map). Prints every differing row, marking those that perf
-6.1's PLT naming explains (README, "Rows that still differ from perf
+6.1's PLT naming explains (docs/inputs.md, "Rows that still differ from perf
 report"), and a summary; exits 1 when a row differs for another reason.
 """
 import argparse
@@ -109,7 +109,7 @@ def main():
     user = lambda ks: [k for k in ks if not kernel(k[0])]
     if not a.quiet:
         for k in diff:
-            why = "  (README: perf 6.1 PLT names)" if k in known else ""
+            why = "  (docs/inputs.md: perf 6.1 PLT names)" if k in known else ""
             print(f"DIFFERS  {k[0]:<28} {k[1][:90]:<90}  perf {perf[k]:>7}  diffprofile {mine[k]:>7}{why}")
         for w in warnings:
             print("warning:", w[:400])
@@ -118,13 +118,13 @@ def main():
           f"({len(user(same))} user space); differing: {len(diff)} ({len(user(diff))} user space)")
     print(f"samples: perf report {tp}, diffprofile {tm}; in differing rows: perf "
           f"{sum(perf[k] for k in diff)}, diffprofile {sum(mine[k] for k in diff)}")
-    print(f"differing rows explained by perf 6.1's PLT naming (README): {len(known)}; "
+    print(f"differing rows explained by perf 6.1's PLT naming (docs/inputs.md): {len(known)}; "
           f"unexplained: {len(diff) - len(known)}")
     sys.exit(1 if len(diff) > len(known) else 0)
 
 
 def plt_differences(perf, mine, diff):
-    """Differing rows that perf 6.1's PLT naming explains (README, "Rows
+    """Differing rows that perf 6.1's PLT naming explains (docs/inputs.md, "Rows
     that differ from perf report 6.1"): per dso, diffprofile's extra `.plt`
     and `name@plt` samples equal perf's extra `_init`, `[unknown]` and
     `name@plt` (entries named in relocation order) samples."""

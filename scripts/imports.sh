@@ -13,7 +13,7 @@
 #     its children may use it);
 #   - no function in src/ longer than 100 lines (from the line of `fn` to its
 #     closing brace) unless it is named in ALLOWED below, the table-driven
-#     ones the README's development section names with the reason.
+#     ones the docs/development.md names with the reason.
 #
 # (`super::` is resolved from the file's module, so in an inline `mod tests`
 # it names one level higher than the compiler does; test modules only ever
@@ -83,7 +83,7 @@ LAYERS = [
     ["exit", "guard"],
 ]
 # Functions allowed past 100 lines: table-driven (one arm or one line per
-# format, flag or column), named in the README's development section.
+# format, flag or column), named in the docs/development.md.
 ALLOWED = {
 }
 LIMIT = 100

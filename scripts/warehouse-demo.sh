@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # export -> engine -> diffprofile, end to end, on the repo's testdata
-# (README "Archives past one machine"). Builds a small results tree from the
+# (docs/archives.md). Builds a small results tree from the
 # committed real runs: kernels v6.1 (pipes), v6.2 and v6.3 (threads: the
 # file table is shared, so fdget_pos grows), benchmarks hackbench-rp
 # (readprofile), hackbench-perf (perf report) and steady (pipes on every

@@ -81,12 +81,14 @@ pub struct Matrix {
 
 /// Build the matrix over the union of symbols of every run of every side
 /// (missing = 0), each symbol placed by `identity` (folding, aliases,
-/// groups, filters), rows sorted by identity.
+/// groups, filters), rows sorted by identity. Rows keep their dso when
+/// every input names one, unless `identity.by_name`.
 pub fn build(sides: &[Side], identity: &Identity) -> Matrix {
-    let use_dso = sides
-        .iter()
-        .flat_map(|s| &s.runs)
-        .all(|r| r.counts.keys().all(|k| k.dso.is_some()));
+    let use_dso = !identity.by_name
+        && sides
+            .iter()
+            .flat_map(|s| &s.runs)
+            .all(|r| r.counts.keys().all(|k| k.dso.is_some()));
     let mut warnings = Vec::new();
     let mut placed = place(sides, identity, use_dso);
     let pseudo = |name: &str| -> Option<Ident> {

@@ -167,9 +167,9 @@ pub fn run_noise_model(
     }
     writeln!(
         err,
-        "diffprofile: noise model of {} symbols from {} runs{}",
-        model.symbols.len(),
-        model.runs.len(),
+        "diffprofile: noise model of {} from {}{}",
+        crate::text::plural(model.symbols.len() as u64, "symbol"),
+        crate::text::plural(model.runs.len() as u64, "run"),
         config
             .out
             .as_deref()

@@ -3,6 +3,11 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+/// The end of `-h`, which lists the common flags only.
+pub const SHORT_FOOTER: &str = "\
+Inputs: perf.data, /proc/profile images, readprofile, perf report, perf script, folded, opreport.
+--help lists every option, with examples; `diffprofile man` writes the man pages.";
+
 /// The examples at the end of `--help`.
 pub const EXAMPLES: &str = "\
 Examples:
@@ -24,11 +29,13 @@ Examples:
     name = "diffprofile",
     version,
     about = "Where did the time go between two kernels? A signed, noise-aware diff of per-symbol profiles.",
-    long_about = "Reads per-symbol profiles (readprofile dumps, perf report tables, perf script samples, \
-folded stacks, opreport) of an OLD and a NEW kernel, one or more runs each, and prints a signed \
-ranking: + got worse in NEW, - got better, with a total row. Each change is tested against \
-sampling and run-to-run noise: * marks a significant change, ~ one within noise.",
-    after_help = EXAMPLES,
+    long_about = "Reads per-symbol profiles of an OLD and a NEW kernel, one or more runs each: \
+perf.data files (read directly, no perf needed), raw /proc/profile images, readprofile dumps, \
+perf report tables, perf script samples, folded stacks, opreport. Prints a signed ranking: + got \
+worse in NEW, - got better, with a total row. Each change is tested against sampling and \
+run-to-run noise: * marks a significant change, ~ one within noise.",
+    after_help = SHORT_FOOTER,
+    after_long_help = EXAMPLES,
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
@@ -37,8 +44,10 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// Profiles: OLD NEW [NEW2 ...]. Each is a file, a directory (every file below is one run),
-    /// a tar archive (every member is one run), compressed or not, or - for stdin.
+    /// Profiles: OLD NEW [NEW2 ...], each a file, directory of runs, tar archive or -.
+    ///
+    /// A directory: every file below is one run; a tar archive: every member is one run;
+    /// compressed or not; - for stdin.
     #[arg(value_name = "PATH", help_heading = INPUTS, display_order = 0)]
     pub paths: Vec<String>,
 
@@ -53,11 +62,11 @@ pub struct Cli {
     /// Read the runs from a counts table (a Parquet file written by `diffprofile export`, or a
     /// directory of them as an engine writes); each side is then a selector of its runs,
     /// `column=value` terms joined by `,` (kernel, benchmark, run, source, format, event).
-    #[arg(long, value_name = "TABLE", help_heading = INPUTS)]
+    #[arg(hide_short_help = true, long, value_name = "TABLE", help_heading = INPUTS)]
     pub table: Option<String>,
 
     /// With --table: only runs this selector also accepts (e.g. 'benchmark=hackbench').
-    #[arg(long = "where", value_name = "SELECTOR", requires = "table", help_heading = INPUTS)]
+    #[arg(hide_short_help = true, long = "where", value_name = "SELECTOR", requires = "table", help_heading = INPUTS)]
     pub where_: Option<String>,
 
     #[command(flatten)]
@@ -70,7 +79,9 @@ pub struct Cli {
 /// Subcommands; without one, `diffprofile OLD NEW…` compares profiles.
 #[derive(Subcommand, Debug, Clone)]
 pub enum Command {
-    /// Compare kernels against a baseline for every benchmark of a results tree or archive.
+    /// Compare each kernel with a baseline, per benchmark of a results tree.
+    ///
+    /// The tree is a directory or a tar archive, laid out as ROOT/<kernel>/<benchmark>/....
     #[command(
         long_about = "Reads a results tree (a directory, or a tar archive: plain, gz, zst, xz; read in \
 place, never extracted) laid out as ROOT/<kernel>/<benchmark>/... by default. Every profile file \
@@ -81,7 +92,9 @@ without it, one section per benchmark on stdout.",
         after_help = "Examples:\n  diffprofile batch results/ --baseline v6.1\n  diffprofile batch results.tar.zst --baseline v6.1 --layout '{bench}/{kernel}/**' -o json\n  diffprofile batch results.tar.gz --baseline v6.1 --out-dir reports/ -o markdown"
     )]
     Batch(Box<BatchArgs>),
-    /// Learn run-to-run noise from 3 or more replicate runs of one kernel, for later comparisons.
+    /// Learn run-to-run noise from 3 or more runs of one kernel.
+    ///
+    /// The model lets later comparisons judge noise with one run per side.
     #[command(
         long_about = "Learns each symbol's run-to-run noise from 3 or more replicate runs of one kernel \
 (any input format; filters, identity options and normalisation as for a comparison) and writes it \
@@ -91,7 +104,9 @@ with one run (docs/statistics.md, section 5.3).",
         after_help = "Examples:\n  diffprofile noise-model base/run1 base/run2 base/run3 -o base.noise.json\n  diffprofile --noise-model base.noise.json base/run1 patched/run1"
     )]
     NoiseModel(Box<NoiseModelArgs>),
-    /// Write every run of results trees as rows of one counts table (Parquet) for engines.
+    /// Write results trees as one counts table (Parquet) for engines.
+    ///
+    /// Every run becomes rows of one long table that DuckDB, Spark or Trino query.
     #[command(
         long_about = "Reads results trees (directories or tar archives laid out as for batch; every \
 input format; filters and identity options applied) and writes every run as rows of one long \
@@ -102,13 +117,18 @@ export one archive in parallel. The table is read back with --table or by batch.
         after_help = "Examples:\n  diffprofile export results.tar.zst -o counts.parquet\n  diffprofile export results/ --shard $((SLURM_ARRAY_TASK_ID))/8 -o counts-$SLURM_ARRAY_TASK_ID.parquet\n  diffprofile --table counts.parquet --old kernel=v6.1 --new kernel=v6.2 --where benchmark=hackbench\n  diffprofile batch counts.parquet --baseline v6.1"
     )]
     Export(Box<ExportArgs>),
-    /// Write the man pages (diffprofile.1, diffprofile-batch.1) generated from this command line.
+    /// Write the 6 man pages (diffprofile.1 and one per subcommand).
+    ///
+    /// They are generated from this command line: diffprofile.1, diffprofile-batch.1,
+    /// -noise-model.1, -export.1, -man.1 and -completions.1.
     Man {
-        /// Directory to write into (the page of diffprofile goes to stdout without it).
+        /// Directory to write the 6 pages into (without it, only diffprofile.1, to stdout).
         #[arg(long, value_name = "DIR")]
         out_dir: Option<String>,
     },
-    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    /// Print a shell completion script.
+    ///
+    /// For bash, zsh, fish, elvish or powershell, to stdout.
     Completions {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
@@ -197,73 +217,80 @@ pub const OUTPUT: &str = "Output";
 #[derive(Args, Debug, Clone)]
 #[command(next_help_heading = OUTPUT)]
 pub struct ReportArgs {
-    /// Output format (html: one self-contained page with chart, table (the rows of largest change
-    /// and the significant ones, at most 10,000) and, given callchains, a differential flame
-    /// graph coloured by each frame's significance; flamegraph: that flame graph alone, as SVG;
-    /// neither is written to a terminal: give -O FILE or redirect)
-    /// [default: from the -O file's extension (.html .svg .json .csv .md), else text].
-    #[arg(short = 'o', long, value_enum, help_heading = OUTPUT)]
+    /// text, classic, json, csv, markdown, html, flamegraph [default: text, or -O's extension].
+    ///
+    /// html: one self-contained page with chart, table (the rows of largest change and the
+    /// significant ones, at most 10,000) and, given callchains, a differential flame graph
+    /// coloured by each frame's significance; flamegraph: that flame graph alone, as SVG;
+    /// neither is written to a terminal: give -O FILE or redirect. The -O file's extension
+    /// (.html .svg .json .csv .md) chooses when -o is not given.
+    #[arg(short = 'o', long, value_enum, help_heading = OUTPUT, hide_possible_values = true)]
     pub output: Option<OutputArg>,
 
     /// Row order: signed delta (worse first), impact (the delta bound nearest zero), ratio, name.
-    #[arg(long, value_enum, default_value_t = SortArg::Delta, help_heading = OUTPUT)]
+    #[arg(hide_short_help = true, long, value_enum, default_value_t = SortArg::Delta, help_heading = OUTPUT)]
     pub sort: SortArg,
 
-    /// Show the N rows of each sign that rank first by --sort; the rest are summarised in one
-    /// line per sign [default: all; 25 when text goes to a terminal].
+    /// Show the N largest rows of each sign; the rest are summed in one line.
+    ///
+    /// The rows that rank first by --sort [default: all; 25 when text goes to a terminal].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count, help_heading = OUTPUT)]
     pub top: Option<usize>,
 
     /// Hide rows whose absolute delta is below X (in the output unit).
-    #[arg(long, value_name = "X", default_value_t = 0.0, allow_negative_numbers = true, value_parser = non_negative, help_heading = OUTPUT)]
+    #[arg(hide_short_help = true, long, value_name = "X", default_value_t = 0.0, allow_negative_numbers = true, value_parser = non_negative, help_heading = OUTPUT)]
     pub min_delta: f64,
 
     /// Significance level, used as the false discovery rate with BH/BY.
-    #[arg(long, value_name = "A", default_value_t = 0.05, allow_negative_numbers = true, value_parser = non_negative, help_heading = STATISTICS)]
+    #[arg(hide_short_help = true, long, value_name = "A", default_value_t = 0.05, allow_negative_numbers = true, value_parser = non_negative, help_heading = STATISTICS)]
     pub alpha: f64,
 
     /// Multiple-testing correction.
-    #[arg(long, value_enum, default_value_t = AdjustArg::Bh, help_heading = STATISTICS)]
+    #[arg(hide_short_help = true, long, value_enum, default_value_t = AdjustArg::Bh, help_heading = STATISTICS)]
     pub adjust: AdjustArg,
 
-    /// Exit with status 1 when any significant regression is reported.
+    /// Exit with status 1 when a significant regression is reported.
     #[arg(long, help_heading = OUTPUT)]
     pub fail_on_regression: bool,
 
-    /// text/markdown: add each side's CV, the confidence intervals, p, q and run counts, and
-    /// print long names whole (default lines fit 80 columns).
+    /// More columns (CV, intervals, p, q, runs) and names whole.
+    ///
+    /// text and markdown: each side's CV, the confidence intervals, p, q, the dispersion and
+    /// run counts; text and classic: long names whole (default lines fit 80 columns); the
+    /// unresolved-samples warning in full.
     #[arg(long, help_heading = OUTPUT)]
     pub wide: bool,
 
     /// Assumed run-to-run CV (e.g. 0.05) when one run per side has too few symbols to measure it.
-    #[arg(long, value_name = "C", allow_negative_numbers = true, value_parser = non_negative, help_heading = STATISTICS)]
+    #[arg(hide_short_help = true, long, value_name = "C", allow_negative_numbers = true, value_parser = non_negative, help_heading = STATISTICS)]
     pub noise_cv: Option<f64>,
 
-    /// Judge run-to-run noise with a noise model (written by `diffprofile noise-model`).
+    /// Judge run-to-run noise with a model from `diffprofile noise-model`.
     #[arg(long, value_name = "FILE", conflicts_with = "noise_from", help_heading = STATISTICS)]
     pub noise_model: Option<String>,
 
     /// Learn the noise model from these replicate runs of one kernel (3 or more) first.
-    #[arg(long, num_args = 1.., value_name = "RUNS", help_heading = STATISTICS)]
+    #[arg(hide_short_help = true, long, num_args = 1.., value_name = "RUNS", help_heading = STATISTICS)]
     pub noise_from: Vec<String>,
 
     /// Colour text output: regressions red, improvements green, significant rows bold.
     /// `auto`: only when stdout is a terminal and NO_COLOR is not set.
-    #[arg(long, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN", help_heading = OUTPUT)]
+    #[arg(hide_short_help = true, long, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN", help_heading = OUTPUT)]
     pub color: ColorArg,
 
-    /// Write the report to FILE instead of stdout (its extension chooses the format when -o is
-    /// not given).
+    /// Write the report to FILE (its extension chooses the format).
+    ///
+    /// Instead of stdout; .html .svg .json .csv .md choose the format when -o is not given.
     #[arg(short = 'O', long, value_name = "FILE", help_heading = OUTPUT)]
     pub output_file: Option<String>,
 
     /// Flame graphs: the callee view (each function at the root, its callers below it).
-    #[arg(long, help_heading = OUTPUT)]
+    #[arg(hide_short_help = true, long, help_heading = OUTPUT)]
     pub flame_reverse: bool,
 
     /// Flame graphs: drop the process and thread start frames (_start, __libc_start_main, main,
     /// start_thread, clone3, ...), so a program's work in processes and in threads is one tree.
-    #[arg(long, help_heading = OUTPUT)]
+    #[arg(hide_short_help = true, long, help_heading = OUTPUT)]
     pub flame_merge_roots: bool,
 }
 
@@ -274,34 +301,40 @@ pub struct ReportArgs {
 #[command(next_help_heading = INPUTS)]
 pub struct Analysis {
     /// Input format (detected per file by default).
-    #[arg(short = 'f', long, value_enum, default_value_t = FormatArg::Auto)]
+    #[arg(short = 'f', long, value_enum, default_value_t = FormatArg::Auto, hide_short_help = true)]
     pub format: FormatArg,
 
-    /// What a run's samples are divided by [default: share; ticks with -o classic].
-    #[arg(short = 'n', long, value_enum, help_heading = STATISTICS)]
+    /// Unit: share, ticks, rate, work, robust [default: share; ticks with -o classic].
+    ///
+    /// What a run's samples are divided by: share, percent of the run's samples; ticks, mean
+    /// samples per run; rate, per second (--run-info); work, per operation (--run-info);
+    /// robust, median-of-ratios size factors.
+    #[arg(short = 'n', long, value_enum, help_heading = STATISTICS, hide_possible_values = true)]
     pub normalize: Option<NormalizeArg>,
 
     /// Worker threads [default: all cores].
-    #[arg(short = 'j', long, value_name = "N", allow_negative_numbers = true, value_parser = workers)]
+    #[arg(hide_short_help = true, short = 'j', long, value_name = "N", allow_negative_numbers = true, value_parser = workers)]
     pub jobs: Option<usize>,
 
     /// The event to read when a profile holds several.
-    #[arg(long, value_name = "NAME")]
+    #[arg(hide_short_help = true, long, value_name = "NAME")]
     pub event: Option<String>,
 
     /// CSV `path,duration_s,work` giving each run's duration (for -n rate) and work count (for -n work).
-    #[arg(long, value_name = "FILE", help_heading = STATISTICS)]
+    #[arg(hide_short_help = true, long, value_name = "FILE", help_heading = STATISTICS)]
     pub run_info: Option<String>,
 
     /// What a perf script sample is worth.
-    #[arg(long, value_enum, default_value_t = WeightArg::Samples)]
+    #[arg(hide_short_help = true, long, value_enum, default_value_t = WeightArg::Samples)]
     pub weight: WeightArg,
 
     /// Count every distinct symbol of a callchain once per sample (default: the leaf only).
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub inclusive: bool,
 
-    /// Keep only kernel samples (flame graphs: stacks start at the kernel entry).
+    /// Keep only kernel samples.
+    ///
+    /// Flame graphs: stacks start at the kernel entry.
     #[arg(long, help_heading = FILTERS)]
     pub kernel_only: bool,
 
@@ -310,107 +343,122 @@ pub struct Analysis {
     pub comm: Option<String>,
 
     /// Keep only samples whose shared object matches this regex.
-    #[arg(long, value_name = "RE", help_heading = FILTERS)]
+    #[arg(hide_short_help = true, long, value_name = "RE", help_heading = FILTERS)]
     pub dso: Option<String>,
 
     /// Skip malformed lines (counted in warnings) instead of failing.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub lenient: bool,
 
     /// Keep only symbols (rows) whose name matches this regex.
-    #[arg(long, value_name = "RE", help_heading = FILTERS)]
+    #[arg(hide_short_help = true, long, value_name = "RE", help_heading = FILTERS)]
     pub include: Option<String>,
 
     /// Drop symbols (rows) whose name matches this regex.
-    #[arg(long, value_name = "RE", help_heading = FILTERS)]
+    #[arg(hide_short_help = true, long, value_name = "RE", help_heading = FILTERS)]
     pub exclude: Option<String>,
 
     /// Drop the idle loop (default_idle, intel_idle, poll_idle, native_safe_halt, mwait_idle*, ...).
-    #[arg(long, help_heading = FILTERS)]
+    #[arg(hide_short_help = true, long, help_heading = FILTERS)]
     pub exclude_idle: bool,
 
     /// After filters, shares are of all samples (absolute) or of the kept ones (relative), as in perf.
-    #[arg(long, value_enum, default_value_t = PercentageArg::Absolute, help_heading = FILTERS)]
+    #[arg(hide_short_help = true, long, value_enum, default_value_t = PercentageArg::Absolute, help_heading = FILTERS)]
     pub percentage: PercentageArg,
 
     /// Don't fold compiler clone suffixes (.isra.N, .constprop.N, .part.N, .cold, .llvm.N, @plt, ...).
-    #[arg(long, help_heading = FILTERS)]
+    #[arg(hide_short_help = true, long, help_heading = FILTERS)]
     pub keep_suffixes: bool,
 
     /// Rename map: lines `old_name = new_name` or `re:PATTERN = NAME`; # comments.
-    #[arg(long, value_name = "FILE", help_heading = FILTERS)]
+    #[arg(hide_short_help = true, long, value_name = "FILE", help_heading = FILTERS)]
     pub alias: Option<String>,
 
+    /// Match symbols by name alone, across binaries (perf diff --sort sym).
+    ///
+    /// `main` of two programs is one row, not one gone and one new; the header says so.
+    #[arg(long, help_heading = FILTERS)]
+    pub by_name: bool,
+
     /// Rows become groups: dso, module, prefix:STR or regex:RE.
-    #[arg(long, value_name = "HOW", help_heading = FILTERS)]
+    #[arg(hide_short_help = true, long, value_name = "HOW", help_heading = FILTERS)]
     pub group_by: Option<String>,
 
-    /// Kernel symbol map (System.map or kallsyms format, compressed or not) for raw
-    /// /proc/profile images of every side, and for perf.data when --kallsyms is not given
-    /// [default: a System.map* or kallsyms* file beside the image].
+    /// Kernel map of every side (/proc/profile images, perf.data).
+    ///
+    /// System.map or kallsyms format, compressed or not, for raw /proc/profile images of every
+    /// side, and for perf.data when --kallsyms is not given [default: a System.map* or
+    /// kallsyms* file beside the image].
     #[arg(long, value_name = "FILE")]
     pub map: Option<String>,
 
-    /// The OLD side's kernel map (System.map or kallsyms format), for its /proc/profile
-    /// images and perf.data files (overrides --map and --kallsyms).
-    #[arg(long, value_name = "FILE")]
+    /// The OLD side's kernel map, for its /proc/profile images and perf.data files.
+    ///
+    /// System.map or kallsyms format (overrides --map and --kallsyms; same as --old-kallsyms).
+    #[arg(hide_short_help = true, long, value_name = "FILE")]
     pub old_map: Option<String>,
 
-    /// The NEW side(s)' kernel map, for /proc/profile images and perf.data (overrides --map
-    /// and --kallsyms).
-    #[arg(long, value_name = "FILE")]
+    /// The NEW side(s)' kernel map, for /proc/profile images and perf.data.
+    ///
+    /// System.map or kallsyms format (overrides --map and --kallsyms; same as --new-kallsyms).
+    #[arg(hide_short_help = true, long, value_name = "FILE")]
     pub new_map: Option<String>,
 
-    /// Kernel symbols (kallsyms or System.map format) for perf.data files of every side
-    /// [default: a kallsyms*/System.map* file beside the file, else /proc/kallsyms when it was
-    /// recorded on the running kernel].
+    /// Kernel symbols of every side, for perf.data.
+    ///
+    /// For every side, kallsyms or System.map format [default: a kallsyms* or System.map* file
+    /// beside the runs, else /proc/kallsyms when the file was recorded on the running kernel].
     #[arg(long, value_name = "FILE")]
     pub kallsyms: Option<String>,
 
+    /// The OLD kernel's symbols: its /proc/kallsyms, saved.
+    ///
     /// The OLD side's kernel symbols (kallsyms or System.map format): a copy of /proc/kallsyms
     /// saved while running its kernel (overrides --kallsyms; same as --old-map).
     #[arg(long, value_name = "FILE")]
     pub old_kallsyms: Option<String>,
 
+    /// The NEW kernel's symbols: its /proc/kallsyms, saved.
+    ///
     /// The NEW side(s)' kernel symbols (overrides --kallsyms; same as --new-map).
     #[arg(long, value_name = "FILE")]
     pub new_kallsyms: Option<String>,
 
     /// One side's kernel symbols, SIDE=FILE: SIDE is old, new (new1, new2, ... with more than
     /// two sides) or a path of that side as given; repeatable (overrides --old/--new-kallsyms).
-    #[arg(long, value_name = "SIDE=FILE")]
+    #[arg(hide_short_help = true, long, value_name = "SIDE=FILE")]
     pub kallsyms_for: Vec<String>,
 
     /// One side's kernel map, SIDE=FILE, as --kallsyms-for (the same thing, for
     /// /proc/profile images and perf.data alike); repeatable.
-    #[arg(long, value_name = "SIDE=FILE")]
+    #[arg(hide_short_help = true, long, value_name = "SIDE=FILE")]
     pub map_for: Vec<String>,
 
     /// perf.data: look binaries and debug files up under this root, as perf's --symfs.
-    #[arg(long, value_name = "DIR")]
+    #[arg(hide_short_help = true, long, value_name = "DIR")]
     pub symfs: Option<String>,
 
     /// perf.data: also look for debug files in DIR, laid out like /usr/lib/debug
     /// (.build-id/xx/yyyy.debug, <path>.debug, <dir>/<debuglink>); repeatable.
-    #[arg(long, value_name = "DIR")]
+    #[arg(hide_short_help = true, long, value_name = "DIR")]
     pub debug_dir: Vec<String>,
 
     /// perf.data: JIT maps (perf-PID.map) are in DIR, looked at before /tmp; repeatable.
-    #[arg(long, value_name = "DIR")]
+    #[arg(hide_short_help = true, long, value_name = "DIR")]
     pub jit_map_dir: Vec<String>,
 
     /// perf.data: keep C++ and Rust names mangled (perf report --no-demangle).
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub no_demangle: bool,
 
     /// Use a kernel symbol map even when it does not seem to belong to the recording or image
     /// (another kernel's map is refused by default); a warning says why it was doubted.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub force_map: bool,
 
     /// Accept runs of one side whose counts are the same (one recording given twice, e.g. in
     /// two formats), which are refused by default since they fake agreement between runs.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub allow_duplicates: bool,
 }
 

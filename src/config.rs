@@ -476,6 +476,10 @@ fn resolve_sides(cli: &Cli) -> Result<Vec<SideSpec>> {
     }
 }
 
+/// The header's statement of `--by-name`.
+pub const BY_NAME_NOTE: &str =
+    "symbols matched by name alone across binaries (--by-name, as perf diff --sort sym)";
+
 /// Suffix folding, aliases, grouping and symbol filters, with the header
 /// statement of each.
 fn identity(cli: &Cli, notes: &mut Vec<String>) -> Result<Identity> {
@@ -504,6 +508,9 @@ fn identity(cli: &Cli, notes: &mut Vec<String>) -> Result<Identity> {
     if cli.exclude_idle {
         notes.push("filter: idle loop excluded (--exclude-idle)".to_string());
     }
+    if cli.by_name {
+        notes.push(BY_NAME_NOTE.to_string());
+    }
     Ok(Identity {
         fold: !cli.keep_suffixes,
         aliases,
@@ -511,6 +518,7 @@ fn identity(cli: &Cli, notes: &mut Vec<String>) -> Result<Identity> {
         include: regex("--include", &cli.include)?,
         exclude: regex("--exclude", &cli.exclude)?,
         exclude_idle: cli.exclude_idle,
+        by_name: cli.by_name,
         placed: None,
     })
 }

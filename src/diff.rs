@@ -314,11 +314,13 @@ pub struct Context {
 }
 
 impl Context {
-    pub fn of(sides: &[Side], exposures: &[Vec<f64>], matrix: &Matrix) -> Context {
+    /// `detail`: the unresolved-samples warning in full (`--wide`), not
+    /// in one line.
+    pub fn of(sides: &[Side], exposures: &[Vec<f64>], matrix: &Matrix, detail: bool) -> Context {
         let mut warnings = matrix.warnings.clone();
         warnings.extend(warnings::run_warnings(sides));
         let runs: Vec<&crate::profile::Profile> = sides.iter().flat_map(|s| &s.runs).collect();
-        warnings.extend(crate::format::unresolved::summary(&runs));
+        warnings.extend(crate::format::unresolved::summary(&runs, detail));
         let testable = aggregate::counts_are_samples(sides);
         if !testable {
             warnings.push(NOT_TESTED.to_string());

@@ -196,6 +196,9 @@ pub struct Identity {
     pub include: Option<Regex>,
     pub exclude: Option<Regex>,
     pub exclude_idle: bool,
+    /// `--by-name`: rows are symbols by name alone, across binaries (as
+    /// `perf diff --sort sym`), never split by dso.
+    pub by_name: bool,
     /// Rows already named on export (a counts table): looked up, not
     /// recomputed; the other fields are then unused.
     pub placed: Option<Arc<Placed>>,

@@ -5,7 +5,7 @@
 //! symbol's change for significance and renders a signed ranking.
 //!
 //! The parts are layers, and every part knows only what is below it (the
-//! README's development section; `scripts/imports.sh` checks it): the face
+//! docs/development.md; `scripts/imports.sh` checks it): the face
 //! ([`cli`] → [`config`] → [`app`]) runs [`batch`] or one comparison, and
 //! both use the [`compare`] engine: load every side ([`load`], via
 //! [`input`] and [`format`](mod@format), or from a counts [`table`]) → check them

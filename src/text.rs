@@ -1,6 +1,7 @@
 //! Bytes as text, shared by the parsers ([`crate::format`]) and the map
 //! reader ([`crate::symmap`]): lossless decoding, the excerpt an error
-//! message quotes, and the longest line a text reader accepts.
+//! message quotes, the longest line a text reader accepts, and a count
+//! with its noun (`1 sample`, `2 samples`).
 
 use std::borrow::Cow;
 
@@ -48,3 +49,13 @@ pub fn excerpt(line: &[u8]) -> String {
 /// cap keeps memory bounded on a file with no newlines, such as a gzip bomb
 /// of zeros forced through a text parser.
 pub const MAX_LINE: usize = 4 << 20;
+
+/// `n` and a noun, singular for one: `1 sample`, `2 samples` (`word` is
+/// the singular; an `s` is added).
+pub fn plural(n: u64, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}

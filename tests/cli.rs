@@ -71,7 +71,7 @@ fn readme_shows_the_real_output() {
         .find("```\n<!-- readme-example-end -->")
         .expect("end marker")];
     assert!(readme.contains(
-        "cargo run --release -- testdata/readprofile/default/pipes testdata/readprofile/default/threads --top 6"
+        "cargo run --locked -- testdata/readprofile/default/pipes \\\n    testdata/readprofile/default/threads --top 6\n"
     ));
     let out = diffprofile()
         .args([
@@ -462,10 +462,10 @@ fn control_characters_in_names_never_reach_the_terminal() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// The README's classic example is what the binary prints today.
+/// The classic example of docs/reference.md is what the binary prints today.
 #[test]
 fn readme_classic_example_is_current() {
-    let readme = std::fs::read_to_string("README.md").unwrap();
+    let readme = std::fs::read_to_string("docs/reference.md").unwrap();
     let out = diffprofile()
         .args([
             "testdata/readprofile/default/pipes",
@@ -481,7 +481,7 @@ fn readme_classic_example_is_current() {
     let classic = String::from_utf8(out.stdout).unwrap();
     assert!(
         readme.contains(&format!("```\n{classic}```\n")),
-        "README classic example is stale:\n{classic}"
+        "docs/reference.md classic example is stale:\n{classic}"
     );
 }
 

@@ -3,7 +3,7 @@
 //! a Java 17 runtime) run scripts/engine-*.py over exported tables, write
 //! tables back as they write them (snappy, hive partitions, part files),
 //! and diffprofile reads those. `bash .ci/run` installs both; without them
-//! a test says SKIPPED on stderr, and fails under CI=true.
+//! a test says SKIPPED on stderr ([`crate::skip`]), and fails under CI=true.
 
 use crate::export::{json, ok, s, scratch, small_tree, ROOT};
 use serde_json::Value;
@@ -11,8 +11,9 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-/// Whether python3 imports `module` (and, for Spark, `java` runs).
-fn have(module: &str, java: bool) -> bool {
+/// Whether python3 imports `module` (and, for Spark, `java` runs); `test`
+/// is skipped, saying so, when not.
+fn have(test: &str, module: &str, java: bool) -> bool {
     let py = Command::new("python3")
         .args(["-c", &format!("import {module}")])
         .output()
@@ -24,11 +25,13 @@ fn have(module: &str, java: bool) -> bool {
             .is_ok_and(|o| o.status.success());
     if !(py && jvm) {
         let what = if py { "java" } else { module };
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{what} is missing and CI=true: bash .ci/run installs it (pip install duckdb pyspark; apt-get install openjdk-17-jre-headless)"
+        crate::skip::skip(
+            test,
+            &format!("needs {what} (bash .ci/run installs it)"),
+            Some(
+                "pip install duckdb==2.0.1 pyspark==3.5.7; apt-get install openjdk-17-jre-headless",
+            ),
         );
-        eprintln!("SKIPPED: {what} is not installed (bash .ci/run installs it)");
     }
     py && jvm
 }
@@ -84,7 +87,11 @@ fn same_shares(answer: &Value, report: &Value) {
 
 #[test]
 fn duckdb_queries_the_table_and_diffprofile_reads_what_it_writes() {
-    if !have("duckdb", false) {
+    if !have(
+        "duckdb_queries_the_table_and_diffprofile_reads_what_it_writes",
+        "duckdb",
+        false,
+    ) {
         return;
     }
     let d = scratch("duckdb");
@@ -144,7 +151,11 @@ fn duckdb_queries_the_table_and_diffprofile_reads_what_it_writes() {
 
 #[test]
 fn spark_merges_shards_into_the_table_one_machine_writes() {
-    if !have("pyspark", true) {
+    if !have(
+        "spark_merges_shards_into_the_table_one_machine_writes",
+        "pyspark",
+        true,
+    ) {
         return;
     }
     let d = scratch("spark");
@@ -181,7 +192,7 @@ fn spark_merges_shards_into_the_table_one_machine_writes() {
 
 #[test]
 fn warehouse_demo_runs_end_to_end() {
-    if !have("duckdb", false) {
+    if !have("warehouse_demo_runs_end_to_end", "duckdb", false) {
         return;
     }
     let o = Command::new("bash")

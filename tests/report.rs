@@ -50,11 +50,12 @@ fn default_reports_fit_80_columns() {
     for args in comparisons {
         for format in ["text", "classic", "markdown"] {
             let out = text_of(&[args, &["-o", format]].concat());
-            assert_eq!(
-                long_lines(&out),
-                Vec::<String>::new(),
-                "{args:?} -o {format}"
-            );
+            // Markdown tables print names whole: only their rows may be wider.
+            let long: Vec<String> = long_lines(&out)
+                .into_iter()
+                .filter(|l| !(format == "markdown" && l.starts_with("| ")))
+                .collect();
+            assert_eq!(long, Vec::<String>::new(), "{args:?} -o {format}");
             cut += out.matches("...").count() + out.matches('…').count();
         }
     }
@@ -75,8 +76,9 @@ fn default_reports_fit_80_columns() {
     let wide = text_of(&[&args[..], &["--wide"]].concat());
     assert!(wide.contains("  __GI___pthread_disable_asynccancel [libc.so.6]\n"));
     let md = text_of(&[&args[..], &["-o", "markdown"]].concat());
+    // Markdown prints names whole.
     assert!(
-        md.contains("| `__GI___pthread_disable_a… [libc.so.6]` |"),
+        md.contains("| `__GI___pthread_disable_asynccancel [libc.so.6]` |"),
         "{md}"
     );
     // A name alone in its shape is cut in the middle.
@@ -301,7 +303,8 @@ fn compact_header_and_warnings_said_once() {
     // Every run has unresolved user samples: one warning sums them.
     assert_eq!(text.matches("not resolved").count(), 1, "{text}");
     assert!(
-        text.contains("warning: 307 sample(s) in 6 runs not resolved to a symbol"),
+        text.contains("warning: 307 samples (")
+            && text.contains("not resolved to a symbol ([unknown])"),
         "{text}"
     );
     assert!(text.contains("OLD testdata/raw/sockets-run{1..3}-g.perf.data.gz: 3 runs"));

@@ -32,6 +32,7 @@ fuzz_target!(|data: &[u8]| {
         format: None,
         parse: common::options(flags),
         path_maps: Default::default(),
+        path_advice: Default::default(),
     };
     if let Ok(loaded) = load::load_side(&[path.to_string_lossy().into_owned()], &opts) {
         for p in &loaded.runs {

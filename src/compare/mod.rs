@@ -157,7 +157,7 @@ struct Taken {
 /// and their flames when stacks were asked for.
 fn take(sides: &[Side], config: &Config) -> Result<Taken> {
     let (matrix, exposures) = count_matrix(sides, config)?;
-    let ctx = diff::Context::of(sides, &exposures, &matrix);
+    let ctx = diff::Context::of(sides, &exposures, &matrix, config.render.wide);
     let flames = config.load.parse.stacks.then(|| {
         // Frames are judged as the rows are (the comparison's --alpha,
         // --adjust, --noise-cv; untested when counts are not samples).

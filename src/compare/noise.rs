@@ -36,7 +36,7 @@ pub fn learn_from_side(
     let mut warnings = matrix.warnings.clone();
     let event = diff::common_event(std::slice::from_ref(side), &mut warnings);
     let runs: Vec<&crate::profile::Profile> = side.runs.iter().collect();
-    warnings.extend(crate::format::unresolved::summary(&runs));
+    warnings.extend(crate::format::unresolved::summary(&runs, false));
     let model = noise_model::learn(Replicates {
         counts: &matrix.counts[0],
         exposures: &exposures[0],

@@ -469,8 +469,9 @@ impl Parser<'_> {
         }
         if self.lost > 0 {
             profile.warnings.push(format!(
-                "{}: perf lost {} samples while recording (# Total Lost Samples)",
-                self.origin, self.lost
+                "{}: perf lost {} while recording (# Total Lost Samples)",
+                self.origin,
+                crate::text::plural(self.lost, "sample")
             ));
         }
         totals(&mut section, &mut profile);

@@ -313,9 +313,9 @@ impl Merged {
         }
         if ev.empty_chains > 0 {
             p.warnings.push(format!(
-                "{} samples have no frame (empty callchain), counted as [unknown]: perf \
+                "{} without a frame (empty callchain), counted as [unknown]: perf \
                  script does not print their address (perf report names them from it)",
-                ev.empty_chains
+                crate::text::plural(ev.empty_chains, "sample")
             ));
         }
         if ev.unattributed > 0 {
@@ -406,7 +406,13 @@ fn chosen_event(
 ) -> Result<Vec<u8>, ParseError> {
     let list = |evs: &[&EventAcc]| {
         evs.iter()
-            .map(|e| format!("{} ({} samples)", event_name(&e.name), e.samples))
+            .map(|e| {
+                format!(
+                    "{} ({})",
+                    event_name(&e.name),
+                    crate::text::plural(e.samples, "sample")
+                )
+            })
             .collect::<Vec<_>>()
             .join(", ")
     };

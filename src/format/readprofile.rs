@@ -332,8 +332,10 @@ impl State<'_> {
             Bins::Counters { row, sum } => {
                 if let Some(r) = self.rows.get(row).filter(|r| sum > r.ticks) {
                     let msg = format!(
-                        "`{}` (line {}) has {} ticks but its -s counters add up to {sum}",
-                        r.name, r.line, r.ticks
+                        "`{}` (line {}) has {} but its -s counters add up to {sum}",
+                        r.name,
+                        r.line,
+                        crate::text::plural(r.ticks, "tick")
                     );
                     self.mismatch(msg);
                 }
@@ -518,8 +520,10 @@ fn finish(mut st: State<'_>) -> Result<Profile, ParseError> {
                     let r = st.rows.remove(i);
                     p.warnings.push(format!(
                         "{origin}: no line is named `total`; took `{}` (line {}) as the total \
-                         because its {} ticks are the sum of the other symbols",
-                        r.name, r.line, r.ticks
+                         because its {} are the sum of the other symbols",
+                        r.name,
+                        r.line,
+                        crate::text::plural(r.ticks, "tick")
                     ));
                     sum -= u128::from(r.ticks);
                     Some(r.ticks)
@@ -812,7 +816,7 @@ exc_page_fault:
         let p = ok(&COUNTERS.replace("sk_alloc+0x5c\t1", "sk_alloc+0x5c\t5"));
         assert_eq!(p.warnings.len(), 1);
         assert!(p.warnings[0]
-            .contains("`sk_alloc` (line 9) has 1 ticks but its -s counters add up to 5"));
+            .contains("`sk_alloc` (line 9) has 1 tick but its -s counters add up to 5"));
     }
 
     #[test]

@@ -5,7 +5,9 @@
 //! even the mapping is known), never per address: perf report lists one
 //! `0x…` row per unresolved address, which would make rows of one binary
 //! differ between runs by the addresses that happened to be hit. The
-//! warning built here counts them per dso and says what would name them.
+//! warning built here counts them and names the largest dsos in one short
+//! line; its detail (per dso, why the binary gave no names, and what
+//! would name them) is given on request (`--wide`).
 
 use crate::profile::{Profile, Unresolved, Weight};
 use std::collections::BTreeMap;
@@ -50,10 +52,13 @@ pub fn note(p: &Profile, why: &dyn Fn(&str) -> Option<String>, hint: &str) -> Op
 }
 
 /// One warning for the unresolved samples of all `runs`, or None when no
-/// run has any: `N sample(s) [in R runs] not resolved to a symbol, counted
-/// as [unknown] in their dso: DSO N (why), …; hint`, the counts summed over
-/// the runs, the largest dsos named. A single run is named by its source.
-pub fn summary(runs: &[&Profile]) -> Option<String> {
+/// run has any. Short (`detail` false): `N samples (P%) not resolved to a
+/// symbol ([unknown]): dd 8, libc.so.6 7 and 1 more dso; --wide says why`,
+/// the counts summed over the runs, the largest dsos named by file name.
+/// With `detail`: `N sample(s) [in R runs] not resolved to a symbol,
+/// counted as [unknown] in their dso: DSO N (why), …; hint`, a single run
+/// named by its source.
+pub fn summary(runs: &[&Profile], detail: bool) -> Option<String> {
     let mut sums: BTreeMap<String, f64> = BTreeMap::new();
     let mut why: BTreeMap<&str, &str> = BTreeMap::new();
     let mut hints: Vec<&str> = Vec::new();
@@ -78,12 +83,16 @@ pub fn summary(runs: &[&Profile]) -> Option<String> {
     let first = with.first()?;
     let mut rows: Vec<(String, f64)> = sums.into_iter().collect();
     rows.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let total: f64 = rows.iter().map(|r| r.1).sum();
+    if !detail {
+        let all: f64 = runs.iter().map(|p| p.total).sum();
+        return Some(short(&rows, total, all, first.weight));
+    }
     let unit = match first.weight {
         Weight::Samples => "sample(s)",
         Weight::Period => "period",
         Weight::Percent => "estimated sample(s)",
     };
-    let total: f64 = rows.iter().map(|r| r.1).sum();
     let mut list: Vec<String> = rows
         .iter()
         .take(SHOWN)
@@ -114,6 +123,50 @@ pub fn summary(runs: &[&Profile]) -> Option<String> {
     }
     Some(w)
 }
+
+/// The one-line form of [`summary`]: how many, their share of `all`, the
+/// two largest dsos by file name and how many more.
+fn short(rows: &[(String, f64)], total: f64, all: f64, weight: Weight) -> String {
+    let what = match (weight, total == 1.0) {
+        (Weight::Samples, true) => "1 sample".to_string(),
+        (Weight::Samples, false) => format!("{} samples", count(total)),
+        (Weight::Period, _) => format!("period {}", count(total)),
+        (Weight::Percent, _) => format!("about {} samples", count(total)),
+    };
+    let share = if all > 0.0 {
+        format!(" ({:.1}%)", 100.0 * total / all)
+    } else {
+        String::new()
+    };
+    let named: Vec<String> = rows
+        .iter()
+        .take(NAMED)
+        .map(|(d, c)| format!("{} {}", file_name(d), count(*c)))
+        .collect();
+    let more = match rows.len().saturating_sub(NAMED) {
+        0 => String::new(),
+        1 => " and 1 more dso".to_string(),
+        n => format!(" and {n} more dsos"),
+    };
+    format!(
+        "{what}{share} not resolved to a symbol ([unknown]): {}{more}; --wide says why",
+        named.join(", ")
+    )
+}
+
+/// `/usr/bin/sha256sum` → `sha256sum`; `[unknown]` stays.
+fn file_name(dso: &str) -> &str {
+    if dso.starts_with('[') {
+        return dso;
+    }
+    dso.rsplit('/')
+        .next()
+        .filter(|f| !f.is_empty())
+        .unwrap_or(dso)
+}
+
+/// The dsos the short warning names.
+const NAMED: usize = 2;
 
 /// The dsos a warning names (the largest counts); the rest are summed.
 const SHOWN: usize = 3;
@@ -153,7 +206,7 @@ mod tests {
             &|d| (d == "/usr/bin/dd").then(|| "stripped".to_string()),
             "give --symfs",
         );
-        let w = summary(&[&p]).unwrap();
+        let w = summary(&[&p], true).unwrap();
         assert_eq!(
             w,
             "x.data: 11 sample(s) not resolved to a symbol, counted as [unknown] in their dso: \
@@ -164,7 +217,7 @@ mod tests {
         let mut q = Profile::new("y.data", Format::PerfData);
         q.add(key(UNKNOWN, Some("/usr/bin/dd")), 5.0);
         q.unresolved = note(&q, &|_| None, "give --symfs");
-        let w = summary(&[&p, &q]).unwrap();
+        let w = summary(&[&p, &q], true).unwrap();
         assert!(
             w.starts_with("16 sample(s) in 2 runs not resolved to a symbol, counted as [unknown] in their dso: /usr/bin/dd 8 (stripped); libc.so.6 7; [unknown] 1; give --symfs"),
             "{w}"
@@ -173,11 +226,27 @@ mod tests {
             p.add(key(UNKNOWN, Some(&format!("lib{i}.so"))), 1.0);
         }
         p.unresolved = note(&p, &|_| None, "");
-        let w = summary(&[&p]).unwrap();
+        let w = summary(&[&p], true).unwrap();
         assert!(
             w.ends_with("libc.so.6 7; /usr/bin/dd 3; [unknown] 1; 6 in 6 more dso(s)"),
             "{w}"
         );
-        assert_eq!(summary(&[&Profile::new("z", Format::PerfData)]), None);
+        assert_eq!(summary(&[&Profile::new("z", Format::PerfData)], true), None);
+        // The short line: one line, the two largest dsos, the rest counted.
+        p.total = 200.0;
+        let w = summary(&[&p], false).unwrap();
+        assert_eq!(
+            w,
+            "17 samples (8.5%) not resolved to a symbol ([unknown]): libc.so.6 7, dd 3 \
+             and 7 more dsos; --wide says why"
+        );
+        let mut one = Profile::new("o.data", Format::PerfData);
+        one.add(key(UNKNOWN, Some("/usr/bin/sha256sum")), 1.0);
+        one.total = 4.0;
+        one.unresolved = note(&one, &|_| None, "");
+        assert_eq!(
+            summary(&[&one], false).unwrap(),
+            "1 sample (25.0%) not resolved to a symbol ([unknown]): sha256sum 1; --wide says why"
+        );
     }
 }

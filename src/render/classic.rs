@@ -5,14 +5,30 @@
 //! Lines fit [`super::MAX_WIDTH`] columns: a longer name is cut in the
 //! middle with `...` (`--wide` prints it whole). Under `-n robust` there is
 //! no total row (a sum over all symbols has no fixed meaning there).
+//!
+//! One line before the table states the unit, so a pasted table says what
+//! its numbers are; in ticks (the classic unit, mean ticks per run) a
+//! second line warns when a side's runs are on average more than
+//! [`TOTALS_APART`] longer or shorter than OLD's, since then Δ in ticks
+//! mostly measures run length (`-n share` compares shares).
 
 use super::{RenderOptions, MAX_WIDTH};
 use crate::aggregate::Normalize;
 use crate::diff::{Report, Row, Status};
 use std::io::{self, Write};
 
+/// How far apart (as a fraction of OLD's) the mean run totals of two
+/// sides may be before a ticks table warns.
+pub const TOTALS_APART: f64 = 0.20;
+
 pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
     let nf = super::NumFmt::for_report(report);
+    writeln!(out, "unit: {}; delta% against old", unit(report.normalize))?;
+    if report.normalize == Normalize::Ticks {
+        for line in totals_warnings(report, opts) {
+            writeln!(out, "{line}")?;
+        }
+    }
     for c in &report.comparisons {
         if report.comparisons.len() > 1 {
             writeln!(
@@ -35,7 +51,8 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
         let e = &c.elided;
         let hidden = e.worse + e.better + e.unchanged + e.small;
         if hidden > 0 {
-            writeln!(out, "{:>10} {:>9} ({} rows not shown)", "...", "", hidden)?;
+            let rows = crate::text::plural(hidden as u64, "row");
+            writeln!(out, "{:>10} {:>9} ({rows} not shown)", "...", "")?;
         }
         if report.normalize == Normalize::Robust {
             writeln!(out, "{}", super::text::NO_ROBUST_TOTAL)?;
@@ -54,6 +71,44 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
         )?;
     }
     Ok(())
+}
+
+/// The unit in a few words (the line must fit 80 columns).
+fn unit(n: Normalize) -> &'static str {
+    match n {
+        Normalize::Share => "% of each run's samples (delta in points)",
+        Normalize::Ticks => "mean ticks (samples) per run",
+        Normalize::Rate => "ticks per second of each run",
+        Normalize::Work => "ticks per operation of each run",
+        Normalize::Robust => "ticks scaled by median-of-ratios size factors",
+    }
+}
+
+/// One line per side whose mean run total is more than [`TOTALS_APART`]
+/// off OLD's (ticks only): `warning: NEW runs hold 48% fewer samples than
+/// OLD's; -n share compares shares`.
+pub fn totals_warnings(report: &Report, opts: &RenderOptions) -> Vec<String> {
+    let mean = |i: usize| {
+        let runs = &report.sides[i].runs;
+        (!runs.is_empty()).then(|| runs.iter().map(|r| r.total).sum::<f64>() / runs.len() as f64)
+    };
+    let Some(old) = mean(0).filter(|&m| m > 0.0) else {
+        return Vec::new();
+    };
+    (1..report.sides.len())
+        .filter_map(|i| {
+            let off = mean(i)? / old - 1.0;
+            (off.abs() > TOTALS_APART).then(|| {
+                format!(
+                    "warning: {} runs hold {:.0}% {} samples than {}'s; -n share compares shares",
+                    super::side_title(report, i, opts),
+                    off.abs() * 100.0,
+                    if off < 0.0 { "fewer" } else { "more" },
+                    super::side_title(report, 0, opts),
+                )
+            })
+        })
+        .collect()
 }
 
 fn pct(r: &Row) -> String {

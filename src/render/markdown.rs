@@ -1,10 +1,10 @@
 //! `-o markdown`: the header facts as a short paragraph and a GitHub-style
 //! table for pull requests and web reviews. Several compared sides: one
 //! table with a column group (Δ, mark) per side, as in text; with `--wide`
-//! one table per side. Without `--wide` every line fits
-//! [`super::MAX_WIDTH`] columns, so the source also pastes into an email:
-//! prose is folded (list items and quotes continue on indented lines) and
-//! a name too long for its table row is cut in the middle with `…`.
+//! one table per side. Names are never shortened (a reader copies them
+//! into a search or a patch), so a table row with a long name passes
+//! [`super::MAX_WIDTH`] columns; without `--wide` the prose is folded to
+//! it (list items and quotes continue on indented lines).
 
 use super::{NumFmt, RenderOptions, MAX_WIDTH};
 use crate::aggregate::Normalize;
@@ -24,30 +24,13 @@ fn para(out: &mut dyn Write, wide: bool, first: &str, cont: &str, text: &str) ->
     Ok(())
 }
 
-/// Table rows `| a | b | … | `symbol` |`, each symbol cut in the middle
-/// when its row would pass [`MAX_WIDTH`] (not with `--wide`).
-fn row_lines(rows: &[(Vec<String>, &Row)], wide: bool) -> Vec<String> {
-    let heads: Vec<String> = rows
-        .iter()
-        .map(|(cells, _)| format!("| {} | ", cells.join(" | ")))
-        .collect();
-    let fit: Vec<(&Row, usize)> = rows
-        .iter()
-        .zip(&heads)
-        .map(|((_, r), head)| {
-            let fixed = head.chars().count() + "`` |".len();
-            let max = if wide {
-                usize::MAX
-            } else {
-                MAX_WIDTH.saturating_sub(fixed)
-            };
-            (*r, max)
-        })
-        .collect();
-    heads
-        .iter()
+/// Table rows `| a | b | … | `symbol` |`, every name whole (with its dso
+/// where rows carry one).
+fn row_lines(rows: &[(Vec<String>, &Row)]) -> Vec<String> {
+    let fit: Vec<(&Row, usize)> = rows.iter().map(|(_, r)| (*r, usize::MAX)).collect();
+    rows.iter()
         .zip(super::fitted_labels(&fit, "…", &esc))
-        .map(|(head, label)| format!("{head}`{label}` |"))
+        .map(|((cells, _), label)| format!("| {} | `{label}` |", cells.join(" | ")))
         .collect()
 }
 
@@ -144,7 +127,7 @@ fn comparison(
         cells.push(r.mark().trim().to_string());
         table.push((cells, r));
     }
-    for l in row_lines(&table, wide) {
+    for l in row_lines(&table) {
         writeln!(out, "{l}")?;
     }
     if report.normalize == Normalize::Robust {
@@ -215,7 +198,7 @@ fn grouped(
         }
         table.push((cells, *any));
     }
-    for l in row_lines(&table, wide) {
+    for l in row_lines(&table) {
         writeln!(out, "{l}")?;
     }
     if report.normalize == Normalize::Robust {

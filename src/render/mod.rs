@@ -507,13 +507,15 @@ pub fn elided_lines(
         )
     });
     let mut rest = Vec::new();
+    let hidden = e.unchanged + e.small;
     if e.unchanged > 0 {
         rest.push(format!("{} unchanged", e.unchanged));
     }
     if e.small > 0 {
         rest.push(format!("{} below --min-delta", e.small));
     }
-    let other = (!rest.is_empty()).then(|| format!("... {} rows not shown", rest.join(", ")));
+    let rows = if hidden == 1 { "row" } else { "rows" };
+    let other = (!rest.is_empty()).then(|| format!("... {} {rows} not shown", rest.join(", ")));
     (worse, better, other)
 }
 

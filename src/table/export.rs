@@ -56,7 +56,9 @@ pub fn run(config: &ExportConfig, err: &mut dyn Write) -> Result<u8> {
     };
     writeln!(
         err,
-        "diffprofile: exported {runs} runs as {rows} rows to {}{shard}",
+        "diffprofile: exported {} as {} to {}{shard}",
+        crate::text::plural(runs, "run"),
+        crate::text::plural(rows, "row"),
         config.out
     )?;
     Ok(if counts.errors > 0 && !config.load.parse.lenient {

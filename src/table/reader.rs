@@ -101,7 +101,7 @@ impl Acc {
         let missing: Vec<&str> = s::REQUIRED.iter().copied().filter(|c| !has(c)).collect();
         if !missing.is_empty() {
             bail!(
-                "{name}: not a diffprofile counts table: no column {} (expected the columns of README \"Archives past one machine\")",
+                "{name}: not a diffprofile counts table: no column {} (expected the columns of docs/archives.md)",
                 missing.join(", ")
             );
         }

@@ -1,5 +1,5 @@
 //! The counts table's schema, version 1: one row per symbol of one run, as
-//! README "Archives past one machine" documents it. Column names, the Arrow
+//! docs/archives.md documents it. Column names, the Arrow
 //! schema the writer uses, and the key-value metadata keys. The reader
 //! accepts the same columns from any engine (other string and number
 //! encodings, nullable or not, missing optional columns).

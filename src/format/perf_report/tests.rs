@@ -747,7 +747,7 @@ fn symbol_markers_and_unresolved_addresses() {
         .map(|k| k.mode)
         .collect();
     assert_eq!(unknown, [Some(Mode::Kernel), Some(Mode::User)]);
-    let w = crate::format::unresolved::summary(&[&p]).unwrap_or_default();
+    let w = crate::format::unresolved::summary(&[&p], true).unwrap_or_default();
     assert!(w.contains("2 sample(s) not resolved to a symbol"), "{w}");
     assert_eq!(modes["guest_fn"], Some(Mode::GuestKernel));
     assert_eq!(modes["guest_user_fn"], Some(Mode::GuestUser));

@@ -317,12 +317,12 @@ perf  6648   249.307642:     500250 cpu-clock:
         p.warnings,
         [
             "skipped 3 non-sample lines (PERF_RECORD_* side-band events, comments)",
-            "1 samples have no frame (empty callchain), counted as [unknown]: perf script does \
+            "1 sample without a frame (empty callchain), counted as [unknown]: perf script does \
              not print their address (perf report names them from it)",
         ]
     );
     assert_eq!(
-        crate::format::unresolved::summary(&[&p]).as_deref(),
+        crate::format::unresolved::summary(&[&p], true).as_deref(),
         Some(
             "t.txt: 1 sample(s) not resolved to a symbol, counted as [unknown] in their dso: \
              [unknown] 1; perf script could not name them: run it where the binaries and their \

@@ -1,0 +1,23 @@
+//! Tests that need a tool the machine may lack (Chromium, DuckDB, Spark,
+//! Debian's libc6-dbg) skip when it is missing, visibly: libtest shows a
+//! test's `eprintln!` output only when it fails, so a skip is written to
+//! the process's stderr directly, one `SKIPPED test: why` line between the
+//! `test … ok` lines. Under `CI=true` a missing tool fails the test instead
+//! (`bash .ci/run` installs them).
+
+use std::io::Write;
+
+/// Say that `test` did not run and why; under `CI=true` a missing tool
+/// fails instead, with `ci`, what CI should have done (`None`: the skip is
+/// not about a tool, and CI skips too).
+pub fn skip(test: &str, why: &str, ci: Option<&str>) {
+    if let Some(ci) = ci {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{test}: {why} and CI=true: {ci}"
+        );
+    }
+    // `std::io::stderr()` is not captured by the test harness (only the
+    // print macros are), so the line is seen whatever the test's outcome.
+    let _ = writeln!(std::io::stderr().lock(), "\nSKIPPED {test}: {why}");
+}
