@@ -10,6 +10,8 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
+pub mod guarded;
+
 /// Buffer size for readers: large, so parsers see few refills.
 pub const BUF_SIZE: usize = 1 << 20;
 
