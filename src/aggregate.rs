@@ -313,12 +313,16 @@ pub fn remainder(run: &Profile) -> f64 {
     }
 }
 
-/// A count for messages: whole numbers without decimals.
+/// A count for messages: whole numbers without decimals; never `-0`.
 pub fn fmt_count(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e15 {
         format!("{}", x as i64)
     } else {
-        format!("{x:.2}")
+        let s = format!("{x:.2}");
+        match s.strip_prefix('-') {
+            Some(rest) if rest.bytes().all(|b| b == b'0' || b == b'.') => rest.to_string(),
+            _ => s,
+        }
     }
 }
 
@@ -437,7 +441,7 @@ pub fn exposures(
                         _ if relative => "total after filters",
                         _ => "total",
                     },
-                    e
+                    fmt_count(e)
                 );
             }
             row.push(e);

@@ -10,18 +10,28 @@ pub use crate::compare::{
 };
 
 use crate::batch;
-use crate::cli::{Cli, ColorArg, Command};
+use crate::cli::{Analysis, Cli, ColorArg, Command, ReportArgs};
 use crate::config::{BatchConfig, Config, NoiseModelConfig};
 use crate::diff;
 use crate::exit;
+use crate::input::{self, target};
 use crate::render::{self, OutputFormat};
 use anyhow::{Context, Result};
 use std::io::Write;
 
 /// Run a parsed command line: `batch`, or a comparison of profiles.
-pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
+pub fn run_cli(mut cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
+    cap_jobs(&mut cli, err)?;
     match cli.command {
         Some(Command::Batch(args)) => {
+            let root = [args.root.as_str()];
+            let reads = read_paths(&root, &args.analysis, Some(&args.report));
+            if let Some(o) = &args.report.output_file {
+                target::refuse_input("-O", &input::os_path(o), &paths(&reads))?;
+            }
+            if let Some(d) = &args.out_dir {
+                target::refuse_input("--out-dir", &input::os_path(d), &paths(&reads))?;
+            }
             let mut config = BatchConfig::from_args(*args)?;
             let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
             let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
@@ -43,10 +53,18 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8>
             }
         }
         Some(Command::Export(args)) => {
+            let roots: Vec<&str> = args.roots.iter().map(String::as_str).collect();
+            let reads = read_paths(&roots, &args.analysis, None);
+            target::refuse_input("-o", &input::os_path(&args.out), &paths(&reads))?;
             let config = crate::config::export_config(*args)?;
             crate::table::export::run(&config, err)
         }
         Some(Command::NoiseModel(args)) => {
+            let runs: Vec<&str> = args.runs.iter().map(String::as_str).collect();
+            let reads = read_paths(&runs, &args.analysis, None);
+            if let Some(o) = &args.out {
+                target::refuse_input("-o", &input::os_path(o), &paths(&reads))?;
+            }
             let config = NoiseModelConfig::from_args(*args)?;
             run_noise_model(&config, out, err)
         }
@@ -59,6 +77,16 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8>
             Ok(exit::SUCCESS)
         }
         None => {
+            if let Some(o) = &cli.report.output_file {
+                let sides: Vec<&str> = [&cli.paths, &cli.old, &cli.new]
+                    .into_iter()
+                    .flatten()
+                    .chain(&cli.table)
+                    .map(String::as_str)
+                    .collect();
+                let reads = read_paths(&sides, &cli.analysis, Some(&cli.report));
+                target::refuse_input("-O", &input::os_path(o), &paths(&reads))?;
+            }
             let mut config = Config::from_cli(cli)?;
             let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
             config.render.color = use_color(
@@ -71,6 +99,75 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8>
             run(&config, out, err)
         }
     }
+}
+
+/// Every file a command reads: its runs (`given`) and the files of its
+/// flags (maps, run info, aliases, noise models), which no output may be.
+fn read_paths<'a>(
+    given: &[&'a str],
+    a: &'a Analysis,
+    report: Option<&'a ReportArgs>,
+) -> Vec<&'a str> {
+    let mut out: Vec<&str> = given.to_vec();
+    let single = [
+        &a.map,
+        &a.old_map,
+        &a.new_map,
+        &a.kallsyms,
+        &a.old_kallsyms,
+        &a.new_kallsyms,
+        &a.run_info,
+        &a.alias,
+    ];
+    out.extend(single.into_iter().flatten().map(String::as_str));
+    out.extend(
+        a.kallsyms_for
+            .iter()
+            .chain(&a.map_for)
+            .map(|s| s.split_once('=').map_or(s.as_str(), |(_, f)| f)),
+    );
+    if let Some(r) = report {
+        out.extend(
+            r.noise_model
+                .iter()
+                .chain(&r.noise_from)
+                .map(String::as_str),
+        );
+    }
+    out
+}
+
+fn paths(list: &[&str]) -> Vec<std::path::PathBuf> {
+    list.iter().map(|p| input::os_path(p)).collect()
+}
+
+/// More worker threads than this are not started: past a few per core
+/// they only cost memory and switching (`--jobs 100000` would start
+/// hundreds of threads and run for minutes).
+pub fn jobs_cap() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (cores * 4).clamp(16, 1024)
+}
+
+/// `--jobs` above [`jobs_cap`] is lowered to it, said in a warning.
+fn cap_jobs(cli: &mut Cli, err: &mut dyn Write) -> Result<()> {
+    let analysis = match &mut cli.command {
+        Some(Command::Batch(a)) => &mut a.analysis,
+        Some(Command::Export(a)) => &mut a.analysis,
+        Some(Command::NoiseModel(a)) => &mut a.analysis,
+        Some(Command::Man { .. } | Command::Completions { .. }) => return Ok(()),
+        None => &mut cli.analysis,
+    };
+    let cap = jobs_cap();
+    if let Some(n) = analysis.jobs.filter(|&n| n > cap) {
+        writeln!(
+            err,
+            "diffprofile: warning: --jobs {n}: capped at {cap} worker threads \
+             (4 per core, at least 16)"
+        )?;
+        analysis.jobs = Some(cap);
+    }
+    Ok(())
 }
 
 /// `-o html` or `-o flamegraph` to a terminal: a page of markup is no use
@@ -94,7 +191,7 @@ pub fn refuse_page(config: &Config, stdout_is_terminal: bool) -> Result<()> {
 
 /// The `-O` file, buffered; the error names it.
 fn create(path: &str) -> Result<std::io::BufWriter<std::fs::File>> {
-    let file = std::fs::File::create(path)
+    let file = std::fs::File::create(input::os_path(path))
         .with_context(|| format!("{path}: cannot create the report file"))?;
     Ok(std::io::BufWriter::with_capacity(1 << 16, file))
 }
@@ -161,7 +258,7 @@ pub fn run_noise_model(
     }
     let text = model.to_json()?;
     match &config.out {
-        Some(path) => std::fs::write(path, text)
+        Some(path) => std::fs::write(input::os_path(path), text)
             .with_context(|| format!("{path}: cannot write the noise model"))?,
         None => out.write_all(text.as_bytes())?,
     }

@@ -281,6 +281,8 @@ pub struct ReportArgs {
     /// Write the report to FILE (its extension chooses the format).
     ///
     /// Instead of stdout; .html .svg .json .csv .md choose the format when -o is not given.
+    ///
+    /// FILE may not be one of the inputs (nor inside an input directory); - is stdout.
     #[arg(short = 'O', long, value_name = "FILE", help_heading = OUTPUT)]
     pub output_file: Option<String>,
 

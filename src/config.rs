@@ -26,7 +26,7 @@ use crate::stats::Adjust;
 use crate::symmap::{MapAdvice, SymbolMap};
 use anyhow::{bail, Context, Result};
 use regex::Regex;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use crate::scope::KERNEL_ONLY_NOTE;
@@ -83,7 +83,7 @@ impl Config {
         let normalize = normalize_of(cli.normalize, output_arg);
         let run_info = match &cli.run_info {
             Some(path) => {
-                let text = std::fs::read_to_string(path)
+                let text = std::fs::read_to_string(input::os_path(path))
                     .with_context(|| format!("{path}: cannot read --run-info file"))?;
                 aggregate::parse_run_info(input::strip_bom(&text), path)?
             }
@@ -144,7 +144,8 @@ impl Config {
             relative,
             notes,
             noise,
-            output_file: cli.report.output_file.clone(),
+            // `-O -` is stdout, as every other `-` of the command line.
+            output_file: cli.report.output_file.clone().filter(|p| p != "-"),
             top_given: cli.report.top.is_some(),
             flame: FlameView {
                 kernel_only: cli.kernel_only,
@@ -323,7 +324,7 @@ impl BatchConfig {
             root: args.root,
             baseline: args.baseline,
             layout,
-            out_dir: args.out_dir.map(std::path::PathBuf::from),
+            out_dir: args.out_dir.as_deref().map(input::os_path),
             config,
         })
     }
@@ -426,7 +427,7 @@ pub fn export_config(args: crate::cli::ExportArgs) -> Result<crate::table::Expor
 /// Whether a path names several runs (a directory or an archive) rather
 /// than one: then the run count is known only once it is read.
 fn is_container(path: &str) -> bool {
-    std::path::Path::new(path).is_dir()
+    input::os_path(path).is_dir()
         || [".tar", ".tar.gz", ".tgz", ".tar.zst", ".tar.xz", ".tar.bz2"]
             .iter()
             .any(|ext| path.ends_with(ext))
@@ -485,7 +486,7 @@ pub const BY_NAME_NOTE: &str =
 fn identity(cli: &Cli, notes: &mut Vec<String>) -> Result<Identity> {
     let aliases = match &cli.alias {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
+            let text = std::fs::read_to_string(input::os_path(path))
                 .with_context(|| format!("{path}: cannot read --alias file"))?;
             notes.push(format!("aliases: {path}"));
             AliasMap::parse(input::strip_bom(&text), path)?
@@ -528,10 +529,11 @@ fn identity(cli: &Cli, notes: &mut Vec<String>) -> Result<Identity> {
 /// build-id cache (`$PERF_BUILDID_DIR`, else `$HOME/.debug`).
 fn user_symbols(cli: &Cli) -> Result<UserSymbolOptions> {
     let dir = |flag: &str, d: &str| -> Result<PathBuf> {
-        if !Path::new(d).is_dir() {
+        let p = input::os_path(d);
+        if !p.is_dir() {
             bail!("{flag} {d}: not a directory");
         }
-        Ok(PathBuf::from(d))
+        Ok(p)
     };
     let dirs = |flag: &str, v: &[String]| -> Result<Vec<PathBuf>> {
         v.iter().map(|d| dir(flag, d)).collect()

@@ -1,7 +1,7 @@
 //! Opening what the user names: files, `-` (stdin), directories (every
 //! regular file below, in sorted path order, links to directories not
-//! followed: [`walk_dir`]), tar archives (every regular
-//! member), each possibly compressed (gzip, zstd, xz, bzip2: detected by magic
+//! followed: [`walk_dir`]), tar archives (every regular member, and link
+//! members as the member they link to: [`tar_link_target`]), each possibly compressed (gzip, zstd, xz, bzip2: detected by magic
 //! bytes, never by name). Produces [`Source`]s: a name for messages and a
 //! buffered reader over the decompressed bytes.
 
@@ -9,6 +9,9 @@ use anyhow::{bail, Context, Result};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+
+pub mod guarded;
+pub mod target;
 
 /// Buffer size for readers: large, so parsers see few refills.
 pub const BUF_SIZE: usize = 1 << 20;
@@ -107,6 +110,173 @@ pub fn is_tar(head: &[u8]) -> bool {
     head.len() >= 262 && &head[257..262] == b"ustar"
 }
 
+/// A tar archive's reader that remembers the last block it gave the tar
+/// reader: an archive that ends properly ends with a block of zeros (the
+/// end-of-archive marker); one cut at a member boundary just stops, which
+/// the tar reader takes as the end. [`TarTail::ended`] tells them apart.
+pub struct TarTail<R> {
+    inner: R,
+    /// The last bytes read (at most one block).
+    tail: Vec<u8>,
+}
+
+/// A tar block.
+const TAR_BLOCK: usize = 512;
+
+impl<R: Read> TarTail<R> {
+    pub fn new(inner: R) -> Self {
+        TarTail {
+            inner,
+            tail: Vec::with_capacity(2 * TAR_BLOCK),
+        }
+    }
+
+    /// Whether the bytes read end with a zero block (the end-of-archive
+    /// marker the tar reader stops at).
+    pub fn ended(&self) -> bool {
+        self.tail.len() == TAR_BLOCK && self.tail.iter().all(|&b| b == 0)
+    }
+}
+
+impl<R: Read> Read for TarTail<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let got = &buf[..n];
+        if n >= TAR_BLOCK {
+            self.tail.clear();
+            self.tail.extend_from_slice(&got[n - TAR_BLOCK..]);
+        } else {
+            self.tail.extend_from_slice(got);
+            let extra = self.tail.len().saturating_sub(TAR_BLOCK);
+            self.tail.drain(..extra);
+        }
+        Ok(n)
+    }
+}
+
+/// The warning for an archive that ends without its end-of-archive blocks.
+pub fn tar_cut_warning(members: usize) -> String {
+    format!(
+        "the tar archive ends without its end-of-archive blocks after {}: \
+         it may have been cut short (copied or written incompletely), so runs may be \
+         missing or incomplete",
+        crate::text::plural(members as u64, "member")
+    )
+}
+
+/// The member a tar link member stands for: a hard link names an archive
+/// path; a symbolic link a path relative to its own directory (read as
+/// the member there, as a link to a file is read in a directory). `Err`
+/// says why it stands for no member: no target, an absolute one, or one
+/// outside the archive.
+pub fn tar_link_target(member: &str, hard: bool, link: Option<&[u8]>) -> Result<String, String> {
+    let Some(link) = link.filter(|l| !l.is_empty()) else {
+        return Err("a link without a target".to_string());
+    };
+    let link = String::from_utf8_lossy(link);
+    if link.starts_with('/') {
+        return Err(format!("a link to {link}, outside the archive"));
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    let dir = if hard {
+        ""
+    } else {
+        member
+            .trim_start_matches("./")
+            .rsplit_once('/')
+            .map_or("", |(d, _)| d)
+    };
+    for c in dir.split('/').chain(link.split('/')) {
+        match c {
+            "" | "." => {}
+            ".." => {
+                if parts.pop().is_none() {
+                    return Err(format!("a link to {link}, outside the archive"));
+                }
+            }
+            c => parts.push(c),
+        }
+    }
+    Ok(parts.join("/"))
+}
+
+/// Read the regular member `target` (a path as [`tar_link_target`] gives
+/// it) of the tar archive at `archive` (compressed or not) with `f`, from
+/// a second pass over the archive; `None` when there is no such regular
+/// member.
+pub fn with_tar_member<T>(
+    archive: &Path,
+    target: &str,
+    f: impl FnOnce(&mut dyn Read, u64) -> T,
+) -> Result<Option<T>> {
+    let opened = open(&Location::File(archive.to_path_buf()))?;
+    let shown = crate::text::shown_path(archive);
+    let mut tar = tar::Archive::new(opened.reader);
+    let entries = tar
+        .entries()
+        .with_context(|| format!("{shown}: cannot read tar archive"))?;
+    for entry in entries {
+        let mut entry = entry.with_context(|| format!("{shown}: corrupt tar archive"))?;
+        let path = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+        let same = tar_link_target("", true, Some(path.as_bytes())).is_ok_and(|p| p == target);
+        if same && entry.header().entry_type().is_file() {
+            let size = entry.size();
+            return Ok(Some(f(&mut entry, size)));
+        }
+    }
+    Ok(None)
+}
+
+/// Command-line arguments that are not UTF-8 (file names in another
+/// encoding, as a directory may hold): each is carried through the program
+/// as its text with the invalid bytes shown `\xNN` ([`crate::text::decode`]),
+/// which every message shows, and [`os_path`] turns that text back into
+/// the file name's own bytes wherever a file is opened.
+static NON_UTF8: std::sync::Mutex<std::collections::BTreeMap<String, std::ffi::OsString>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
+
+/// The command line as text (see [`NON_UTF8`]); `Err` when an argument
+/// that is not UTF-8 reads as another one that is (`caf\xe9` and a file
+/// literally named `caf\xe9`), which no text could tell apart.
+pub fn args_as_text(
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+) -> std::result::Result<Vec<String>, String> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = Vec::new();
+    let mut valid = std::collections::BTreeSet::new();
+    let mut map = NON_UTF8.lock().unwrap_or_else(|e| e.into_inner());
+    for arg in args {
+        match arg.into_string() {
+            Ok(s) => {
+                valid.insert(s.clone());
+                out.push(s);
+            }
+            Err(os) => {
+                let text = crate::text::decode(os.as_bytes()).into_owned();
+                map.insert(text.clone(), os);
+                out.push(text);
+            }
+        }
+    }
+    match map.keys().find(|k| valid.contains(*k)) {
+        Some(k) => Err(format!(
+            "two arguments read as {}: one is not UTF-8 and one is: rename one of the files",
+            crate::text::printable(k)
+        )),
+        None => Ok(out),
+    }
+}
+
+/// The file a path argument names: its own bytes when it was not UTF-8
+/// ([`args_as_text`]), else the text itself.
+pub fn os_path(text: &str) -> PathBuf {
+    let map = NON_UTF8.lock().unwrap_or_else(|e| e.into_inner());
+    match map.get(text) {
+        Some(os) => PathBuf::from(os),
+        None => PathBuf::from(text),
+    }
+}
+
 /// What a path names, before anything is read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Location {
@@ -118,7 +288,10 @@ impl Location {
     pub fn display(&self) -> String {
         match self {
             Location::Stdin => "-".to_string(),
-            Location::File(p) => p.display().to_string(),
+            Location::File(p) => {
+                use std::os::unix::ffi::OsStrExt;
+                crate::text::decode(p.as_os_str().as_bytes()).into_owned()
+            }
         }
     }
 }
@@ -145,8 +318,9 @@ pub fn expand(path: &str) -> Result<Expanded> {
             warnings: Vec::new(),
         });
     }
-    let p = Path::new(path);
+    let p = &os_path(path);
     let meta = std::fs::metadata(p).with_context(|| format!("{path}: cannot open"))?;
+    refuse_blocking(p, &meta)?;
     if meta.is_dir() {
         let walked = walk_dir(p)?;
         if walked.files.is_empty() {
@@ -170,6 +344,54 @@ pub fn expand(path: &str) -> Result<Expanded> {
             warnings: Vec::new(),
         })
     }
+}
+
+/// Refuse a path named as a profile whose reading can block or never end:
+/// a character or block device (`/dev/kmsg`, `/dev/zero`, a terminal), a
+/// socket, or a `/proc` file of no size that is not a profile
+/// (`/proc/kmsg` blocks, and reading it takes the messages from the
+/// system log). `/proc/profile` has a size and is read; a FIFO (`<(…)`,
+/// `/dev/stdin` on a pipe) is read, as stdin is.
+fn refuse_blocking(p: &Path, meta: &std::fs::Metadata) -> Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    let what = if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else if meta.is_file() && meta.len() == 0 && on_proc(p) {
+        "a /proc file without a size (such as /proc/kmsg, which blocks)"
+    } else {
+        return Ok(());
+    };
+    bail!(
+        "{}: {what}, not a profile: not read (reading it can block or never end); \
+         copy what you need to a file and give that",
+        crate::text::shown_path(p)
+    )
+}
+
+/// Refuse a results tree's root (`batch`, `export`) that is neither a
+/// directory nor a file: opening a FIFO blocks, a device never ends.
+pub fn refuse_special_root(root: &str, meta: &std::fs::Metadata) -> Result<()> {
+    if meta.is_dir() || meta.is_file() {
+        return Ok(());
+    }
+    bail!("{root}: not a directory or a tar archive (a FIFO, device or socket is not read)")
+}
+
+/// Whether `p` is on procfs.
+fn on_proc(p: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(p.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: statfs writes only into `fs`, a zeroed struct of its type.
+    let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::statfs(c.as_ptr(), &mut fs) };
+    r == 0 && fs.f_type == libc::PROC_SUPER_MAGIC
 }
 
 /// The regular files below a directory, and what was passed over.
@@ -297,6 +519,10 @@ pub fn walk_dir(root: &Path) -> Result<Walk> {
         .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
     for entry in entries {
         let entry = entry.map_err(|e| walk_error(root, e))?;
+        if entry.depth() == 0 {
+            // The directory named (or a link to it, which is followed).
+            continue;
+        }
         let path = entry.path();
         let kind = entry_kind(path, entry.file_type());
         if kind == EntryKind::File {

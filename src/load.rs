@@ -33,10 +33,15 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// How far detection reads before giving up: first 64 KiB, then up to 1 MiB
-/// when a parser still needs more.
+/// How far detection reads before giving up: first 64 KiB, then twice as
+/// much at a time while a parser still needs more, up to 1 MiB; past it
+/// only while the first line has not ended, up to twice the longest line
+/// a text parser reads (8 MiB): a first line longer than a megabyte is
+/// detected as `-f` reads it. A first line that has not ended there is
+/// judged on its first megabyte, as before.
 const SNIFF_FIRST: usize = 64 << 10;
-const SNIFF_MAX: usize = 1 << 20;
+const SNIFF_LONG: usize = 1 << 20;
+const SNIFF_MAX: usize = 2 * crate::text::MAX_LINE;
 
 #[derive(Clone, Debug, Default)]
 pub struct LoadOptions {
@@ -63,6 +68,8 @@ enum Outcome {
     Run(Box<Profile>),
     /// Not a profile (no parser recognised it), with the reason.
     Skipped(String),
+    /// Something about the input as a whole (an archive cut short).
+    Warning(String),
 }
 
 /// Load every run named by `paths` (one side).
@@ -133,6 +140,7 @@ pub fn load_side(paths: &[String], opts: &LoadOptions) -> Result<Loaded> {
             match outcome {
                 Outcome::Run(p) => loaded.runs.push(*p),
                 Outcome::Skipped(why) => skipped.push(why),
+                Outcome::Warning(w) => loaded.warnings.push(w),
             }
         }
     }
@@ -168,7 +176,11 @@ fn load_location(
 ) -> Result<Vec<Outcome>> {
     let opened = input::open(loc)?;
     if opened.tar {
-        return load_tar(opened.reader, &opened.name, maps, opts);
+        let path = match loc {
+            Location::File(p) => Some(p.as_path()),
+            Location::Stdin => None,
+        };
+        return load_tar(opened.reader, &opened.name, path, maps, opts);
     }
     // A plain regular file in a format read in blocks is mapped, not copied.
     let plain = match (loc, opened.compression) {
@@ -182,7 +194,9 @@ fn load_location(
 }
 
 /// Every regular member of a tar archive is one run, read in place (never
-/// extracted). Members that are not regular files are named in a warning.
+/// extracted); a hard or symbolic link member is the member it links to
+/// ([`tar_link_bytes`]). Other members that are not regular files are
+/// named in a warning, and so is an archive cut short at a member boundary.
 /// `System.map*` / `kallsyms*` members are maps for the profiles in their
 /// directory (the maps beside the archive for profiles of a directory
 /// without any); a profile that needs one before it appears is kept in
@@ -190,16 +204,18 @@ fn load_location(
 fn load_tar(
     reader: Box<dyn BufRead>,
     name: &str,
+    path: Option<&Path>,
     maps: &Maps,
     opts: &LoadOptions,
 ) -> Result<Vec<Outcome>> {
-    let mut archive = tar::Archive::new(reader);
+    let mut archive = tar::Archive::new(input::TarTail::new(reader));
     let mut out: Vec<Option<Outcome>> = Vec::new();
     let mut tar_maps: BTreeMap<String, Vec<MapFile>> = BTreeMap::new();
     let mut deferred: Vec<(usize, String, String, Format, Vec<u8>)> = Vec::new();
     let entries = archive
         .entries()
         .with_context(|| format!("{name}: cannot read tar archive"))?;
+    let mut members = 0usize;
     for entry in entries {
         let entry = entry.with_context(|| format!("{name}: corrupt tar archive"))?;
         let member = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
@@ -208,7 +224,8 @@ fn load_tar(
         if kind.is_dir() {
             continue;
         }
-        if !kind.is_file() {
+        let link = kind.is_hard_link() || kind.is_symlink();
+        if !kind.is_file() && !link {
             out.push(Some(Outcome::Skipped(format!(
                 "{origin}: not a regular file"
             ))));
@@ -221,8 +238,16 @@ fn load_tar(
         {
             continue;
         }
+        members += 1;
         let dir = member.rsplit_once('/').map_or("", |(d, _)| d).to_string();
-        let mut raw: Box<dyn BufRead + '_> = Box::new(BufReader::with_capacity(BUF_SIZE, entry));
+        let mut raw: Box<dyn BufRead + '_> = match tar_link_of(&entry, path, &member, &origin)? {
+            Some(Ok(bytes)) => Box::new(io::Cursor::new(bytes)),
+            Some(Err(why)) => {
+                out.push(Some(Outcome::Skipped(why)));
+                continue;
+            }
+            None => Box::new(BufReader::with_capacity(BUF_SIZE, entry)),
+        };
         if is_map_name(&member) {
             let bytes = format::read_bounded(&mut *raw, &origin, "symbol map")?;
             tar_maps
@@ -254,6 +279,12 @@ fn load_tar(
         let profile = format::parse(format, &mut *reader, &origin, &parse)?;
         out.push(Some(Outcome::Run(Box::new(profile))));
     }
+    if !archive.into_inner().ended() {
+        out.push(Some(Outcome::Warning(format!(
+            "{name}: {}",
+            input::tar_cut_warning(members)
+        ))));
+    }
     let tar_maps: BTreeMap<String, Arc<Beside>> = tar_maps
         .into_iter()
         .map(|(dir, files)| (dir, Arc::new(Beside::new(files))))
@@ -268,6 +299,65 @@ fn load_tar(
         out[slot] = Some(Outcome::Run(Box::new(profile)));
     }
     Ok(out.into_iter().flatten().collect())
+}
+
+/// For a tar link member (hard or symbolic), the bytes of the member it
+/// stands for or why there are none ([`tar_link_bytes`]); `None` for any
+/// other member.
+pub fn tar_link_of<R: Read>(
+    entry: &tar::Entry<'_, R>,
+    archive: Option<&Path>,
+    member: &str,
+    origin: &str,
+) -> Result<Option<std::result::Result<Vec<u8>, String>>> {
+    let kind = entry.header().entry_type();
+    if !(kind.is_hard_link() || kind.is_symlink()) {
+        return Ok(None);
+    }
+    let target = entry.link_name_bytes();
+    tar_link_bytes(
+        archive,
+        member,
+        kind.is_hard_link(),
+        target.as_deref(),
+        origin,
+    )
+    .map(Some)
+}
+
+/// The bytes of the member a tar link member stands for
+/// ([`input::tar_link_target`]), read from a second pass over the archive
+/// at `archive` (bounded as any binary stream), or why there are none: the
+/// link leads outside the archive or to no regular member, or the archive
+/// is read from stdin and cannot be read twice.
+pub fn tar_link_bytes(
+    archive: Option<&Path>,
+    member: &str,
+    hard: bool,
+    link: Option<&[u8]>,
+    origin: &str,
+) -> Result<std::result::Result<Vec<u8>, String>> {
+    let what = if hard { "hard link" } else { "symbolic link" };
+    let target = match input::tar_link_target(member, hard, link) {
+        Ok(t) => t,
+        Err(why) => return Ok(Err(format!("{origin}: {what}: {why}"))),
+    };
+    let Some(path) = archive else {
+        return Ok(Err(format!(
+            "{origin}: a {what} to {target}: not read in an archive on stdin \
+             (give the archive as a file)"
+        )));
+    };
+    let read = input::with_tar_member(path, &target, |r, _| {
+        let mut r = BufReader::with_capacity(BUF_SIZE, r);
+        format::read_bounded(&mut r, origin, "archive member")
+    })?;
+    match read {
+        Some(bytes) => Ok(Ok(bytes?)),
+        None => Ok(Err(format!(
+            "{origin}: a {what} to {target}, which is no regular member of the archive"
+        ))),
+    }
 }
 
 /// Detect the format of one decompressed stream (unless forced): the format
@@ -289,12 +379,33 @@ fn detect<'a>(
                 return Ok(Err(format!("{origin}: empty file")));
             }
             let mut found = format::detect(&head, head.len() < SNIFF_FIRST);
-            if found == Detected::NeedMore {
-                let more = input::fill_at_least(&mut reader, SNIFF_MAX - SNIFF_FIRST)
+            while found == Detected::NeedMore {
+                let want = head
+                    .len()
+                    .max(SNIFF_FIRST)
+                    .min(SNIFF_MAX.saturating_sub(head.len()));
+                let more = input::fill_at_least(&mut reader, want)
                     .with_context(|| format!("{origin}: cannot read"))?;
+                let at_end = more.len() < want || head.len() + more.len() >= SNIFF_MAX;
+                let was_open = !head.contains(&b'\n');
                 head.extend_from_slice(&more);
-                // At the 1 MiB limit an undecided prefix counts as no match.
-                found = format::detect(&head, true);
+                let open = was_open && !more.contains(&b'\n');
+                let long = head.len() >= SNIFF_LONG;
+                // Past 1 MiB only a first line that has not ended is read
+                // on; once it has, detection gets one more round.
+                if long && open && !at_end {
+                    continue;
+                }
+                // At the limit an undecided prefix counts as no match.
+                let judged = if open {
+                    &head[..head.len().min(SNIFF_LONG)]
+                } else {
+                    &head[..]
+                };
+                found = format::detect(judged, at_end || (long && !was_open));
+                if at_end {
+                    break;
+                }
             }
             let replay = io::Cursor::new(head);
             let chained: Box<dyn BufRead + 'a> = Box::new(replay.chain(reader));
@@ -379,7 +490,7 @@ pub fn load_stream_beside<'a>(
     };
     Ok(match parse_reader(reader, origin, None, &maps, opts)? {
         Outcome::Run(p) => Ok(*p),
-        Outcome::Skipped(why) => Err(why),
+        Outcome::Skipped(why) | Outcome::Warning(why) => Err(why),
     })
 }
 

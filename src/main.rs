@@ -1,26 +1,67 @@
 //! The `diffprofile` binary: parse the command line, run, map the result to
-//! an exit code. A closed stdout pipe (`diffprofile … | head`) is success.
+//! an exit code. A closed stdout pipe (`diffprofile … | head`) is success;
+//! any other failure to write stdout (a full disk) is an error, for the
+//! help and the version too. Messages on stderr have their control
+//! characters escaped ([`diffprofile::text::Escaping`]): a file name
+//! cannot send the terminal an escape sequence.
 
+use anyhow::Context;
 use clap::Parser;
-use diffprofile::{app, cli::Cli, exit};
+use diffprofile::{app, cli::Cli, exit, input, text::Escaping};
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     one_heap();
-    let cli = Cli::parse();
+    let mut err = Escaping::new(io::stderr());
+    // Arguments that are not UTF-8 (file names) are carried as text.
+    let args = match input::args_as_text(std::env::args_os()) {
+        Ok(args) => args,
+        Err(why) => {
+            let _ = writeln!(err, "diffprofile: error: {why}");
+            return ExitCode::from(exit::ERROR);
+        }
+    };
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => return clap_exit(&e, &mut err),
+    };
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    let mut err = io::stderr();
-    let result = app::run_cli(cli, &mut out, &mut err);
-    match result {
-        Ok(code) => ExitCode::from(code),
-        Err(e) if is_broken_pipe(&e) => ExitCode::from(exit::SUCCESS),
+    let result = app::run_cli(cli, &mut out, &mut err)
+        .and_then(|code| out.flush().context("cannot write to stdout").map(|()| code));
+    let code = match result {
+        Ok(code) => code,
+        Err(e) if is_broken_pipe(&e) => exit::SUCCESS,
         Err(e) => {
             let _ = out.flush();
             let _ = writeln!(err, "diffprofile: error: {e:#}");
+            exit::ERROR
+        }
+    };
+    let _ = err.flush();
+    ExitCode::from(code)
+}
+
+/// What clap has to say instead of a run: the help or the version on
+/// stdout (exit 0, or 2 when it cannot be written), a usage error on
+/// stderr (exit 2).
+fn clap_exit(e: &clap::Error, err: &mut dyn Write) -> ExitCode {
+    let code = e.exit_code();
+    let shown = e.print().and_then(|()| io::stdout().flush());
+    match shown {
+        Err(io) if code == 0 && io.kind() != io::ErrorKind::BrokenPipe => {
+            let what = match e.kind() {
+                clap::error::ErrorKind::DisplayVersion => "the version",
+                _ => "the help",
+            };
+            let _ = writeln!(
+                err,
+                "diffprofile: error: cannot write {what} to stdout: {io}"
+            );
             ExitCode::from(exit::ERROR)
         }
+        _ => ExitCode::from(u8::try_from(code).unwrap_or(exit::ERROR)),
     }
 }
 

@@ -6,7 +6,6 @@ use crate::cli::Cli;
 use anyhow::{Context, Result};
 use clap::CommandFactory;
 use std::io::Write;
-use std::path::Path;
 
 /// Render one command's man page.
 fn page(cmd: clap::Command) -> Result<Vec<u8>> {
@@ -26,7 +25,8 @@ pub fn write_man(dir: Option<&str>, out: &mut dyn Write) -> Result<()> {
         out.write_all(&page(cmd)?)?;
         return Ok(());
     };
-    std::fs::create_dir_all(dir).with_context(|| format!("{dir}: cannot create directory"))?;
+    std::fs::create_dir_all(crate::input::os_path(dir))
+        .with_context(|| format!("{dir}: cannot create directory"))?;
     let mut pages = vec![("diffprofile.1".to_string(), page(cmd.clone())?)];
     for sub in cmd.get_subcommands() {
         let name = format!("diffprofile-{}", sub.get_name());
@@ -35,7 +35,7 @@ pub fn write_man(dir: Option<&str>, out: &mut dyn Write) -> Result<()> {
         pages.push((format!("{name}.1"), page(sub.clone().name(leaked))?));
     }
     for (file, bytes) in pages {
-        let path = Path::new(dir).join(&file);
+        let path = crate::input::os_path(dir).join(&file);
         std::fs::write(&path, bytes)
             .with_context(|| format!("{}: cannot write", path.display()))?;
         writeln!(out, "{}", path.display())?;
@@ -45,6 +45,10 @@ pub fn write_man(dir: Option<&str>, out: &mut dyn Write) -> Result<()> {
 
 pub fn write_completions(shell: clap_complete::Shell, out: &mut dyn Write) -> Result<()> {
     let mut cmd = Cli::command();
-    clap_complete::generate(shell, &mut cmd, "diffprofile", out);
+    // Generated in memory: the generators cannot report a write error
+    // (they panic on one); writing the script here can.
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "diffprofile", &mut script);
+    out.write_all(&script)?;
     Ok(())
 }

@@ -59,7 +59,8 @@ pub struct SymbolMap {
 impl SymbolMap {
     /// Read a map file (any compression [`crate::input`] knows).
     pub fn read_path(path: &str) -> Result<SymbolMap> {
-        let f = File::open(path).with_context(|| format!("{path}: cannot open symbol map"))?;
+        let f = File::open(input::os_path(path))
+            .with_context(|| format!("{path}: cannot open symbol map"))?;
         let raw: Box<dyn BufRead> = Box::new(BufReader::with_capacity(input::BUF_SIZE, f));
         let (_, reader) =
             input::decompress(raw).with_context(|| format!("{path}: cannot read symbol map"))?;

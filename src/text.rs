@@ -59,3 +59,123 @@ pub fn plural(n: u64, word: &str) -> String {
         format!("{n} {word}s")
     }
 }
+
+/// A name as every text output prints it (symbols, events, side and
+/// benchmark names): valid UTF-8 as it is (`函数_ünïcödé`), control
+/// characters (C0, DEL, C1) and the bidirectional controls escaped as
+/// `\u{..}`, so a crafted name can neither break the layout nor send escape
+/// sequences to a terminal nor reorder what is shown.
+pub fn printable(s: &str) -> String {
+    let bidi = |c: char| matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    if !s.chars().any(|c| c.is_control() || bidi(c)) {
+        return s.to_string();
+    }
+    s.chars()
+        .map(|c| {
+            if c.is_control() || is_bidi(c) {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// The Unicode bidirectional controls, which reorder how text is shown.
+pub fn is_bidi(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+    )
+}
+
+/// A path for a message: invalid UTF-8 as `\xNN` ([`decode`]), control
+/// and bidirectional characters escaped ([`printable`]), so that a file
+/// name can neither change the terminal (an ESC sequence) nor hide.
+pub fn shown_path(path: &std::path::Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    printable(&decode(path.as_os_str().as_bytes()))
+}
+
+/// A writer for messages (stderr) that escapes the control characters a
+/// message may carry from a file name or a file's text: C0 controls but
+/// tab, DEL and the C1 controls (U+0080 to U+009F, two bytes in UTF-8)
+/// become `\u{1b}`; so does a newline, unless it ends the write (the line
+/// end of `writeln!`, written on its own); everything else passes
+/// unchanged.
+pub struct Escaping<W> {
+    inner: W,
+    /// A `0xc2` byte that ended the previous write (the first byte of a C1
+    /// control, or of another character).
+    pending: bool,
+}
+
+impl<W> Escaping<W> {
+    pub fn new(inner: W) -> Self {
+        Escaping {
+            inner,
+            pending: false,
+        }
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for Escaping<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut out = Vec::with_capacity(buf.len() + 8);
+        let mut pending = self.pending;
+        let last = buf.len().saturating_sub(1);
+        for (i, &b) in buf.iter().enumerate() {
+            if pending {
+                pending = false;
+                if (0x80..0xa0).contains(&b) {
+                    out.extend_from_slice(format!("\\u{{{b:x}}}").as_bytes());
+                    continue;
+                }
+                out.push(0xc2);
+            }
+            match b {
+                // A message's own line end comes last in its write (a
+                // newline inside one comes from a name).
+                b'\n' if i == last => out.push(b),
+                b'\t' => out.push(b),
+                0..=0x1f | 0x7f => out.extend_from_slice(format!("\\u{{{b:x}}}").as_bytes()),
+                0xc2 => pending = true,
+                _ => out.push(b),
+            }
+        }
+        self.inner.write_all(&out)?;
+        self.pending = pending;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if std::mem::take(&mut self.pending) {
+            self.inner.write_all(&[0xc2])?;
+        }
+        self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod escaping_tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn controls_are_escaped_in_messages() {
+        let mut w = Escaping::new(Vec::new());
+        write!(w, "a\u{1b}[31mb\tc\nd\u{7f}").unwrap();
+        writeln!(w).unwrap();
+        // A C1 control split across two writes, and a two-byte letter.
+        w.write_all(&[b'x', 0xc2]).unwrap();
+        w.write_all(&[0x9b, b'y', 0xc2]).unwrap();
+        w.write_all(&[0xa9]).unwrap();
+        w.flush().unwrap();
+        let got = String::from_utf8(w.inner).unwrap();
+        assert_eq!(got, "a\\u{1b}[31mb\tc\\u{a}d\\u{7f}\nx\\u{9b}y\u{a9}");
+        assert_eq!(
+            shown_path(std::path::Path::new("r\u{1b}n.txt")),
+            "r\\u{1b}n.txt"
+        );
+    }
+}

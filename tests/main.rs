@@ -10,6 +10,7 @@ mod engines;
 mod export;
 mod html;
 mod identity;
+mod io;
 mod kernel_maps;
 mod malformed;
 mod noise;

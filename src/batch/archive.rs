@@ -10,7 +10,7 @@
 //! read and parsed on the thread pool while the archive is read on, at
 //! most [`IN_FLIGHT`] bytes at a time; a larger one is parsed from the
 //! archive stream itself, under the parsers' own bounds (lines of at most
-//! 4 MiB, binary formats at most 1 GiB, detection at most 1 MiB), so a
+//! 4 MiB, binary formats at most 1 GiB, detection at most 16 MiB), so a
 //! member claiming tens of gigabytes of zeros is read through, never held.
 //! Only raw profiles that need a symbol map from their directory (perf.data,
 //! /proc/profile images, without `--kallsyms`/`--map`) are held, bounded, until
@@ -45,6 +45,11 @@ pub(super) struct Walked {
     pub unmatched: Vec<String>,
     /// Absolute paths and paths with a `..` component: not read.
     pub dropped: Vec<String>,
+    /// Members read (regular files and links), for the warning of an
+    /// archive cut short.
+    pub read: usize,
+    /// The archive ends without its end-of-archive blocks.
+    pub cut: bool,
 }
 
 /// One parsed member: its slot and result.
@@ -53,15 +58,22 @@ type Done = (usize, Result<std::result::Result<Profile, String>>);
 /// Read every member of the archive (see the module comment).
 pub(super) fn walk(config: &BatchConfig, reader: Box<dyn BufRead>) -> Result<Walked> {
     let opts = &config.config.load;
-    let mut archive = tar::Archive::new(reader);
+    let mut archive = tar::Archive::new(crate::input::TarTail::new(reader));
     let entries = archive
         .entries()
         .with_context(|| format!("{}: cannot read tar archive", config.root))?;
     let mut w = Walked::default();
+    let root = crate::input::os_path(&config.root);
     let done: Mutex<Vec<Done>> = Mutex::new(Vec::new());
     let in_flight = AtomicUsize::new(0);
     // In place: the reading stays on this thread (the archive is not Send).
     rayon::in_place_scope(|scope| -> Result<()> {
+        let (done, in_flight) = (&done, &in_flight);
+        let pool = Pool {
+            scope,
+            done,
+            in_flight,
+        };
         let mut last = String::from("(start)");
         for entry in entries {
             let mut entry = entry.with_context(|| {
@@ -81,12 +93,26 @@ pub(super) fn walk(config: &BatchConfig, reader: Box<dyn BufRead>) -> Result<Wal
             if path.is_empty() || hidden(&path) {
                 continue;
             }
-            if !kind.is_file() {
+            let link = kind.is_hard_link() || kind.is_symlink();
+            if !kind.is_file() && !link {
                 w.unmatched.push(format!("{path} (not a regular file)"));
                 continue;
             }
+            w.read += 1;
+            // A link member: the bytes of the member it stands for.
+            let origin = format!("{}:{path}", config.root);
+            let linked = match load::tar_link_of(&entry, Some(&root), &path, &origin)? {
+                Some(Err(why)) => {
+                    w.unmatched.push(format!("{path} ({why})"));
+                    continue;
+                }
+                linked => linked.and_then(Result::ok),
+            };
             if load::is_map_name(&path) {
-                add_map(&mut w, &mut entry, &path, &config.root)?;
+                match linked {
+                    Some(bytes) => add_map(&mut w, &mut &bytes[..], &path, &config.root)?,
+                    None => add_map(&mut w, &mut entry, &path, &config.root)?,
+                }
                 continue;
             }
             let Some((kernel, bench)) = config.layout.matches(&path) else {
@@ -95,37 +121,18 @@ pub(super) fn walk(config: &BatchConfig, reader: Box<dyn BufRead>) -> Result<Wal
             };
             let (kernel, bench) = (kernel.to_string(), bench.to_string());
             let slot = w.members.len();
-            let size = entry.size();
-            let data = if size <= SMALL {
+            let size = linked.as_ref().map_or(entry.size(), |b| b.len() as u64);
+            let data = if size <= SMALL || linked.is_some() {
                 let mut bytes = Vec::with_capacity(size as usize);
-                match entry.read_to_end(&mut bytes) {
+                let read = match linked {
+                    Some(b) => Ok(b),
+                    None => entry.read_to_end(&mut bytes).map(|_| bytes),
+                };
+                match read {
                     Err(e) => Data::Loaded(Box::new(Err(
                         anyhow::Error::new(e).context(format!("{path}: cannot read member"))
                     ))),
-                    Ok(_) => match sniff(&bytes, &path, opts) {
-                        Sniff::Done(r) => Data::Loaded(r),
-                        Sniff::NeedsMap => Data::Bytes(bytes),
-                        Sniff::Parse => {
-                            let n = bytes.len();
-                            if in_flight.load(Ordering::Relaxed) + n <= IN_FLIGHT {
-                                in_flight.fetch_add(n, Ordering::Relaxed);
-                                let (origin, done, in_flight) = (path.clone(), &done, &in_flight);
-                                scope.spawn(move |_| {
-                                    let r = load::load_stream(Box::new(&bytes[..]), &origin, opts);
-                                    in_flight.fetch_sub(n, Ordering::Relaxed);
-                                    let mut d = done.lock().unwrap_or_else(|e| e.into_inner());
-                                    d.push((slot, r));
-                                });
-                                Data::Pending
-                            } else {
-                                Data::Loaded(Box::new(load::load_stream(
-                                    Box::new(&bytes[..]),
-                                    &path,
-                                    opts,
-                                )))
-                            }
-                        }
-                    },
+                    Ok(bytes) => small(bytes, &path, slot, opts, &pool),
                 }
             } else {
                 from_stream(&mut entry, &path, opts)
@@ -139,12 +146,57 @@ pub(super) fn walk(config: &BatchConfig, reader: Box<dyn BufRead>) -> Result<Wal
         }
         Ok(())
     })?;
+    w.cut = !archive.into_inner().ended();
     for (slot, r) in done.into_inner().unwrap_or_else(|e| e.into_inner()) {
         if let Some(m) = w.members.get_mut(slot) {
             m.data = Data::Loaded(Box::new(r));
         }
     }
     Ok(w)
+}
+
+/// Where a small member is parsed: a task of `scope`, its result put in
+/// `done`, while at most [`IN_FLIGHT`] bytes wait.
+struct Pool<'a, 's> {
+    scope: &'a rayon::Scope<'s>,
+    done: &'s Mutex<Vec<Done>>,
+    in_flight: &'s AtomicUsize,
+}
+
+/// A small member read whole: parsed on the pool (or here, when too many
+/// bytes wait already), kept when it needs a map from later in the
+/// archive, or its result when it is not a profile.
+fn small<'s>(
+    bytes: Vec<u8>,
+    path: &str,
+    slot: usize,
+    opts: &'s LoadOptions,
+    pool: &Pool<'_, 's>,
+) -> Data {
+    match sniff(&bytes, path, opts) {
+        Sniff::Done(r) => Data::Loaded(r),
+        Sniff::NeedsMap => Data::Bytes(bytes),
+        Sniff::Parse => {
+            let n = bytes.len();
+            if pool.in_flight.load(Ordering::Relaxed) + n <= IN_FLIGHT {
+                pool.in_flight.fetch_add(n, Ordering::Relaxed);
+                let (origin, done, in_flight) = (path.to_string(), pool.done, pool.in_flight);
+                pool.scope.spawn(move |_| {
+                    let r = load::load_stream(Box::new(&bytes[..]), &origin, opts);
+                    in_flight.fetch_sub(n, Ordering::Relaxed);
+                    let mut d = done.lock().unwrap_or_else(|e| e.into_inner());
+                    d.push((slot, r));
+                });
+                Data::Pending
+            } else {
+                Data::Loaded(Box::new(load::load_stream(
+                    Box::new(&bytes[..]),
+                    path,
+                    opts,
+                )))
+            }
+        }
+    }
 }
 
 /// A symbol map member, read into memory for the profiles of its directory.

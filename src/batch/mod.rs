@@ -32,7 +32,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::io::{BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// `diffprofile batch`: where the results are, how they are laid out, the
@@ -498,8 +498,15 @@ type MapsByDir = BTreeMap<String, Arc<load::Beside>>;
 /// Every member of the tree that matches the layout, sorted by path, and
 /// the symbol maps by directory; the other paths are named in a warning.
 fn list(config: &BatchConfig, warnings: &mut Vec<String>) -> Result<(Vec<Member>, MapsByDir)> {
-    let root = Path::new(&config.root);
+    let root = &input::os_path(&config.root);
+    if config.root == "-" {
+        bail!(
+            "batch reads a results tree by its path (a directory or a tar archive), \
+             not stdin: save the archive to a file and give its path as ROOT"
+        );
+    }
     let meta = std::fs::metadata(root).with_context(|| format!("{}: cannot open", config.root))?;
+    input::refuse_special_root(&config.root, &meta)?;
     let mut unmatched = Vec::new();
     let mut members = Vec::new();
     let mut maps: BTreeMap<String, Vec<load::MapFile>> = BTreeMap::new();
@@ -541,6 +548,9 @@ fn list(config: &BatchConfig, warnings: &mut Vec<String>) -> Result<(Vec<Member>
         members = walked.members;
         unmatched.extend(walked.unmatched);
         maps = walked.maps;
+        if walked.cut {
+            warnings.push(input::tar_cut_warning(walked.read));
+        }
         if !walked.dropped.is_empty() {
             warnings.push(format!(
                 "{} member(s) not read: an absolute path or a `..` component has no place \

@@ -10,6 +10,7 @@ use super::BatchConfig;
 use super::{Batch, Bench};
 use crate::render::{self, NumFmt, OutputFormat, Regression};
 use anyhow::{Context, Result};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
@@ -158,9 +159,38 @@ pub fn write_stdout(batch: &Batch, config: &BatchConfig, out: &mut dyn Write) ->
     Ok(())
 }
 
+/// The index file's name for `fmt`.
+fn index_name(fmt: OutputFormat) -> String {
+    let index_ext = match fmt {
+        OutputFormat::Html | OutputFormat::Flamegraph => "html",
+        other => ext(other),
+    };
+    format!("index.{index_ext}")
+}
+
+/// Refuse a batch whose files would overwrite one another: two benchmarks
+/// with one file name (`index` is written as `index-bench`, which a
+/// benchmark may be named too), or a benchmark file named as the index.
+fn unique_names(batch: &Batch, fmt: OutputFormat) -> Result<()> {
+    let mut taken: BTreeMap<String, String> = BTreeMap::new();
+    taken.insert(index_name(fmt), "the index".to_string());
+    for b in batch.benches.iter().filter(|b| b.report.is_some()) {
+        let file = file_name(&b.name, fmt);
+        if let Some(other) = taken.insert(file.clone(), format!("benchmark {}", b.name)) {
+            anyhow::bail!(
+                "--out-dir: {other} and benchmark {} would both be written as {file}: \
+                 rename one of them in the results tree (nothing written)",
+                b.name
+            );
+        }
+    }
+    Ok(())
+}
+
 /// One report file per benchmark and `index.<ext>` in `dir`.
 pub fn write_dir(batch: &Batch, config: &BatchConfig, dir: &Path) -> Result<()> {
     let fmt = config.config.output;
+    unique_names(batch, fmt)?;
     std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
     let write = |name: &str, bytes: &[u8]| -> Result<()> {
         let path = dir.join(name);
@@ -177,11 +207,7 @@ pub fn write_dir(batch: &Batch, config: &BatchConfig, dir: &Path) -> Result<()> 
     let mut buf = Vec::new();
     let files = |bench: &str| file_name(bench, fmt);
     render::render_index(fmt, &index(batch, Some(&files)), &mut buf)?;
-    let index_ext = match fmt {
-        OutputFormat::Html | OutputFormat::Flamegraph => "html",
-        other => ext(other),
-    };
-    write(&format!("index.{index_ext}"), &buf)?;
+    write(&index_name(fmt), &buf)?;
     // Index files of skipped benchmarks: nothing; they are in the index.
     Ok(())
 }

@@ -72,7 +72,7 @@ pub(super) fn load_noise_model(
     let model = match &config.noise {
         None => return Ok(None),
         Some(NoiseSpec::File(path)) => {
-            let text = std::fs::read_to_string(path)
+            let text = std::fs::read_to_string(crate::input::os_path(path))
                 .with_context(|| format!("{path}: cannot read the noise model"))?;
             NoiseModel::from_json(&text, path)?
         }

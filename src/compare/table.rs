@@ -98,7 +98,7 @@ fn shared_runs(
 /// `root`: its runs as (kernel, benchmark, run), and the configuration to
 /// compare them with; `None` when the root is a results tree of profiles.
 pub fn table_runs(root: &str, config: &Config) -> Result<Option<(Config, Vec<TableRun>)>> {
-    if !files::is_table(std::path::Path::new(root))? {
+    if !files::is_table(&crate::input::os_path(root))? {
         return Ok(None);
     }
     refuse_read_options(config, "batch over a counts table")?;

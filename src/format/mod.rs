@@ -322,19 +322,13 @@ fn read_at_most(
 }
 
 /// Map a whole plain file (empty files are not mapped).
-fn map_whole(file: &std::fs::File, origin: &str) -> Result<Option<memmap2::Mmap>, ParseError> {
-    let len = file
-        .metadata()
-        .map_err(|e| ParseError::io(origin, e))?
-        .len();
-    if len == 0 {
-        return Ok(None);
-    }
-    // SAFETY: a read-only private mapping; a concurrent truncation of the
-    // file makes the process fail with SIGBUS (as for any program that maps
-    // its input).
-    let map = unsafe { memmap2::Mmap::map(file) }.map_err(|e| ParseError::io(origin, e))?;
-    Ok(Some(map))
+fn map_whole(
+    file: &std::fs::File,
+    origin: &str,
+) -> Result<Option<crate::input::guarded::Guarded>, ParseError> {
+    // A concurrent truncation of the file is caught by the guard, and
+    // reported after parsing (the parse read zeros past the new end).
+    crate::input::guarded::Guarded::map(file).map_err(|e| ParseError::io(origin, e))
 }
 
 /// Parse a plain regular file of a format that [`maps_files`]: mapped into
@@ -350,12 +344,20 @@ pub fn parse_file(
         Format::Folded => folded::parse_file(file, origin, opts),
         Format::PerfData | Format::ProcProfile => {
             let map = map_whole(file, origin)?;
-            let bytes = map.as_deref().unwrap_or_default();
-            if format == Format::PerfData {
+            let bytes = map.as_ref().map_or(&[][..], |m| m.bytes());
+            let parsed = if format == Format::PerfData {
                 perf_data::parse_bytes(bytes, origin, opts)
             } else {
                 proc_profile::parse_bytes(bytes, origin, opts)
+            };
+            if map.as_ref().is_some_and(|m| m.shrank()) {
+                return Err(ParseError::invalid(
+                    origin,
+                    "the file shrank while it was read (truncated or rewritten by another \
+                     program?); read it again once it is complete",
+                ));
             }
+            parsed
         }
         _ => parse(
             format,

@@ -14,7 +14,7 @@ use crate::symmap::{Beside, MapAdvice, MapFile, Reader, SymbolMap};
 use anyhow::{bail, Result};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// The side's own map, when none of its runs named kernel samples with it
@@ -69,7 +69,8 @@ pub(super) fn beside_file(
     if path == "-" || is_map_name(path) {
         return None;
     }
-    let dir = match Path::new(path).parent() {
+    let full = crate::input::os_path(path);
+    let dir = match full.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };

@@ -118,7 +118,7 @@ fn judged(f: &Flame) -> String {
          {} grew, red; {} shrank, blue; the rest grey",
         t.noise.method.name(),
         super::adjust_name(t.adjust),
-        t.alpha,
+        super::fmt_alpha(t.alpha),
         fmt_count(t.tested as f64),
         fmt_count(t.worse as f64),
         fmt_count(t.better as f64)

@@ -143,7 +143,7 @@ fn header(report: &Report, opts: &RenderOptions, s: &mut String) {
     let _ = writeln!(
         s,
         "<tr><th>significance</th><td>q &le; {} ({} adjusted)</td></tr>",
-        report.alpha,
+        super::fmt_alpha(report.alpha),
         super::adjust_name(report.adjust)
     );
     if !report.notes.is_empty() {

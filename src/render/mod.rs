@@ -104,34 +104,7 @@ pub fn side_title(report: &Report, i: usize, opts: &RenderOptions) -> String {
     })
 }
 
-/// A name as every text output prints it (symbols, events, side and
-/// benchmark names): valid UTF-8 as it is (`函数_ünïcödé`), control
-/// characters (C0, DEL, C1) and the bidirectional controls escaped as
-/// `\u{..}`, so a crafted name can neither break the layout nor send escape
-/// sequences to a terminal nor reorder what is shown.
-pub fn printable(s: &str) -> String {
-    let bidi = |c: char| matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-    if !s.chars().any(|c| c.is_control() || bidi(c)) {
-        return s.to_string();
-    }
-    s.chars()
-        .map(|c| {
-            if c.is_control() || is_bidi(c) {
-                c.escape_unicode().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
-}
-
-/// The Unicode bidirectional controls, which reorder how text is shown.
-pub fn is_bidi(c: char) -> bool {
-    matches!(
-        c,
-        '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
-    )
-}
+pub use crate::text::{is_bidi, printable};
 
 /// Columns a string takes on a terminal (East Asian wide characters take two).
 pub fn width(s: &str) -> usize {
@@ -332,7 +305,7 @@ pub fn side_lines(
     let indent = " ".repeat(prefix.chars().count() + 2);
     let mut out = Vec::new();
     for (s, name) in report.sides.iter().zip(&names) {
-        let totals: Vec<String> = s.runs.iter().map(|r| fmt_count(r.total)).collect();
+        let totals: Vec<f64> = s.runs.iter().map(|r| r.total).collect();
         let approx = if s.runs.iter().any(|r| r.approximate.is_some()) {
             " (approximate)"
         } else {
@@ -346,7 +319,7 @@ pub fn side_lines(
         );
         let tail = format!(
             "total{plural} {}{approx}{}",
-            totals.join(" "),
+            listed(&totals, &|t| fmt_count(t)),
             exposure_phrase(report.normalize, &s.runs),
         );
         let one = format!("{head}, {tail}");
@@ -366,15 +339,37 @@ pub fn side_lines(
     out
 }
 
+/// Per-run values a header lists one by one: at most this many, then how
+/// many more and their range, so that a side of 100,000 runs still has a
+/// header of a few lines (JSON and CSV keep every run).
+pub const RUNS_LISTED: usize = 12;
+
+/// `values` as the header lists them ([`RUNS_LISTED`]).
+pub fn listed(values: &[f64], f: &dyn Fn(f64) -> String) -> String {
+    let shown: Vec<String> = values.iter().take(RUNS_LISTED).map(|&v| f(v)).collect();
+    let rest = values.get(RUNS_LISTED..).unwrap_or_default();
+    if rest.is_empty() {
+        return shown.join(" ");
+    }
+    let (lo, hi) = rest
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+            (a.min(v), b.max(v))
+        });
+    format!(
+        "{} and {} more ({} to {})",
+        shown.join(" "),
+        rest.len(),
+        f(lo),
+        f(hi)
+    )
+}
+
 /// The runs' exposures when they are not the totals already shown: the
 /// durations (`rate`), work counts (`work`) or size factors (`robust`).
 pub fn exposure_phrase(n: Normalize, runs: &[RunSummary]) -> String {
-    let list = |f: &dyn Fn(f64) -> String| {
-        runs.iter()
-            .map(|r| f(r.exposure))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
+    let exposures: Vec<f64> = runs.iter().map(|r| r.exposure).collect();
+    let list = |f: &dyn Fn(f64) -> String| listed(&exposures, f);
     let s = if runs.len() == 1 { "" } else { "s" };
     match n {
         Normalize::Share | Normalize::Ticks => String::new(),
@@ -466,6 +461,16 @@ pub fn fmt_df(df: f64) -> String {
     }
 }
 
+/// The significance level as a message shows it: `0.05`, `0.001`, and
+/// below 0.0001 in exponent form (`1e-300`, never 300 zeros).
+pub fn fmt_alpha(a: f64) -> String {
+    if a >= 1e-4 {
+        format!("{a}")
+    } else {
+        format!("{a:e}")
+    }
+}
+
 /// The summary sentence: significant regressions/improvements, noise, untested.
 pub fn summary_sentence(report: &Report, c: &Comparison) -> String {
     if c.noise.method == Method::NotTested {
@@ -478,7 +483,7 @@ pub fn summary_sentence(report: &Report, c: &Comparison) -> String {
         c.improvements,
         if c.improvements == 1 { "" } else { "s" },
         adjust_name(report.adjust),
-        report.alpha,
+        fmt_alpha(report.alpha),
         c.tested - c.regressions - c.improvements,
         c.untested
     )
@@ -616,4 +621,34 @@ pub fn gate_line<S: AsRef<str>>(total: usize, named: &[S]) -> String {
             String::new()
         }
     )
+}
+
+#[cfg(test)]
+mod listed_tests {
+    use super::*;
+
+    /// A side of 100,000 runs lists a dozen totals and the range of the rest.
+    #[test]
+    fn a_header_lists_a_bounded_number_of_runs() {
+        let totals: Vec<f64> = (0..100_000).map(|i| f64::from(1000 + i % 7)).collect();
+        let line = listed(&totals, &|t| fmt_count(t));
+        assert!(line.len() < 120, "{} bytes", line.len());
+        assert!(line.ends_with(" and 99988 more (1000 to 1006)"), "{line}");
+        let few = listed(&[1.0, 2.0], &|t| fmt_count(t));
+        assert_eq!(few, "1 2");
+    }
+}
+
+#[cfg(test)]
+mod alpha_tests {
+    /// `--alpha 1e-300` is printed as such, not as 300 zeros.
+    #[test]
+    fn tiny_alphas_are_short() {
+        assert_eq!(super::fmt_alpha(0.05), "0.05");
+        assert_eq!(super::fmt_alpha(0.001), "0.001");
+        assert_eq!(super::fmt_alpha(1e-300), "1e-300");
+        assert_eq!(crate::aggregate::fmt_count(-0.0), "0");
+        assert_eq!(crate::aggregate::fmt_count(-0.001), "0.00");
+        assert_eq!(crate::aggregate::fmt_count(-1.5), "-1.50");
+    }
 }

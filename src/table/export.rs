@@ -13,6 +13,7 @@ use super::schema;
 use super::writer::TableWriter;
 use super::ExportConfig;
 use crate::exit;
+use crate::input::target::{self, Replace};
 use crate::profile::Format;
 use anyhow::{bail, Context, Result};
 use std::io::{BufWriter, Write};
@@ -23,12 +24,22 @@ pub fn run(config: &ExportConfig, err: &mut dyn Write) -> Result<u8> {
         .num_threads(config.jobs.unwrap_or(0))
         .build()
         .context("cannot start worker threads")?;
-    let out = std::path::Path::new(&config.out);
-    let name = out.file_name().map(|n| n.to_string_lossy().into_owned());
-    let Some(name) = name else {
-        bail!("-o {}: expected a file name", config.out);
+    let out = &crate::input::os_path(&config.out);
+    if config.out == "-" {
+        bail!("-o -: a Parquet table is written to a file, not to stdout: give -o FILE.parquet");
+    }
+    // A plain file is written beside and renamed into place; a link's
+    // target likewise; a FIFO or device is written through.
+    let plan = target::replace_plan("-o", out)?;
+    let tmp = match &plan {
+        Replace::Rename { tmp, .. } => tmp.clone(),
+        Replace::Through(p) => p.clone(),
     };
-    let tmp = out.with_file_name(format!(".{name}.partial-{}", std::process::id()));
+    let remove_tmp = || {
+        if matches!(plan, Replace::Rename { .. }) {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    };
     let file =
         std::fs::File::create(&tmp).with_context(|| format!("{}: cannot create", tmp.display()))?;
     let writer = TableWriter::new(BufWriter::with_capacity(1 << 20, file), metadata(config))?;
@@ -42,11 +53,22 @@ pub fn run(config: &ExportConfig, err: &mut dyn Write) -> Result<u8> {
             .with_context(|| format!("{}: cannot write", tmp.display()))
     });
     if let Err(e) = finished {
-        let _ = std::fs::remove_file(&tmp);
+        remove_tmp();
         return Err(e);
     }
-    std::fs::rename(&tmp, out)
-        .with_context(|| format!("{}: cannot rename to {}", tmp.display(), config.out))?;
+    if counts.groups == 0 && counts.errors == 0 {
+        remove_tmp();
+        bail!(
+            "{}: no files match --layout {}; nothing written to {}",
+            config.roots.join(" "),
+            config.layout.text(),
+            config.out
+        );
+    }
+    if let Replace::Rename { tmp, dest } = &plan {
+        std::fs::rename(tmp, dest)
+            .with_context(|| format!("{}: cannot rename to {}", tmp.display(), config.out))?;
+    }
     let shard = match config.shard {
         Some(s) => format!(
             " (shard {}/{}: {} of {} run groups)",

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// Every Parquet file of the table at `path`, in path order.
 pub fn list(path: &str) -> Result<Vec<TableFile>> {
-    let root = Path::new(path);
+    let root = &crate::input::os_path(path);
     let mut files = Vec::new();
     if root.is_dir() {
         files = walk(root, false)?;

@@ -115,7 +115,7 @@ impl<'a, W: Write + Send> Exporter<'a, W> {
     pub fn all_roots(&mut self) -> Result<()> {
         for (i, root) in self.config.roots.iter().enumerate() {
             self.root = i;
-            self.archive = !std::path::Path::new(root).is_dir();
+            self.archive = !crate::input::os_path(root).is_dir();
             self.maps.clear();
             tree::visit(root, &self.config.layout, self)?;
             for mut item in std::mem::take(&mut self.deferred) {

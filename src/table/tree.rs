@@ -57,8 +57,9 @@ pub trait Visitor {
 
 /// Visit every file of the tree at `root`.
 pub fn visit(root: &str, layout: &Layout, v: &mut dyn Visitor) -> Result<()> {
-    let path = Path::new(root);
+    let path = &input::os_path(root);
     let meta = std::fs::metadata(path).with_context(|| format!("{root}: cannot open"))?;
+    input::refuse_special_root(root, &meta)?;
     if meta.is_dir() {
         let mut skipped = input::Skipped::default();
         walk(path, layout, v, &mut skipped)?;
@@ -71,11 +72,12 @@ pub fn visit(root: &str, layout: &Layout, v: &mut dyn Visitor) -> Result<()> {
     if !opened.tar {
         bail!("{root}: not a directory or a tar archive (plain, gz, zst, xz)");
     }
-    let mut archive = tar::Archive::new(opened.reader);
+    let mut archive = tar::Archive::new(input::TarTail::new(opened.reader));
     let entries = archive
         .entries()
         .with_context(|| format!("{root}: cannot read tar archive"))?;
     let mut last = String::from("(start)");
+    let mut read = 0usize;
     for entry in entries {
         let mut entry =
             entry.with_context(|| format!("{root}: corrupt tar archive after member {last}"))?;
@@ -94,14 +96,29 @@ pub fn visit(root: &str, layout: &Layout, v: &mut dyn Visitor) -> Result<()> {
         if hidden(&rel) {
             continue;
         }
-        if !kind.is_file() {
+        let link = kind.is_hard_link() || kind.is_symlink();
+        if !kind.is_file() && !link {
             v.unmatched(format!("{rel} (not a regular file)"));
             continue;
         }
+        read += 1;
+        // A link member: the bytes of the member it stands for.
+        let linked = match load::tar_link_of(&entry, Some(path), &rel, &format!("{root}:{rel}"))? {
+            Some(Err(why)) => {
+                v.unmatched(format!("{rel} ({why})"));
+                continue;
+            }
+            linked => linked.and_then(Result::ok),
+        };
         if load::is_map_name(&rel) {
             let name = format!("{root}:{rel}");
-            let mut r = BufReader::with_capacity(BUF_SIZE, &mut entry);
-            let bytes = format::read_bounded(&mut r, &name, "symbol map")?;
+            let bytes = match linked {
+                Some(bytes) => bytes,
+                None => {
+                    let mut r = BufReader::with_capacity(BUF_SIZE, &mut entry);
+                    format::read_bounded(&mut r, &name, "symbol map")?
+                }
+            };
             v.map(dir_of(&rel), MapFile::Bytes(name, bytes))?;
             continue;
         }
@@ -109,7 +126,9 @@ pub fn visit(root: &str, layout: &Layout, v: &mut dyn Visitor) -> Result<()> {
             Some((k, b)) if v.wants(k, b) => {
                 let (kernel, bench) = (k.to_string(), b.to_string());
                 let size = entry.size();
-                let data = if size <= SMALL {
+                let data = if let Some(bytes) = linked {
+                    Data::Bytes(bytes)
+                } else if size <= SMALL {
                     let mut bytes = Vec::with_capacity(size as usize);
                     entry
                         .read_to_end(&mut bytes)
@@ -128,6 +147,9 @@ pub fn visit(root: &str, layout: &Layout, v: &mut dyn Visitor) -> Result<()> {
             Some(_) => {}
             None => v.unmatched(rel),
         }
+    }
+    if !archive.into_inner().ended() {
+        v.warning(format!("{root}: {}", input::tar_cut_warning(read)));
     }
     Ok(())
 }

@@ -1,5 +1,5 @@
 //! The parallel, in-order block pipeline behind both block readers (a stream
-//! read into buffers, a plain file mapped block by block).
+//! read into buffers, a plain file read at offsets block by block).
 //!
 //! This thread produces the blocks one after another and spawns a rayon task
 //! per block, with at most a few blocks per thread in flight (which bounds
@@ -11,7 +11,7 @@
 use super::super::ParseError;
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
-use std::sync::{mpsc, Arc};
+use std::sync::mpsc;
 use std::time::Duration;
 
 /// One block of input and where it sits in the stream.
@@ -23,20 +23,14 @@ pub struct Block<'a> {
 
 /// A block's bytes, moved to the task that parses it.
 pub enum Bytes {
-    /// A slice of a mapping of the file.
-    Mapped {
-        map: Arc<memmap2::Mmap>,
-        start: usize,
-        len: usize,
-    },
-    /// A buffer read from a stream (handed back for reuse afterwards).
+    /// A buffer read from a stream or a file (handed back for reuse
+    /// afterwards).
     Owned(Vec<u8>),
 }
 
 impl Bytes {
     fn as_slice(&self) -> &[u8] {
         match self {
-            Bytes::Mapped { map, start, len } => &map[*start..*start + *len],
             Bytes::Owned(v) => v,
         }
     }
@@ -109,9 +103,8 @@ where
             let (i, result, bytes) = next_result(&rx).ok_or_else(|| {
                 ParseError::invalid(origin, "a parsing task ended without a result")
             })?;
-            if let Bytes::Owned(buf) = bytes {
-                producer.recycle(buf);
-            }
+            let Bytes::Owned(buf) = bytes;
+            producer.recycle(buf);
             let result = result.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             early.insert(i, result);
             while let Some(result) = early.remove(&next) {

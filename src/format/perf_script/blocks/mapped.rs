@@ -1,23 +1,19 @@
-//! The block reader of [`super`] for a plain regular file: the file
-//! is mapped into memory a block at a time and cut into exactly the blocks
-//! the stream reader would make, as slices of the mapping, so nothing is
-//! copied. Reading a file this way costs page faults instead of a copy per
-//! byte, which on a warm page cache is most of the time `cat` takes.
+//! The block reader of [`super`] for a plain regular file: the file is
+//! read at offsets (`pread`), a block at a time, and cut into exactly the
+//! blocks the stream reader would make.
 //!
-//! Memory: each block has its own mapping, unmapped when it is parsed, and
-//! only a few blocks per thread are in flight, so peak memory does not
-//! depend on the file.
-//! A file truncated by another process while it is mapped makes the
-//! process fail with SIGBUS (as for any program that maps its input).
+//! Memory: each block is one buffer, handed back for reuse when it is
+//! parsed, and only a few blocks per thread are in flight, so peak memory
+//! does not depend on the file.
+//! The file is read, not mapped: a file truncated by another process while
+//! it is mapped would kill the process with SIGBUS; read, it ends early,
+//! which is an error that names the file ([`shrank`]).
 
 use super::super::super::ParseError;
 use super::super::pipeline::{Bytes, Producer};
 use super::{too_long, Boundary, MAX_RECORD};
 use std::fs::File;
-use std::sync::Arc;
-
-/// Mapping offsets are rounded down to this (a multiple of every page size).
-const ALIGN: usize = 1 << 16;
+use std::os::unix::fs::FileExt;
 
 /// Where the block starting at `rest[0]` ends, exactly as the stream reader
 /// cuts it: it fills its buffer to `k × block_size` bytes (k = 1, 2, …) and
@@ -52,17 +48,31 @@ fn cut(rest: &[u8], rest_is_all: bool, block_size: usize, boundary: Boundary) ->
     }
 }
 
-/// The blocks of a plain file, each with its own mapping (shared with the
-/// task that parses it), cut as the stream reader cuts them. The mapping
-/// grows a block at a time until the cut is decided, so it holds the block
-/// and at most one block more.
+/// The error of a file that ended before the size it had when reading began.
+fn shrank(origin: &str, len: u64, at: u64) -> ParseError {
+    ParseError::invalid(
+        origin,
+        format!(
+            "the file shrank while it was read: {len} bytes when reading began, \
+             it ends at byte {at} (truncated or rewritten by another program?); \
+             read it again once it is complete"
+        ),
+    )
+}
+
+/// The blocks of a plain file, each read into its own buffer, cut as the
+/// stream reader cuts them. The bytes read past a block's cut are read
+/// again as the start of the next block (less than a record).
 pub struct Blocks<'a> {
     file: &'a File,
     origin: &'a str,
-    len: usize,
-    pos: usize,
+    /// The file's size when reading began: the blocks end there.
+    len: u64,
+    pos: u64,
     block_size: usize,
     boundary: Boundary,
+    /// Buffers of parsed blocks, for reuse.
+    spare: Vec<Vec<u8>>,
 }
 
 impl<'a> Blocks<'a> {
@@ -76,8 +86,6 @@ impl<'a> Blocks<'a> {
             .metadata()
             .map_err(|e| ParseError::io(origin, e))?
             .len();
-        let len = usize::try_from(len)
-            .map_err(|_| ParseError::invalid(origin, "file too large to map"))?;
         Ok(Blocks {
             file,
             origin,
@@ -85,7 +93,25 @@ impl<'a> Blocks<'a> {
             pos: 0,
             block_size,
             boundary,
+            spare: Vec::new(),
         })
+    }
+
+    /// Fill `buf` (the bytes from `pos` on) to `want` bytes.
+    fn fill(&self, buf: &mut Vec<u8>, want: usize) -> Result<(), ParseError> {
+        let have = buf.len();
+        buf.resize(want, 0);
+        let mut at = have;
+        while at < want {
+            let offset = self.pos + at as u64;
+            match self.file.read_at(&mut buf[at..], offset) {
+                Ok(0) => return Err(shrank(self.origin, self.len, offset)),
+                Ok(n) => at += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(ParseError::io(self.origin, e)),
+            }
+        }
+        Ok(())
     }
 }
 
@@ -94,35 +120,33 @@ impl Producer for Blocks<'_> {
         if self.pos >= self.len {
             return Ok(None);
         }
-        let (pos, len) = (self.pos, self.len);
-        let base = pos - pos % ALIGN;
+        let left = self.len - self.pos;
+        let mut buf = self.spare.pop().unwrap_or_default();
+        buf.clear();
         let mut span = self.block_size;
         loop {
-            let map_len = (len - base).min(pos - base + span);
-            // SAFETY: a read-only private mapping; a concurrent truncation
-            // of the file is the documented SIGBUS case.
-            let map = unsafe {
-                memmap2::MmapOptions::new()
-                    .offset(base as u64)
-                    .len(map_len)
-                    .map(self.file)
-            }
-            .map_err(|e| ParseError::io(self.origin, e))?;
-            let _ = map.advise(memmap2::Advice::Sequential);
-            let all = base + map_len == len;
-            let start = pos - base;
-            let (n, last) = match cut(&map[start..], all, self.block_size, self.boundary) {
-                Cut::Block(n) => (n, false),
-                Cut::Last => (map_len - start, true),
-                Cut::NeedMore => {
-                    span += self.block_size;
-                    continue;
+            let want = usize::try_from(left).map_or(span, |l| l.min(span));
+            self.fill(&mut buf, want)?;
+            let all = want as u64 == left;
+            match cut(&buf, all, self.block_size, self.boundary) {
+                Cut::Block(n) => {
+                    buf.truncate(n);
+                    self.pos += n as u64;
+                    return Ok(Some((Bytes::Owned(buf), false)));
                 }
-                Cut::TooLong => return Err(too_long(self.origin, pos as u64)),
-            };
-            self.pos += n;
-            let map = Arc::new(map);
-            return Ok(Some((Bytes::Mapped { map, start, len: n }, last)));
+                Cut::Last => {
+                    self.pos = self.len;
+                    return Ok(Some((Bytes::Owned(buf), true)));
+                }
+                Cut::NeedMore => span += self.block_size,
+                Cut::TooLong => return Err(too_long(self.origin, self.pos)),
+            }
+        }
+    }
+
+    fn recycle(&mut self, buf: Vec<u8>) {
+        if self.spare.len() < 4 {
+            self.spare.push(buf);
         }
     }
 }
@@ -152,6 +176,39 @@ mod tests {
             let streamed = blocks_of(Source::Stream(&mut &text[..]), size).unwrap();
             assert_eq!(mapped, streamed, "block size {size}");
         }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A file cut short by another program while it is read is an error
+    /// that names it (mapped, it was a SIGBUS that killed the process).
+    #[test]
+    fn a_file_truncated_while_read_is_an_error() {
+        use super::super::super::pipeline::Producer;
+        use super::super::after_last_newline;
+        let dir = std::env::temp_dir().join(format!("dp-shrink-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.txt");
+        std::fs::write(&path, "0123456789abcdef\n".repeat(1 << 16)).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        let mut blocks = super::Blocks::new(&file, "t.txt", 1 << 16, after_last_newline).unwrap();
+        assert!(blocks.next().unwrap().is_some());
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(100_000)
+            .unwrap();
+        let e = loop {
+            match blocks.next() {
+                Ok(Some(_)) => continue,
+                Ok(None) => panic!("the cut file read as if whole"),
+                Err(e) => break e.to_string(),
+            }
+        };
+        assert!(
+            e.starts_with("t.txt: the file shrank while it was read"),
+            "{e}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

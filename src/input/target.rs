@@ -1,0 +1,183 @@
+//! Where a report, a table or a model is written, checked before anything
+//! is read: an output that is one of the inputs (the same file, through a
+//! symbolic or hard link too, or a file inside an input directory) is
+//! refused, since writing it would destroy the input or add the report to
+//! the runs of the next comparison; and how an output that is replaced as a
+//! whole (`export -o`, written to a temporary file and renamed) is written
+//! when it is not a plain file: through a symbolic link to its target,
+//! straight into a FIFO or device, never replacing either.
+
+use anyhow::{bail, Context, Result};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// The absolute, link-free path `path` names, also when the file does not
+/// exist yet (its directory resolved, its name kept); `None` when not even
+/// the directory resolves.
+fn resolved(path: &Path) -> Option<PathBuf> {
+    if let Ok(p) = std::fs::canonicalize(path) {
+        return Some(p);
+    }
+    let name = path.file_name()?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    Some(std::fs::canonicalize(dir).ok()?.join(name))
+}
+
+/// Refuse `out` (given with `flag`) when it is one of `inputs`: the same
+/// regular file (by device and inode, so also through a symbolic or hard
+/// link), or a path inside an input directory. `-` (stdout) and inputs
+/// that cannot be read here (missing: their own error comes later) pass.
+pub fn refuse_input(flag: &str, out: &Path, inputs: &[PathBuf]) -> Result<()> {
+    if out == Path::new("-") {
+        return Ok(());
+    }
+    let out_meta = std::fs::metadata(out).ok();
+    let out_file = out_meta.as_ref().filter(|m| m.is_file());
+    let out_real = resolved(out);
+    for input in inputs {
+        if input == Path::new("-") {
+            continue;
+        }
+        let Ok(meta) = std::fs::metadata(input) else {
+            continue;
+        };
+        let shown = crate::text::shown_path(input);
+        if meta.is_dir() {
+            let inside = std::fs::canonicalize(input)
+                .ok()
+                .zip(out_real.as_ref())
+                .is_some_and(|(dir, o)| o.starts_with(dir));
+            if inside {
+                bail!(
+                    "{flag} {}: inside the input directory {shown}: the output would be \
+                     read as a run next time; write it outside the inputs",
+                    crate::text::shown_path(out)
+                );
+            }
+        } else if let Some(o) = out_file {
+            if o.dev() == meta.dev() && o.ino() == meta.ino() {
+                bail!(
+                    "{flag} {}: is the input {shown} (the same file): writing the output \
+                     there would destroy it; give another file",
+                    crate::text::shown_path(out)
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// How a file that is written whole and then put in place is written.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Replace {
+    /// Written to `tmp` beside `dest`, then renamed onto `dest` (a plain
+    /// file, a new one, or the file a symbolic link points to: the link
+    /// stays).
+    Rename { tmp: PathBuf, dest: PathBuf },
+    /// Written straight into the path: a FIFO, a device (`/dev/null`), a
+    /// socket, or a dangling symbolic link (which then names a new file).
+    Through(PathBuf),
+}
+
+/// How to write `out` without replacing anything but a plain file: see
+/// [`Replace`]. A directory is an error.
+pub fn replace_plan(flag: &str, out: &Path) -> Result<Replace> {
+    let shown = crate::text::shown_path(out);
+    match std::fs::metadata(out) {
+        Ok(m) if m.is_dir() => bail!("{flag} {shown}: is a directory; expected a file name"),
+        Ok(m) if !m.is_file() => return Ok(Replace::Through(out.to_path_buf())),
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let link = std::fs::symlink_metadata(out).is_ok_and(|m| m.file_type().is_symlink());
+            if link {
+                return Ok(Replace::Through(out.to_path_buf()));
+            }
+        }
+        Err(e) => return Err(e).with_context(|| format!("{flag} {shown}: cannot open")),
+    }
+    let dest = std::fs::canonicalize(out).unwrap_or_else(|_| out.to_path_buf());
+    let Some(name) = dest.file_name() else {
+        bail!("{flag} {shown}: expected a file name");
+    };
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(name);
+    tmp_name.push(format!(".partial-{}", std::process::id()));
+    let tmp = dest.with_file_name(tmp_name);
+    Ok(Replace::Rename { tmp, dest })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("dp-target-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn an_input_is_never_an_output() {
+        let d = dir("input");
+        let run = d.join("run1.txt");
+        std::fs::write(&run, "1 x\n").unwrap();
+        let link = d.join("link.txt");
+        std::os::unix::fs::symlink(&run, &link).unwrap();
+        let hard = d.join("hard.txt");
+        std::fs::hard_link(&run, &hard).unwrap();
+        let runs = d.join("runs");
+        std::fs::create_dir_all(&runs).unwrap();
+        for out in [&run, &link, &hard] {
+            let e = refuse_input("-O", out, std::slice::from_ref(&run))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("(the same file)"), "{e}");
+        }
+        // Named through the link, read through the file.
+        assert!(refuse_input("-O", &run, std::slice::from_ref(&link)).is_err());
+        let inside = runs.join("new-report.txt");
+        let e = refuse_input("-O", &inside, std::slice::from_ref(&runs))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("inside the input directory"), "{e}");
+        let other = d.join("report.txt");
+        refuse_input("-O", &other, &[run.clone(), runs.clone(), "-".into()]).unwrap();
+        refuse_input("-O", Path::new("-"), std::slice::from_ref(&run)).unwrap();
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn only_plain_files_are_replaced() {
+        let d = dir("plan");
+        let file = d.join("t.parquet");
+        std::fs::write(&file, "old").unwrap();
+        let link = d.join("l.parquet");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        let dangling = d.join("dangling.parquet");
+        std::os::unix::fs::symlink(d.join("missing"), &dangling).unwrap();
+        let real = std::fs::canonicalize(&file).unwrap();
+        let Replace::Rename { tmp, dest } = replace_plan("-o", &link).unwrap() else {
+            panic!("a link to a file is replaced at its target");
+        };
+        assert_eq!(dest, real);
+        assert_eq!(tmp.parent(), real.parent());
+        assert!(matches!(
+            replace_plan("-o", &d.join("new.parquet")).unwrap(),
+            Replace::Rename { .. }
+        ));
+        assert_eq!(
+            replace_plan("-o", Path::new("/dev/null")).unwrap(),
+            Replace::Through("/dev/null".into())
+        );
+        assert_eq!(
+            replace_plan("-o", &dangling).unwrap(),
+            Replace::Through(dangling.clone())
+        );
+        assert!(replace_plan("-o", &d).is_err());
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}
