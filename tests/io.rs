@@ -13,6 +13,13 @@ fn err(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// `o`'s stderr says `what`.
+#[track_caller]
+fn says(o: &Output, what: &str) {
+    let e = err(o);
+    assert!(e.contains(what), "{e}");
+}
+
 fn run_file(workload: &str, r: u32) -> PathBuf {
     Path::new(ROOT).join(format!(
         "testdata/readprofile/default/{workload}/run{r}.txt"
@@ -87,7 +94,7 @@ fn an_input_is_never_overwritten() {
     for out in [&a, &link, &hard] {
         let o = run(&[s(&a), s(&b), "-O", s(out)]);
         assert_eq!(o.status.code(), Some(2), "{}", err(&o));
-        assert!(err(&o).contains("(the same file)"), "{}", err(&o));
+        says(&o, "(the same file)");
         assert_eq!(fs::read(&a).unwrap(), before);
     }
     // Through --old/--new and through a link given as the input.
@@ -97,19 +104,11 @@ fn an_input_is_never_overwritten() {
     tree(&d.join("t"), &["b"]);
     let base = d.join("t/base");
     let o = run(&[s(&base), s(&b), "-O", s(&base.join("b/report.txt"))]);
-    assert!(
-        err(&o).contains("inside the input directory"),
-        "{}",
-        err(&o)
-    );
+    says(&o, "inside the input directory");
     assert!(!base.join("b/report.txt").exists());
     let o = run(&["export", s(&d.join("t")), "-o", s(&d.join("t/x.parquet"))]);
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
-    assert!(
-        err(&o).contains("inside the input directory"),
-        "{}",
-        err(&o)
-    );
+    says(&o, "inside the input directory");
     // A map file given with a flag is an input too.
     let o = run(&[s(&a), s(&b), "--run-info", s(&hard), "-O", s(&a)]);
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
@@ -167,11 +166,7 @@ fn batch_out_dir_names_are_unique() {
         "--out-dir",
         s(&d.join("t/r")),
     ]);
-    assert!(
-        err(&o).contains("inside the input directory"),
-        "{}",
-        err(&o)
-    );
+    says(&o, "inside the input directory");
     let _ = fs::remove_dir_all(&d);
 }
 
@@ -310,7 +305,7 @@ fn tar_link_members_are_read() {
     );
     let pq = d.join("t.parquet");
     let o = ok(&["export", s(&t), "-o", s(&pq)]);
-    assert!(err(&o).contains("exported 5 runs"), "{}", err(&o));
+    says(&o, "exported 5 runs");
     let _ = fs::remove_dir_all(&d);
 }
 
@@ -353,9 +348,9 @@ fn a_cut_archive_is_said() {
         err(&o)
     );
     let o = ok(&["batch", s(&cut), "--baseline", "base", "-o", "json"]);
-    assert!(err(&o).contains(want), "{}", err(&o));
+    says(&o, want);
     let o = ok(&["export", s(&cut), "-o", s(&d.join("c.parquet"))]);
-    assert!(err(&o).contains(want), "{}", err(&o));
+    says(&o, want);
     let _ = fs::remove_dir_all(&d);
 }
 
@@ -402,7 +397,7 @@ fn files_that_block_are_refused() {
 fn jobs_are_capped() {
     let (a, b) = (run_file("pipes", 1), run_file("sockets", 1));
     let o = ok(&[s(&a), s(&b), "--jobs", "100000", "-o", "json"]);
-    assert!(err(&o).contains("--jobs 100000: capped at"), "{}", err(&o));
+    says(&o, "--jobs 100000: capped at");
     let o = ok(&[s(&a), s(&b), "--jobs", "2", "-o", "json"]);
     assert!(!err(&o).contains("capped"), "{}", err(&o));
 }
@@ -413,14 +408,14 @@ fn jobs_are_capped() {
 fn batch_stdin_and_empty_export_are_errors() {
     let o = run(&["batch", "-", "--baseline", "x"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(err(&o).contains("not stdin"), "{}", err(&o));
+    says(&o, "not stdin");
     let d = scratch("io-empty-export");
     fs::create_dir_all(d.join("t")).unwrap();
     fs::copy(run_file("pipes", 1), d.join("t/flat.txt")).unwrap();
     let out = d.join("x.parquet");
     let o = run(&["export", s(&d.join("t")), "-o", s(&out)]);
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
-    assert!(err(&o).contains("no files match --layout"), "{}", err(&o));
+    says(&o, "no files match --layout");
     assert!(!out.exists());
     let o = run(&["export", s(&d.join("t")), "-o", "-"]);
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
@@ -442,7 +437,7 @@ fn control_characters_in_names_are_escaped() {
             "{:?}",
             err(&o)
         );
-        assert!(err(&o).contains("\\u{1b}"), "{}", err(&o));
+        says(&o, "\\u{1b}");
     }
     let _ = fs::remove_dir_all(&d);
 }
@@ -520,14 +515,10 @@ fn non_utf8_paths_are_accepted() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
-    assert!(err(&o).contains("caf\\xe9.txt"), "{}", err(&o));
+    says(&o, "caf\\xe9.txt");
     let missing = d.join(OsStr::from_bytes(b"gone\xff.txt"));
     let o = Command::new(BIN).arg(&missing).arg(&a).output().unwrap();
-    assert!(
-        err(&o).contains("gone\\xff.txt: cannot open"),
-        "{}",
-        err(&o)
-    );
+    says(&o, "gone\\xff.txt: cannot open");
     let _ = fs::remove_dir_all(&d);
 }
 
@@ -540,6 +531,6 @@ fn a_newline_in_a_name_keeps_the_message_on_one_line() {
     let o = run(&[s(&bad), s(&run_file("pipes", 1))]);
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(err(&o).lines().count(), 1, "{}", err(&o));
-    assert!(err(&o).contains("two\\u{a}lines.txt"), "{}", err(&o));
+    says(&o, "two\\u{a}lines.txt");
     let _ = fs::remove_dir_all(&d);
 }
