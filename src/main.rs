@@ -26,8 +26,11 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return clap_exit(&e, &mut err),
     };
-    let stdout = io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let stdout = Stdout {
+        inner: io::stdout().lock(),
+        open: stdout_is_open(),
+    };
+    let mut out = BufWriter::with_capacity(1 << 16, stdout);
     let result = app::run_cli(cli, &mut out, &mut err)
         .and_then(|code| out.flush().context("cannot write to stdout").map(|()| code));
     let code = match result {
@@ -48,7 +51,11 @@ fn main() -> ExitCode {
 /// stderr (exit 2).
 fn clap_exit(e: &clap::Error, err: &mut dyn Write) -> ExitCode {
     let code = e.exit_code();
-    let shown = e.print().and_then(|()| io::stdout().flush());
+    let shown = if code == 0 && !stdout_is_open() {
+        Err(closed_stdout())
+    } else {
+        e.print().and_then(|()| io::stdout().flush())
+    };
     match shown {
         Err(io) if code == 0 && io.kind() != io::ErrorKind::BrokenPipe => {
             let what = match e.kind() {
@@ -78,6 +85,58 @@ fn one_heap() {
     unsafe {
         libc::mallopt(libc::M_ARENA_MAX, 1);
     }
+}
+
+/// Standard output as the run writes it. Rust's stdout takes a closed
+/// descriptor 1 (`diffprofile … >&-`) for a sink and reports success; here
+/// the first write to it is the error `cat` gives.
+struct Stdout<W> {
+    inner: W,
+    open: bool,
+}
+
+impl<W: Write> Write for Stdout<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.open {
+            self.inner.write(buf)
+        } else {
+            Err(closed_stdout())
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.open {
+            self.inner.flush()
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// Whether descriptor 1 was open when the process started. Rust's runtime
+/// opens /dev/null on a closed descriptor 1 before `main`, so the check
+/// runs earlier, as a constructor (`.init_array`, which the C library runs
+/// before it calls Rust's start-up).
+fn stdout_is_open() -> bool {
+    !STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+#[cfg(target_os = "linux")]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static CHECK_STDOUT: extern "C" fn() = check_stdout;
+
+#[cfg(target_os = "linux")]
+extern "C" fn check_stdout() {
+    // SAFETY: F_GETFD only reads the descriptor's flags.
+    let closed = unsafe { libc::fcntl(1, libc::F_GETFD) } == -1;
+    STDOUT_CLOSED.store(closed, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn closed_stdout() -> io::Error {
+    io::Error::other("standard output is closed (Bad file descriptor)")
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

@@ -140,6 +140,41 @@ impl SymbolMap {
         })
     }
 
+    /// Where the kernel text of a map is out of address order: the first
+    /// pair of text symbols between `stext` and `etext` (addresses) whose
+    /// file order is not their address order, as (earlier, later) indices.
+    /// System.map (`nm -n`) and kallsyms list the kernel's text sorted, and
+    /// readprofile walks the lines in file order: a map sorted some other
+    /// way (by name, reversed, edited by hand) folds ticks onto the wrong
+    /// symbols.
+    pub fn text_out_of_order(&self, stext: u64, etext: u64) -> Option<(usize, usize)> {
+        let mut last: Option<usize> = None;
+        for (i, s) in self.symbols.iter().enumerate() {
+            if s.addr < stext || s.addr > etext || !(s.is_text() || s.addr == etext) {
+                continue;
+            }
+            if let Some(j) = last {
+                if s.addr < self.symbols[j].addr {
+                    return Some((j, i));
+                }
+            }
+            last = Some(i);
+        }
+        None
+    }
+
+    /// The same map with its lines sorted by address (file order kept among
+    /// equal addresses), as `nm -n` writes System.map.
+    pub fn sorted_by_address(&self) -> SymbolMap {
+        let mut symbols = self.symbols.clone();
+        symbols.sort_by_key(|s| s.addr);
+        SymbolMap {
+            source: self.source.clone(),
+            symbols,
+            perf: OnceLock::new(),
+        }
+    }
+
     /// The address of the first symbol named `name`.
     pub fn address_of(&self, name: &str) -> Option<u64> {
         self.symbols.iter().find(|s| s.name == name).map(|s| s.addr)

@@ -196,6 +196,44 @@ fn help_version_man_completions_fail_on_a_full_disk() {
     }
 }
 
+#[test]
+fn a_closed_stdout_is_an_error() {
+    let old = run_file("pipes", 1);
+    let new = run_file("sockets", 1);
+    let (old, new) = (old.to_str().unwrap(), new.to_str().unwrap());
+    for args in [
+        &[old, new][..],
+        &["--version"],
+        &["man"],
+        &["-o", "json", old, new],
+    ] {
+        // `>&-`: descriptor 1 closed, not /dev/null.
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg(r#"exec "$@" >&-"#)
+            .arg("sh")
+            .arg(BIN)
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", err(&o));
+        says(&o, "standard output is closed");
+    }
+    // With the report going to a file, a closed stdout does not matter.
+    let dir = scratch("closed-stdout");
+    let out = dir.join("r.txt");
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(r#"exec "$@" >&-"#)
+        .arg("sh")
+        .arg(BIN)
+        .args(["-O", out.to_str().unwrap(), old, new])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(fs::metadata(&out).unwrap().len() > 0);
+}
+
 /// A tar archive made here: `members` are (path, kind, bytes or link target).
 fn tar_of(path: &Path, members: &[(&str, tar::EntryType, &[u8])], end: bool) {
     let mut b = tar::Builder::new(Vec::new());

@@ -145,6 +145,16 @@ fn fold(
         ));
     }
     let entries = buf.len();
+    let sorted;
+    let mut unsorted = None;
+    let map = match out_of_order(map, step, entries) {
+        Some(why) => {
+            unsorted = Some(why);
+            sorted = map.sorted_by_address();
+            &sorted
+        }
+        None => map,
+    };
     let syms = &map.symbols;
     let start = syms
         .iter()
@@ -163,6 +173,9 @@ fn fold(
     let etext = map.address_of("_etext").filter(|_| mismatch.is_none());
     p.provenance.kernel_text = Some(format!("{add0:#x}..{:#x}", etext.unwrap_or(counted)));
     p.weight = Weight::Samples;
+    if let Some(why) = unsorted {
+        p.warnings.push(format!("{origin}: {why}"));
+    }
     let (indx, hidden) = fold_symbols(buf, map, start, step, &mut p, origin)?;
     let unknown = u64::from(buf[entries - 1]);
     let past: u64 = buf
@@ -227,6 +240,28 @@ fn fold(
         ));
     }
     Ok(p)
+}
+
+/// Why the map's kernel text is not in address order, if it is not (see
+/// [`SymbolMap::text_out_of_order`]); the text's end is `_etext`, or as far
+/// as the image's counters reach.
+fn out_of_order(map: &SymbolMap, step: u64, entries: usize) -> Option<String> {
+    let stext = map
+        .address_of("_stext")
+        .or_else(|| map.address_of("__stext"))?;
+    let reach = stext.saturating_add((entries as u64).saturating_mul(step));
+    let etext = map
+        .address_of("_etext")
+        .or_else(|| map.address_of("__etext"))
+        .unwrap_or(reach);
+    let (a, b) = map.text_out_of_order(stext, etext)?;
+    let (a, b) = (&map.symbols[a], &map.symbols[b]);
+    Some(format!(
+        "the symbol map {} is not sorted by address ({} at {:#x} is listed before {} at \
+         {:#x}); readprofile would fold ticks onto the wrong symbols: its lines were sorted by \
+         address first, as `nm -n` writes System.map",
+        map.source, a.name, a.addr, b.name, b.addr
+    ))
 }
 
 /// The counters folded onto the text symbols from `_stext` (index
@@ -371,6 +406,34 @@ ffffffff81000030 T _etext\n";
             .get(&SymbolKey::new(name).with_mode(Some(Mode::Kernel)))
             .copied()
             .unwrap_or(0.0)
+    }
+
+    #[test]
+    fn a_map_out_of_address_order_is_sorted_and_said() {
+        let counters = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 7];
+        let img = image(4, &counters, false);
+        let sorted = run(&img).unwrap();
+        assert!(sorted.warnings.iter().all(|w| !w.contains("not sorted")));
+        // `f` listed first: sorted by address, the lines are MAP's again
+        // (the order of aliases, which names the row, is kept).
+        let mut lines: Vec<&str> = MAP.lines().collect();
+        let f = lines.remove(5);
+        lines.insert(0, f);
+        let shuffled = SymbolMap::parse(lines.join("\n").as_bytes(), "System.map").unwrap();
+        let opts = ParseOptions {
+            map: Some(Arc::new(shuffled)),
+            ..ParseOptions::default()
+        };
+        let p = parse(&mut &img[..], "img", &opts).unwrap();
+        assert_eq!(p.counts, sorted.counts);
+        assert_eq!(p.total, sorted.total);
+        assert!(
+            p.warnings
+                .iter()
+                .any(|w| w.contains("System.map is not sorted by address")),
+            "{:?}",
+            p.warnings
+        );
     }
 
     #[test]
