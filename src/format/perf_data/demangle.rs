@@ -17,6 +17,8 @@
 //! `c++filt -p -i` on every exported C++ name of libstdc++ and Debian's
 //! libLLVM-15 (45,254, all identical; testdata/demangle/ holds a sample).
 
+use super::itanium::Outcome;
+
 /// The demangled form of `name`, or `None` when it is not a mangled name
 /// (or not one the demanglers accept: then perf too shows it raw).
 pub fn demangle(name: &str) -> Option<String> {
@@ -88,6 +90,11 @@ fn cxx(name: &str) -> Option<String> {
     // A PLT entry's name is its target's, demangled, plus `@plt`.
     if let Some(target) = name.strip_suffix("@plt") {
         return Some(format!("{}@plt", cxx(target)?));
+    }
+    match super::itanium::demangle(name) {
+        Outcome::Name(n) => return Some(n),
+        Outcome::Invalid => return None,
+        Outcome::Unsupported => {}
     }
     // Special names whose inner encoding libiberty prints with parameters.
     for (prefix, what, offsets) in [
