@@ -437,7 +437,10 @@ impl<'a> Parser<'a> {
         if !self.eat(b'Z') {
             return None;
         }
-        let function = self.encoding(false)?;
+        self.enter()?;
+        let function = self.encoding(false);
+        self.leave();
+        let function = function?;
         if !self.eat(b'E') {
             return None;
         }
