@@ -4,15 +4,16 @@
 prints for them, one `library<TAB>mangled<TAB>c++filt` line each.
 
 Usage: python3 scripts/testdata-demangle.py [OUT]
-       (Debian: binutils, libstdc++6, libllvm15; rustup's stable toolchain)
+       (Debian 12: binutils, libstdc++6, libllvm15; rustup's stable toolchain)
 
-Rows: every 15th exported C++ name of libstdc++.so.6 and libLLVM-15.so.1
-(nm -D --defined-only, versions cut, sorted), plus the first 60 names of
-each hard shape (function types, nullptr, vtables, local names, function
-addresses, literals) not already taken; then the first 2 names of each
-known hard shape of rustc's libLLVM-22 (.symtab, `nm`), the library the
-issue's names came from, most of which diffprofile still spells otherwise
-(the test lists them; docs/inputs.md says why).
+Rows, per corpus (names sorted, versions cut):
+  - libstdc++.so.6 and libLLVM-15.so.1 (nm -D --defined-only): every 15th
+    name, plus the first 60 of each hard shape not already taken;
+  - rustc's libLLVM.so.22 (its .symtab, `nm`): every 150th name, plus the
+    first 25 of each hard shape (pack expansions of references, lambdas
+    and local types as template arguments, function types, default
+    arguments, names c++filt refuses and shows raw).
+scripts/check-demangle.sh compares every name of those libraries.
 """
 import glob, gzip, os, re, subprocess, sys
 
@@ -30,31 +31,36 @@ def cxxfilt(ms):
                          capture_output=True, text=True, check=True).stdout
     return out.splitlines()
 
+def pick(rows, every, hard, per_shape):
+    take = set(range(0, len(rows), every))
+    for pat in hard:
+        hits = [i for i, r in enumerate(rows)
+                if (pat == "RAW" and r[1] == r[2]) or (pat != "RAW" and re.search(pat, r[2]))]
+        take.update([i for i in hits if i not in take][:per_shape])
+    return [rows[i] for i in sorted(take)]
+
+HARD = [r" \(", r"decltype\(nullptr\)", r"^vtable for", r"^VTT for", r"&\(",
+        r"\) const::", r"^construction vtable", r"^typeinfo", r"::\{lambda",
+        r"std::(istream|ostream|iostream|string)\b", r"\d+u[l]*\b"]
+HARD22 = [r"\)#1\}&&, ", r"\) const>", r"&\(void ", r"\{default arg#", r"::operator\(\)\(",
+          r"processBuildVector", r"BlockScheduling::schedule", r"LazyCallGraph::SCC&",
+          r"PrevailingType \(", r"\(auto:1&\)\.\.\.", r"auto:\d+&&", r"&&, [^>]*&, ",
+          r"\)::[A-Za-z_$][A-Za-z_0-9$]*[,>]", r"\$_\d+[,>]", r"\{unnamed type#",
+          r"\[abi:", r"sizeof\.\.\.", r"decltype \(", r"RAW"]
+
 rows = []
 for lib in ["libstdc++.so.6", "libLLVM-15.so.1"]:
     ms = names(os.path.join(LIB, lib))
     rows += [(lib, m, w) for m, w in zip(ms, cxxfilt(ms))]
 rows.sort(key=lambda r: r[1])
-take = {i for i in range(0, len(rows), 15)}
-HARD = [r" \(", r"decltype\(nullptr\)", r"^vtable for", r"^VTT for", r"&\(",
-        r"\) const::", r"^construction vtable", r"^typeinfo", r"::\{lambda",
-        r"std::(istream|ostream|iostream|string)\b", r"\d+u[l]*\b"]
-for pat in HARD:
-    hits = [i for i, r in enumerate(rows) if re.search(pat, r[2]) and i not in take]
-    take.update(hits[:60])
-sample = [rows[i] for i in sorted(take)]
+sample = pick(rows, 15, HARD, 60)
 
 llvm22 = sorted(glob.glob(os.path.expanduser(
     "~/.rustup/toolchains/stable-*/lib/libLLVM.so.*-rust-*")))
 if llvm22:
     ms = names(llvm22[0], dynamic=False)
-    ws = cxxfilt(ms)
     lib = os.path.basename(llvm22[0])
-    for pat in [r"\)#1\}&&, ", r"\) const>", r"&\(void ", r"\{default arg#",
-                r"::operator\(\)\(", r"processBuildVector", r"BlockScheduling::schedule",
-                r"LazyCallGraph::SCC&", r"PrevailingType \("]:
-        hits = [(lib, m, w) for m, w in zip(ms, ws) if re.search(pat, w)]
-        sample += [h for h in hits[:2] if h not in sample]
+    sample += pick([(lib, m, w) for m, w in zip(ms, cxxfilt(ms))], 150, HARD22, 25)
 
 os.makedirs(os.path.dirname(OUT), exist_ok=True)
 with gzip.GzipFile(OUT, "wb", mtime=0) as f:

@@ -6,6 +6,7 @@ mod bounds;
 mod careless;
 mod cli;
 mod damage;
+mod demangle;
 mod engines;
 mod export;
 mod html;

@@ -39,6 +39,7 @@ mod demangle;
 mod elf;
 mod event;
 mod header;
+mod itanium;
 mod jitmap;
 mod kernel;
 mod mapcheck;
@@ -50,6 +51,7 @@ mod symtab;
 mod tally;
 mod user;
 
+pub use demangle::demangle;
 pub use user::UserSymbolOptions;
 
 use super::unresolved::{self, UNKNOWN};
