@@ -8,6 +8,7 @@ mod cli;
 mod damage;
 mod engines;
 mod export;
+mod history;
 mod html;
 mod identity;
 mod io;

@@ -4,7 +4,7 @@
 //! and nothing fetched. Elements carry `data-` attributes so that a
 //! headless browser can check what is drawn against the numbers.
 
-use super::render::{label, signed, value};
+use super::fmt::{label, signed, value};
 use super::{BenchOut, Frame, StepOut};
 use crate::render::pvalue;
 
@@ -67,8 +67,9 @@ svg .mark{stroke:#888;stroke-dasharray:4 3}svg .axis{stroke:#bbb}svg text{font-s
 /// One benchmark's section.
 pub fn section(b: &BenchOut, f: &Frame, top: Option<usize>) -> String {
     let mut o = format!(
-        "<section class=\"bench\" data-name=\"{}\"><h2>benchmark {}</h2>\n",
+        "<section class=\"bench\" data-name=\"{}\" data-kernels=\"{}\"><h2>benchmark {}</h2>\n",
         esc(&b.name),
+        b.kernels.len(),
         esc(&b.name)
     );
     if let Some(why) = &b.skipped {

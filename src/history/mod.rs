@@ -8,6 +8,7 @@
 //! docs/statistics.md §14), and the benchmark's section written at once
 //! ([`render`]) before the next is read. Output never depends on `--jobs`.
 
+mod fmt;
 mod html;
 pub mod order;
 pub mod order_by;
@@ -182,11 +183,15 @@ pub fn run(config: &HistoryConfig, out: &mut dyn Write, err: &mut dyn Write) -> 
             "incomplete: {errors} member(s) could not be read or parsed (their runs are left out), as named above; exit status 2"
         ));
     }
-    for x in &warnings {
+    let shown = warnings.len() - usize::from(failed);
+    for x in &warnings[..shown] {
         writeln!(err, "diffprofile: warning: {}: {x}", config.root)?;
     }
     w.end(&warnings, out)?;
     out.flush()?;
+    if let Some(why) = warnings.last().filter(|_| failed) {
+        writeln!(err, "diffprofile: error: {}: {why}", config.root)?;
+    }
     Ok(if failed { exit::ERROR } else { exit::SUCCESS })
 }
 
@@ -215,35 +220,11 @@ fn analyse_bench(
         name: name.clone(),
         ..BenchOut::default()
     };
-    let mut sides = Vec::new();
-    for k in order {
-        match kernels.remove(k) {
-            Some(runs) if !runs.is_empty() => sides.push(Side {
-                name: k.clone(),
-                label: config.layout.label(k, &name),
-                runs,
-            }),
-            _ => out.missing.push(k.clone()),
-        }
-    }
-    out.kernels = sides.iter().map(|s| s.name.clone()).collect();
-    out.runs = sides.iter().map(|s| s.runs.len()).collect();
-    if !out.missing.is_empty() {
-        warnings.push(format!(
-            "no runs of kernel(s) {}: left out of the series",
-            out.missing.join(", ")
-        ));
-    }
-    if sides.len() < 2 {
-        let why = format!(
-            "{} kernel(s) with runs: a series needs 2 or more",
-            sides.len()
-        );
-        warnings.push(format!("skipped: {why}"));
-        out.skipped = Some(why);
+    let Some(mut sides) = series_sides(&name, &mut kernels, order, config, &mut out, &mut warnings)
+    else {
         out.warnings = warnings;
         return Ok(out);
-    }
+    };
     match crate::sanity::prepare(&mut sides, &c.load.parse, &c.identity, c.allow_duplicates) {
         Ok(mut found) => warnings.append(&mut found.warnings),
         Err(e) => {
@@ -317,6 +298,47 @@ fn analyse_bench(
     }
     out.warnings = crate::diff::dedup_warnings(warnings);
     Ok(out)
+}
+
+/// The benchmark's kernels in order as sides; None (the benchmark skipped,
+/// and why in `out`) with fewer than 2 kernels.
+fn series_sides(
+    name: &str,
+    kernels: &mut std::collections::BTreeMap<String, Vec<crate::profile::Profile>>,
+    order: &[String],
+    config: &HistoryConfig,
+    out: &mut BenchOut,
+    warnings: &mut Vec<String>,
+) -> Option<Vec<Side>> {
+    let mut sides = Vec::new();
+    for k in order {
+        match kernels.remove(k) {
+            Some(runs) if !runs.is_empty() => sides.push(Side {
+                name: k.clone(),
+                label: config.layout.label(k, name),
+                runs,
+            }),
+            _ => out.missing.push(k.clone()),
+        }
+    }
+    out.kernels = sides.iter().map(|s| s.name.clone()).collect();
+    out.runs = sides.iter().map(|s| s.runs.len()).collect();
+    if !out.missing.is_empty() {
+        warnings.push(format!(
+            "no runs of kernel(s) {}: left out of the series",
+            out.missing.join(", ")
+        ));
+    }
+    if sides.len() < 2 {
+        let why = format!(
+            "{} kernel(s) with runs: a series needs 2 or more",
+            sides.len()
+        );
+        warnings.push(format!("skipped: {why}"));
+        out.skipped = Some(why);
+        return None;
+    }
+    Some(sides)
 }
 
 /// Per kernel: pooled count and exposure of one symbol.

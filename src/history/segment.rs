@@ -29,17 +29,18 @@ pub struct Runs {
 impl Runs {
     /// The runs of each kernel, as index ranges into the run vectors.
     fn ranges(&self) -> Vec<std::ops::Range<usize>> {
-        let mut out = vec![0..0; self.kernels];
         let mut start = 0;
-        for k in 0..self.kernels {
-            let mut end = start;
-            while end < self.kernel.len() && self.kernel[end] == k {
-                end += 1;
-            }
-            out[k] = start..end;
-            start = end;
-        }
-        out
+        (0..self.kernels)
+            .map(|k| {
+                let mut end = start;
+                while end < self.kernel.len() && self.kernel[end] == k {
+                    end += 1;
+                }
+                let r = start..end;
+                start = end;
+                r
+            })
+            .collect()
     }
 }
 
@@ -444,7 +445,7 @@ fn trend_deviance(c: &[f64], e: &[f64]) -> f64 {
             h11 += m[k] * t[k] * t[k];
         }
         let det = h00 * h11 - h01 * h01;
-        if !(det > 0.0) || !det.is_finite() {
+        if det.is_nan() || det <= 0.0 || !det.is_finite() {
             break;
         }
         let s0 = (h11 * g0 - h01 * g1) / det;
@@ -525,4 +526,149 @@ fn delta_ci(x: f64, y: f64, mx: f64, my: f64, d: Dispersion, t: f64) -> (f64, f6
     let cl = stats::delta_at_ratio(cl, x, y, mx, my);
     let ch = stats::delta_at_ratio(ch, x, y, mx, my);
     (lo.min(cl), hi.max(ch))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deterministic pseudo-random stream (xorshift), for noisy counts.
+    struct Noise(u64);
+
+    impl Noise {
+        fn unit(&mut self) -> f64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 >> 11) as f64 / (1u64 << 53) as f64
+        }
+        /// About Poisson(mean) (normal approximation, rounded, ≥ 0).
+        fn count(&mut self, mean: f64) -> f64 {
+            let z = (-2.0 * self.unit().max(1e-300).ln()).sqrt()
+                * (2.0 * std::f64::consts::PI * self.unit()).cos();
+            (mean + z * mean.sqrt()).round().max(0.0)
+        }
+    }
+
+    /// `kernels` kernels of `per` runs, exposure 10,000 each; 30 flat
+    /// symbols, then the given level functions of the kernel index.
+    fn series(
+        kernels: usize,
+        per: usize,
+        special: &[&dyn Fn(usize) -> f64],
+    ) -> (Vec<Vec<f64>>, Runs) {
+        let mut rng = Noise(0x9e37_79b9_7f4a_7c15);
+        let runs = Runs {
+            kernel: (0..kernels)
+                .flat_map(|k| std::iter::repeat_n(k, per))
+                .collect(),
+            exposure: vec![10_000.0; kernels * per],
+            kernels,
+        };
+        let mut counts = Vec::new();
+        for i in 0..30 {
+            let mean = 20.0 + 15.0 * i as f64;
+            counts.push(runs.kernel.iter().map(|_| rng.count(mean)).collect());
+        }
+        for f in special {
+            counts.push(runs.kernel.iter().map(|&k| rng.count(f(k))).collect());
+        }
+        (counts, runs)
+    }
+
+    const OPTS: Options = Options {
+        alpha: 0.05,
+        adjust: Adjust::Bh,
+        testable: true,
+    };
+
+    fn significant(a: &Analysis) -> Vec<(usize, usize)> {
+        let mut v: Vec<(usize, usize)> = a
+            .steps
+            .iter()
+            .filter(|s| s.candidate.significant)
+            .map(|s| (s.candidate.symbol, s.candidate.at))
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn a_flat_series_has_no_step() {
+        let (counts, runs) = series(12, 1, &[]);
+        let a = analyse(&counts, &runs, &OPTS);
+        assert!(a.tested >= 30);
+        assert_eq!(significant(&a), []);
+    }
+
+    #[test]
+    fn one_run_per_kernel_finds_a_step_at_its_kernel() {
+        let step = |k: usize| if k < 5 { 100.0 } else { 250.0 };
+        let (counts, runs) = series(10, 1, &[&step]);
+        let a = analyse(&counts, &runs, &OPTS);
+        assert_eq!(significant(&a), [(30, 5)]);
+        let s = a.steps.iter().find(|s| s.candidate.significant).unwrap();
+        assert!(
+            (s.before - 0.01).abs() < 0.002 && (s.after - 0.025).abs() < 0.003,
+            "{s:?}"
+        );
+        assert!(s.delta_ci.0 > 0.0 && s.delta_ci.0 < s.after - s.before);
+    }
+
+    #[test]
+    fn two_steps_are_both_found_with_levels_between_them() {
+        let two = |k: usize| match k {
+            0..=3 => 100.0,
+            4..=7 => 300.0,
+            _ => 150.0,
+        };
+        let (counts, runs) = series(12, 3, &[&two]);
+        let a = analyse(&counts, &runs, &OPTS);
+        assert_eq!(significant(&a), [(30, 4), (30, 8)]);
+        let at8 = a.steps.iter().find(|s| s.candidate.at == 8).unwrap();
+        // Its level before is the middle segment's (kernels 4-7), not 0-7.
+        assert_eq!((at8.from, at8.to), (4, 12));
+        assert!((at8.before - 0.03).abs() < 0.002, "{at8:?}");
+    }
+
+    #[test]
+    fn a_slow_drift_is_not_a_step() {
+        let drift = |k: usize| 100.0 + 20.0 * k as f64;
+        let (counts, runs) = series(16, 1, &[&drift]);
+        let a = analyse(&counts, &runs, &OPTS);
+        assert_eq!(significant(&a), []);
+        assert!(a.drifts >= 1);
+        // The same rise as one step is one.
+        let step = |k: usize| if k < 8 { 100.0 } else { 400.0 };
+        let (counts, runs) = series(16, 1, &[&step]);
+        assert_eq!(significant(&analyse(&counts, &runs, &OPTS)), [(30, 8)]);
+    }
+
+    #[test]
+    fn the_trend_fits_a_log_linear_series_exactly() {
+        let e = [1.0; 6];
+        let c: Vec<f64> = (0..6).map(|k| (3.0 + 0.2 * k as f64).exp()).collect();
+        assert!(trend_deviance(&c, &e) < 1e-9);
+        assert!(is_drift(&c, &e, 3));
+        let step = [10.0, 10.0, 10.0, 50.0, 50.0, 50.0];
+        assert!(!is_drift(&step, &e, 3));
+    }
+
+    #[test]
+    fn the_bits_do_not_depend_on_the_threads() {
+        let step = |k: usize| if k < 6 { 80.0 } else { 160.0 };
+        let (counts, runs) = series(14, 2, &[&step]);
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let four = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
+        let a = one.install(|| analyse(&counts, &runs, &OPTS));
+        let b = four.install(|| analyse(&counts, &runs, &OPTS));
+        assert_eq!(a.steps, b.steps);
+        assert_eq!(a.dispersion, b.dispersion);
+    }
 }
