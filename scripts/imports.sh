@@ -31,6 +31,8 @@
 #                                          configuration, the run, man pages
 #   batch    batch                         results trees and archives: a report
 #                                          per benchmark, the index
+#            history                       the same trees: steps along each
+#                                          symbol's series of kernels
 #   compare  compare                       one comparison, for both: load sides
 #                                          (files or a counts table) -> check ->
 #                                          aggregate -> diff -> report
@@ -63,7 +65,7 @@ mode = sys.argv[1]
 # other in a cycle (an arrow within a layer is allowed, a cycle is not).
 LAYERS = [
     ["main", "cli", "app", "config", "manpage"],
-    ["batch"],
+    ["batch", "history"],
     ["compare"],
     ["table"],
     ["layout"],

@@ -17,6 +17,13 @@ Test vectors (docs/statistics.md section 13), from testdata/stats/*.folded:
 Besides V1-V8 the vectors hold V6b (old2 vs new1, one run per side), an extra
 case: V6's kappa-hat is 0, so V6 alone never exercises the kappa-hat root.
 
+History (section 14), on a tree of folded runs DIR/<kernel>/<bench>/*.folded:
+
+    python3 scripts/verify-stats.py --history testdata/history/vectors              # listing
+    python3 scripts/verify-stats.py --history testdata/history/vectors --json-out tests/vectors/history-v1.json
+    diffprofile history testdata/history/vectors -o json > h.json
+    python3 scripts/verify-stats.py --history testdata/history/vectors --check h.json
+
 Check mode: run diffprofile (it adds `-o json`) or read its JSON, and recompute
 every row from `old_counts`, `new_counts` and the runs' `exposure`s:
 
@@ -1617,12 +1624,332 @@ def report(ck, verbose):
 # =====================================================================
 
 
+
+# =====================================================================
+# Section 14: steps along a series of kernels (`diffprofile history --history`)
+# =====================================================================
+# Written from section 14 of docs/statistics.md alone.  The series is read
+# from a tree DIR/<kernel>/<bench>/*.folded (a run's total is the sum of its
+# lines; share mode); kernels in version order (numbers compared, -rcN
+# before its release), READING: every kernel name of a vector tree is a
+# version, so the other names' order is not needed here.
+
+
+def h_version_key(name):
+    m = re.match(r"^v?(\d+(?:\.\d+)+)(?:-rc(\d+))?$", name)
+    if not m:
+        raise ValueError(f"{name}: the --history tree's kernels must be versions")
+    nums = [int(x) for x in m.group(1).split(".")]
+    while len(nums) > 2 and nums[-1] == 0:
+        nums.pop()
+    nums += [0] * (6 - len(nums))
+    rc = m.group(2)
+    return (nums, 0 if rc is not None else 1, int(rc or 0))
+
+
+def h_chi2_median(g):
+    return 2.0 * float(sp.gammaincinv(g / 2.0, 0.5))
+
+
+def h_pearson(pairs):
+    """Pearson's X^2 of (count, exposure) runs around their pooled rate."""
+    c = sum(x for x, _ in pairs)
+    e = sum(n for _, n in pairs)
+    rho = c / e
+    out = 0.0
+    for x, n in pairs:
+        mu = n * rho
+        if mu > 0:
+            out += (x - mu) ** 2 / mu
+    return out
+
+
+def h_trend_deviance(C, E):
+    """Deviance of the Poisson log-linear trend in the kernel's place.
+
+    READING: fitted here by scipy's minimiser on the deviance (polished by
+    Newton steps), not by the document's iteration; only its value matters."""
+    L = len(C)
+    t = [k - (L - 1) / 2.0 for k in range(L)]
+
+    def deviance(b):
+        return 2.0 * math.fsum(dev(c, e * math.exp(b[0] + b[1] * tk)) for c, e, tk in zip(C, E, t))
+
+    b0 = math.log(sum(C) / sum(E))
+    best = so.minimize(deviance, [b0, 0.0], method="Nelder-Mead",
+                       options={"xatol": 1e-12, "fatol": 1e-14, "maxiter": 20000})
+    b = list(best.x)
+    for _ in range(50):
+        mu = [e * math.exp(b[0] + b[1] * tk) for e, tk in zip(E, t)]
+        g0 = sum(c - m for c, m in zip(C, mu))
+        g1 = sum((c - m) * tk for c, m, tk in zip(C, mu, t))
+        h00, h01 = sum(mu), sum(m * tk for m, tk in zip(mu, t))
+        h11 = sum(m * tk * tk for m, tk in zip(mu, t))
+        det = h00 * h11 - h01 * h01
+        if not det > 0:
+            break
+        nb = [b[0] + (h11 * g0 - h01 * g1) / det, b[1] + (h00 * g1 - h01 * g0) / det]
+        if deviance(nb) <= deviance(b):
+            b = nb
+        else:
+            break
+    return min(deviance(b), best.fun)
+
+
+def h_candidate(C, E, a, b, phi, nu, alpha):
+    """Section 14.1: the best split of kernels [a, b) and its test."""
+    L = b - a
+    if L < 2:
+        return None
+    tc, te = math.fsum(C[a:b]), math.fsum(E[a:b])
+    if tc <= 0:
+        return None
+    best = None
+    for tau in range(a + 1, b):
+        x, mx = math.fsum(C[a:tau]), math.fsum(E[a:tau])
+        y, my = math.fsum(C[tau:b]), math.fsum(E[tau:b])
+        lr = lr_stat(x, y, mx, my)
+        if best is None or lr > best[1] * (1 + 1e-12):
+            best = (tau, lr, x, mx, y, my)
+    tau, lr, x, mx, y, my = best
+    if min_reachable_p(tc, mx, my) * (L - 1) > alpha:
+        return None
+    p_point = max(exact_test(x, y, mx, my)[0], f1_sf(lr / phi, nu))
+    drift = False
+    if L >= 3:
+        left, right = x / mx, y / my
+        dstep = 2.0 * math.fsum(dev(C[k], E[k] * (left if k < tau else right)) for k in range(a, b))
+        drift = h_trend_deviance(C[a:b], E[a:b]) < dstep * (1 - 1e-9) - 1e-9
+    p = 1.0 if drift else min(1.0, (L - 1) * p_point)
+    return dict(start=a, end=b, at=tau, lr=lr, p_point=p_point, p=p, drift=drift,
+                split=(not drift) and p <= alpha)
+
+
+def h_segment(C, E, phi, nu, alpha):
+    """Section 14.2: every segment's candidate met by binary segmentation."""
+    out, todo = [], [(0, len(C))]
+    while todo:
+        a, b = todo.pop()
+        c = h_candidate(C, E, a, b, phi, nu, alpha)
+        if c is None:
+            continue
+        out.append(c)
+        if c["split"]:
+            todo += [(a, c["at"]), (c["at"], b)]
+    return sorted(out, key=lambda c: (c["start"], c["at"]))
+
+
+def h_posterior(s2, mu, d, chat, rhat, d0):
+    """Section 5.2 steps 4-7 with a prior already fitted, for own df d."""
+    n = len(s2)
+    uidx = [i for i in range(n) if mu[i] >= 5]
+    s0sq = [s0sq_at(m, chat, rhat, d0) for m in mu]
+    dc = min(d0, 2.0 * d)
+    F = [s2[i] / s0sq[i] for i in range(n)]
+    tail = [fdist_sf(f, d, d0) for f in F]
+    fu = sorted(F[i] for i in uidx)
+    inu = set(uidx)
+    d0i = []
+    for i in range(n):
+        lo, hi = bisect.bisect_left(fu, F[i]), bisect.bisect_right(fu, F[i])
+        em = (len(fu) - hi + 0.5 * ((hi - lo) + (0 if i in inu else 1))) / len(fu)
+        d0i.append(min(1.0, tail[i] / em) * dc)
+    run, d0r = -INF, [0.0] * n
+    for i in sorted(range(n), key=lambda i: tail[i]):
+        run = max(run, d0i[i])
+        d0r[i] = run
+    phi = [max(1.0, (d * s2[i] + d0r[i] * s0sq[i]) / (d + d0r[i])) for i in range(n)]
+    return phi, [d + v for v in d0r]
+
+
+def h_analyse(kernels, runs_of, alpha=0.05, adjust="bh"):
+    """One benchmark: kernels in order; runs_of[k] = list of {symbol: count}."""
+    syms = sorted(set().union(*[set(r) for k in kernels for r in runs_of[k]]))
+    kern_of, expo = [], []
+    for ki, k in enumerate(kernels):
+        for r in runs_of[k]:
+            kern_of.append(ki)
+            expo.append(float(sum(r.values())))
+    R, K = len(expo), len(kernels)
+    counts = {s: [float(r.get(s, 0)) for k in kernels for r in runs_of[k]] for s in syms}
+    runs_idx = [[j for j in range(R) if kern_of[j] == ki] for ki in range(K)]
+
+    def pooled(cs):
+        return ([math.fsum(cs[j] for j in runs_idx[k]) for k in range(K)],
+                [math.fsum(expo[j] for j in runs_idx[k]) for k in range(K)])
+
+    # 14.3.1 pilot
+    s2, mu, ds = [], [], []
+    for s in syms:
+        cs = counts[s]
+        C, E = pooled(cs)
+        terms = []
+        for k in range(K - 1):
+            pairs = [(cs[j], expo[j]) for j in runs_idx[k] + runs_idx[k + 1]]
+            g = len(pairs) - 1
+            terms.append(h_pearson(pairs) / h_chi2_median(g))
+        phi0 = max(1.0, median(terms))
+        cands = h_segment(C, E, phi0, INF, alpha)
+        bounds = sorted({0, K} | {c["at"] for c in cands if c["split"]})
+        if len(bounds) - 1 >= R:
+            bounds = [0, K]
+        # 14.3.2 residuals
+        x2 = 0.0
+        for a, b in zip(bounds, bounds[1:]):
+            x2 += h_pearson([(cs[j], expo[j]) for k in range(a, b) for j in runs_idx[k]])
+        d = R - (len(bounds) - 1)
+        s2.append(x2 / d)
+        ds.append(float(d))
+        mu.append(math.fsum(cs) / R)
+    # 14.3.3 moderation
+    dmode = max(set(ds), key=lambda d: (ds.count(d), d))
+    mod = moderate(s2, mu, dmode)
+    phi, nu = [0.0] * len(syms), [0.0] * len(syms)
+    if mod["moderated"]:
+        for d in sorted(set(ds)):
+            ph, nn = h_posterior(s2, mu, d, mod["chat"], mod["rhat"], mod["d0"])
+            for i in range(len(syms)):
+                if ds[i] == d:
+                    phi[i], nu[i] = ph[i], nn[i]
+    else:
+        phi = [max(1.0, v) for v in s2]
+        nu = list(ds)
+    # 14.4
+    allc = []
+    for i, s in enumerate(syms):
+        C, E = pooled(counts[s])
+        for c in h_segment(C, E, phi[i], nu[i], alpha):
+            c["symbol"] = s
+            c["i"] = i
+            allc.append(c)
+    m = len(allc)
+    qs = adjust_q([c["p"] for c in allc], adjust)
+    for c, q in zip(allc, qs):
+        c["q"] = q
+        c["significant"] = c["split"] and q <= alpha
+    nsig = sum(c["significant"] for c in allc)
+    t = interval_t(nsig, m, adjust, alpha) if m else alpha
+    steps = []
+    for i, s in enumerate(syms):
+        mine = [c for c in allc if c["i"] == i]
+        sig = sorted({c["at"] for c in mine if c["significant"]})
+        C, E = pooled(counts[s])
+        for c in sorted((c for c in mine if c["split"]), key=lambda c: c["at"]):
+            frm = max([b for b in sig if b < c["at"]], default=0)
+            to = min([b for b in sig if b > c["at"]], default=K)
+            x, mx = math.fsum(C[frm:c["at"]]), math.fsum(E[frm:c["at"]])
+            y, my = math.fsum(C[c["at"]:to]), math.fsum(E[c["at"]:to])
+            tl = t / (c["end"] - c["start"] - 1)
+            chi = phi[i] * f1_isf(tl, nu[i])
+            lr_lo, lr_hi = lr_delta_interval(x, y, mx, my, chi)
+            cp_lo, cp_hi = cp_ratio(x, y, mx, my, tl)
+            lo = min(lr_lo, delta_of_theta(cp_lo, x + y, mx, my))
+            hi = max(lr_hi, delta_of_theta(cp_hi, x + y, mx, my))
+            lb, la = 100.0 * x / mx, 100.0 * y / my
+            steps.append(dict(symbol=s, before=kernels[c["at"] - 1], at=kernels[c["at"]],
+                              level_before=lb, level_after=la, delta=la - lb,
+                              delta_pct=(100.0 * (la - lb) / lb) if lb > 0 else None,
+                              delta_ci=[100.0 * lo, 100.0 * hi], p=c["p"], q=c["q"],
+                              significant=c["significant"]))
+    steps.sort(key=lambda st: (-abs(st["delta"]), st["symbol"], kernels.index(st["at"])))
+    noise = dict(tested=m, drifts=sum(c["drift"] for c in allc), interval_level=1.0 - t,
+                 d0=mod.get("d0") if mod["moderated"] else None)
+    return steps, noise
+
+
+def h_read_tree(root):
+    """{bench: (kernels in order, {kernel: [runs]})} of DIR/<kernel>/<bench>/*.folded."""
+    benches = {}
+    for k in sorted(os.listdir(root)):
+        kd = os.path.join(root, k)
+        if not os.path.isdir(kd):
+            continue
+        for b in sorted(os.listdir(kd)):
+            bd = os.path.join(kd, b)
+            runs = [read_folded(os.path.join(bd, f)) for f in sorted(os.listdir(bd)) if f.endswith(".folded")]
+            if runs:
+                benches.setdefault(b, {})[k] = runs
+    out = {}
+    for b, by in sorted(benches.items()):
+        out[b] = (sorted(by, key=h_version_key), by)
+    return out
+
+
+def h_close(a, b, rel=1e-6):
+    if a is None or b is None:
+        return a is None and b is None
+    a, b = float(a), float(b)
+    if a == b:
+        return True
+    return abs(a - b) <= rel * max(abs(a), abs(b), 1e-12)
+
+
+def h_main(root, check, json_out):
+    """Compute every benchmark of the tree; write vectors; check a history -o json."""
+    mine = {}
+    for b, (kernels, by) in h_read_tree(root).items():
+        steps, noise = h_analyse(kernels, by)
+        mine[b] = dict(kernels=kernels, steps=steps, noise=noise)
+    if json_out:
+        with open(json_out, "w") as f:
+            json.dump(jnum_tree(mine), f, indent=1, ensure_ascii=False)
+            f.write("\n")
+    if not check:
+        for b, v in mine.items():
+            print(f"benchmark {b}: {len(v['steps'])} step(s), {v['noise']['tested']} tested, "
+                  f"{v['noise']['drifts']} drift(s), level {v['noise']['interval_level']:.6g}")
+            for st in v["steps"]:
+                print(f"  {'*' if st['significant'] else '~'} {st['symbol']} {st['before']} -> {st['at']} "
+                      f"{st['level_before']:.6g} -> {st['level_after']:.6g} delta {st['delta']:+.6g} "
+                      f"[{st['delta_ci'][0]:.6g}, {st['delta_ci'][1]:.6g}] p {st['p']:.6g} q {st['q']:.6g}")
+        return 0
+    doc = json.load(sys.stdin if check == "-" else open(check))
+    bad = []
+    theirs = {b["name"]: b for b in doc["benchmarks"]}
+    for name, v in mine.items():
+        t = theirs.get(name)
+        if t is None:
+            bad.append(f"{name}: missing from the JSON")
+            continue
+        if t["kernels"] != v["kernels"]:
+            bad.append(f"{name}: kernels {t['kernels']} != {v['kernels']}")
+        for key in ("tested", "drifts", "interval_level"):
+            if not h_close(t["noise"][key], v["noise"][key]):
+                bad.append(f"{name}: noise.{key} {t['noise'][key]} != {v['noise'][key]}")
+        if len(t["steps"]) != len(v["steps"]):
+            bad.append(f"{name}: {len(t['steps'])} steps != {len(v['steps'])}")
+        for a, b in zip(t["steps"], v["steps"]):
+            for key in ("symbol", "before", "at", "significant"):
+                if a[key] != b[key]:
+                    bad.append(f"{name}: step {b['symbol']}: {key} {a[key]} != {b[key]}")
+            for key in ("level_before", "level_after", "delta", "delta_pct", "p", "q"):
+                if not h_close(a[key], b[key]):
+                    bad.append(f"{name}: step {b['symbol']}: {key} {a[key]} != {b[key]}")
+            for j in (0, 1):
+                if not h_close(a["delta_ci"][j], b["delta_ci"][j], 1e-5):
+                    bad.append(f"{name}: step {b['symbol']}: delta_ci[{j}] {a['delta_ci'][j]} != {b['delta_ci'][j]}")
+    for m in bad:
+        print("MISMATCH", m)
+    n = sum(len(v["steps"]) for v in mine.values())
+    print(f"history: {len(mine)} benchmark(s), {n} step(s): {'OK' if not bad else f'{len(bad)} mismatch(es)'}")
+    return 1 if bad else 0
+
+
+def jnum_tree(v):
+    if isinstance(v, dict):
+        return {k: jnum_tree(u) for k, u in v.items()}
+    if isinstance(v, list):
+        return [jnum_tree(u) for u in v]
+    return jnum(v)
+
+
 def main():
     ap = argparse.ArgumentParser(
         description="Independent check of diffprofile's statistics (docs/statistics.md v2)",
         usage="%(prog)s --vectors [--markdown] [--json-out PATH] [--selfcheck]\n"
               "       %(prog)s [--bin DIFFPROFILE] [--label L] -- DIFFPROFILE_ARGS...\n"
-              "       %(prog)s --json FILE [--noise-model FILE] [--noise-cv C]")
+              "       %(prog)s --json FILE [--noise-model FILE] [--noise-cv C]\n"
+              "       %(prog)s --history DIR [--check HISTORY.json] [--json-out PATH]")
     ap.add_argument("--vectors", action="store_true", help="compute the test vectors of section 13")
     ap.add_argument("--markdown", action="store_true", help="with --vectors: markdown tables")
     ap.add_argument("--json-out", help="with --vectors: write them as JSON to this path")
@@ -1635,8 +1962,13 @@ def main():
     ap.add_argument("--label", default=None, help="label for the summary line")
     ap.add_argument("--quiet", action="store_true", help="only the summary line (and mismatches)")
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--history", metavar="DIR", help="section 14 on the folded tree DIR/<kernel>/<bench>/*.folded")
+    ap.add_argument("--check", metavar="JSON", help="with --history: compare `diffprofile history DIR -o json`")
     ap.add_argument("args", nargs="*", help="arguments for diffprofile (after --)")
     a = ap.parse_args()
+
+    if a.history:
+        sys.exit(h_main(a.history, a.check, a.json_out))
 
     if a.vectors:
         cases, _ = compute_vectors()

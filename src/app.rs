@@ -52,6 +52,7 @@ pub fn run_cli(mut cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result
                 None => batch::run(&config, progress, out, err),
             }
         }
+        Some(Command::History(args)) => run_history(*args, out, err),
         Some(Command::Export(args)) => {
             let roots: Vec<&str> = args.roots.iter().map(String::as_str).collect();
             let reads = read_paths(&roots, &args.analysis, None);
@@ -98,6 +99,35 @@ pub fn run_cli(mut cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result
             refuse_page(&config, terminal)?;
             run(&config, out, err)
         }
+    }
+}
+
+/// `diffprofile history`: configured, then run into stdout or the `-O` file.
+fn run_history(
+    args: crate::cli::HistoryArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8> {
+    let root = [args.root.as_deref().or(args.table.as_deref()).unwrap_or("")];
+    let reads = read_paths(&root, &args.analysis, Some(&args.report));
+    if let Some(o) = &args.report.output_file {
+        target::refuse_input("-O", &input::os_path(o), &paths(&reads))?;
+    }
+    let mut config = crate::history::HistoryConfig::from_args(args)?;
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
+    if config.top.is_none() && terminal && config.config.output == OutputFormat::Text {
+        config.top = Some(crate::config::TERMINAL_TOP);
+    }
+    refuse_page(&config.config, terminal)?;
+    match &config.config.output_file {
+        Some(path) => {
+            let mut file = create(path)?;
+            let code = crate::history::run(&config, &mut file, err)?;
+            file.flush()
+                .with_context(|| format!("{path}: cannot write the report"))?;
+            Ok(code)
+        }
+        None => crate::history::run(&config, out, err),
     }
 }
 
@@ -154,6 +184,7 @@ fn cap_jobs(cli: &mut Cli, err: &mut dyn Write) -> Result<()> {
     let analysis = match &mut cli.command {
         Some(Command::Batch(a)) => &mut a.analysis,
         Some(Command::Export(a)) => &mut a.analysis,
+        Some(Command::History(a)) => &mut a.analysis,
         Some(Command::NoiseModel(a)) => &mut a.analysis,
         Some(Command::Man { .. } | Command::Completions { .. }) => return Ok(()),
         None => &mut cli.analysis,

@@ -92,6 +92,23 @@ without it, one section per benchmark on stdout.",
         after_help = "Examples:\n  diffprofile batch results/ --baseline v6.1\n  diffprofile batch results.tar.zst --baseline v6.1 --layout '{bench}/{kernel}/**' -o json\n  diffprofile batch results.tar.gz --baseline v6.1 --out-dir reports/ -o markdown"
     )]
     Batch(Box<BatchArgs>),
+    /// Where did each symbol's cost change along a series of kernels?
+    ///
+    /// Per benchmark of a results tree, archive or counts table: the steps in every symbol's
+    /// series of kernels, tested, ranked by size.
+    #[command(
+        long_about = "Reads a results tree as batch does (a directory, a tar archive or a counts \
+table; --layout) and, per benchmark, puts its kernels in order (version-aware by default: v6.9 < \
+v6.10, 6.8-rc1 < 6.8-rc7 < 6.8; --order FILE; --order-by COLUMN of a table), segments every \
+symbol's series of kernels and tests each step with the count model of a comparison: runs of a \
+kernel, and kernels of one segment, are replicates; dispersions are moderated across symbols; the \
+false discovery rate is controlled over all symbols and candidate steps of the benchmark; a slow \
+drift is not a step (docs/statistics.md, section 14). Prints the steps ranked by |delta|, each \
+with the kernel before and the first kernel after it, the levels, an interval, p and q, and a \
+sparkline of the symbol's level per kernel.",
+        after_help = "Examples:\n  diffprofile history results/\n  diffprofile history results.tar.zst --first-bad --symbol '^fput$'\n  diffprofile history --table counts.parquet --where benchmark=hackbench -o json\n  diffprofile history results/ --order kernels.txt -O history.html"
+    )]
+    History(Box<HistoryArgs>),
     /// Learn run-to-run noise from 3 or more runs of one kernel.
     ///
     /// The model lets later comparisons judge noise with one run per side.
@@ -117,12 +134,12 @@ export one archive in parallel. The table is read back with --table or by batch.
         after_help = "Examples:\n  diffprofile export results.tar.zst -o counts.parquet\n  diffprofile export results/ --shard $((SLURM_ARRAY_TASK_ID))/8 -o counts-$SLURM_ARRAY_TASK_ID.parquet\n  diffprofile --table counts.parquet --old kernel=v6.1 --new kernel=v6.2 --where benchmark=hackbench\n  diffprofile batch counts.parquet --baseline v6.1"
     )]
     Export(Box<ExportArgs>),
-    /// Write the 6 man pages (diffprofile.1 and one per subcommand).
+    /// Write the 7 man pages (diffprofile.1 and one per subcommand).
     ///
     /// They are generated from this command line: diffprofile.1, diffprofile-batch.1,
-    /// -noise-model.1, -export.1, -man.1 and -completions.1.
+    /// -history.1, -noise-model.1, -export.1, -man.1 and -completions.1.
     Man {
-        /// Directory to write the 6 pages into (without it, only diffprofile.1, to stdout).
+        /// Directory to write the 7 pages into (without it, only diffprofile.1, to stdout).
         #[arg(long, value_name = "DIR")]
         out_dir: Option<String>,
     },
@@ -157,6 +174,49 @@ pub struct BatchArgs {
     /// Write one report per benchmark (<bench>.<ext>) and an index here instead of stdout.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<String>,
+
+    #[command(flatten)]
+    pub analysis: Analysis,
+
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+/// `diffprofile history ROOT …`.
+#[derive(Args, Debug, Clone)]
+pub struct HistoryArgs {
+    /// The results tree: a directory, a tar archive (plain, gz, zst, xz) or a counts table.
+    #[arg(value_name = "ROOT", required_unless_present = "table")]
+    pub root: Option<String>,
+
+    /// Read the runs from this counts table (instead of ROOT).
+    #[arg(long, value_name = "TABLE", conflicts_with = "root")]
+    pub table: Option<String>,
+
+    /// Only runs this selector accepts (column=value terms joined by `,`; on a tree only
+    /// kernel and benchmark).
+    #[arg(long = "where", value_name = "SELECTOR")]
+    pub where_: Option<String>,
+
+    /// Where kernel and benchmark sit in member paths (as for batch).
+    #[arg(long, value_name = "PATTERN", default_value = "{kernel}/{bench}/**")]
+    pub layout: String,
+
+    /// The kernels' order: one kernel a line (others are left out, and said) [default: version order].
+    #[arg(long, value_name = "FILE", conflicts_with = "order_by")]
+    pub order: Option<String>,
+
+    /// With a counts table: order kernels by this column's value (numbers numerically).
+    #[arg(long, value_name = "COLUMN")]
+    pub order_by: Option<String>,
+
+    /// The full series of the symbols this regex matches: per kernel, runs, mean, interval.
+    #[arg(long, value_name = "REGEX")]
+    pub symbol: Option<String>,
+
+    /// Per significant step: the first bad kernel, and what was not measured before it.
+    #[arg(long)]
+    pub first_bad: bool,
 
     #[command(flatten)]
     pub analysis: Analysis,

@@ -330,6 +330,57 @@ impl BatchConfig {
     }
 }
 
+impl crate::history::HistoryConfig {
+    /// `diffprofile history`: the root (or `--table`), layout, order,
+    /// selector and what to show; the analysis validated as for `batch`.
+    pub fn from_args(args: crate::cli::HistoryArgs) -> Result<crate::history::HistoryConfig> {
+        use crate::history::order::{self, Order};
+        let layout = Layout::parse(&args.layout)?;
+        let root = match (&args.root, &args.table) {
+            (Some(r), None) => r.clone(),
+            (None, Some(t)) => t.clone(),
+            _ => bail!("give the results as ROOT or as --table FILE, not both"),
+        };
+        let select = args
+            .where_
+            .as_deref()
+            .map(|w| crate::table::select::Selector::parse(w, "--where"))
+            .transpose()?;
+        let order = match (&args.order, &args.order_by) {
+            (Some(path), _) => {
+                let text = std::fs::read_to_string(input::os_path(path))
+                    .with_context(|| format!("{path}: cannot read the --order file"))?;
+                Order::File {
+                    path: path.clone(),
+                    kernels: order::parse_order_file(&text, path)?,
+                }
+            }
+            (None, Some(col)) => Order::Column {
+                name: col.clone(),
+                rank: crate::history::order_by::kernels_by(&root, col)?,
+            },
+            (None, None) => Order::Version,
+        };
+        let symbols = regex("--symbol", &args.symbol)?;
+        let top = args.report.top;
+        let mut config = Config::from_analysis(args.analysis, args.report)?;
+        config.load.parse.advice = MapAdvice::Beside;
+        if config.output == OutputFormat::Flamegraph || config.output == OutputFormat::Classic {
+            bail!("history writes text, json, csv, markdown or html (-o)");
+        }
+        Ok(crate::history::HistoryConfig {
+            root,
+            layout,
+            order,
+            select,
+            symbols,
+            first_bad: args.first_bad,
+            top,
+            config,
+        })
+    }
+}
+
 impl Config {
     /// The analysis flags alone (for `batch`): validated as for a comparison,
     /// with no sides.

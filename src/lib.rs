@@ -28,6 +28,7 @@ pub mod exit;
 pub mod flame;
 pub mod format;
 pub mod guard;
+pub mod history;
 pub mod identity;
 pub mod input;
 pub mod layout;

@@ -9,6 +9,7 @@ mod damage;
 mod demangle;
 mod engines;
 mod export;
+mod history;
 mod html;
 mod identity;
 mod io;

@@ -174,13 +174,13 @@ fn short_help_fits_a_screen() {
 fn man_help_counts_its_pages() {
     let out = diffprofile().args(["man", "--help"]).output().unwrap();
     let help = String::from_utf8(out.stdout).unwrap();
-    assert!(help.contains("6 pages"), "{help}");
+    assert!(help.contains("7 pages"), "{help}");
     let dir = tempfile::tempdir().unwrap();
     let out = stdout_of(&["man", "--out-dir", dir.path().to_str().unwrap()]);
     let listed = String::from_utf8(out).unwrap();
     let pages = std::fs::read_dir(dir.path()).unwrap().count();
-    assert_eq!(pages, 6, "{listed}");
-    assert_eq!(listed.lines().count(), 6);
+    assert_eq!(pages, 7, "{listed}");
+    assert_eq!(listed.lines().count(), 7);
 }
 
 /// No `1 samples`, `1 rows`, `1 runs` in what the binary prints (one run

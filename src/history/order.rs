@@ -1,0 +1,337 @@
+//! The order of a series' kernels: version-aware by default (`v6.9` <
+//! `v6.10`, `6.8-rc1` < `6.8-rc7` < `6.8` < `6.8.1`; names that are not
+//! versions after them, in natural order: digit runs compared as numbers),
+//! one kernel a line from `--order FILE`, or by a table column. Also what
+//! the version order says is missing between two kernels (the releases a
+//! bisection would still have to measure).
+
+use std::cmp::Ordering;
+
+/// A kernel name read as a release: `[v|linux-]A.B[.C…][-rcN][suffix]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Version {
+    /// A, B, C…, trailing zeros removed (6.8.0 is 6.8).
+    pub nums: Vec<u64>,
+    /// `-rcN`; None for a release.
+    pub rc: Option<u64>,
+    /// Whatever follows (`-45-generic`, `+`), compared naturally.
+    pub suffix: String,
+}
+
+impl Version {
+    pub fn parse(name: &str) -> Option<Version> {
+        let s = name
+            .strip_prefix("linux-")
+            .or_else(|| name.strip_prefix('v'))
+            .unwrap_or(name);
+        let mut nums = Vec::new();
+        let mut rest = s;
+        loop {
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            if digits == 0 || digits > 9 {
+                return None;
+            }
+            nums.push(rest[..digits].parse().ok()?);
+            rest = &rest[digits..];
+            match rest.strip_prefix('.') {
+                Some(r) if r.starts_with(|c: char| c.is_ascii_digit()) => rest = r,
+                _ => break,
+            }
+        }
+        if nums.len() < 2 {
+            return None;
+        }
+        let mut rc = None;
+        for pre in ["-rc", "rc", "~rc"] {
+            if let Some(r) = rest.strip_prefix(pre) {
+                let digits = r.bytes().take_while(u8::is_ascii_digit).count();
+                if digits > 0 && digits <= 9 {
+                    rc = r[..digits].parse().ok();
+                    rest = &r[digits..];
+                    break;
+                }
+            }
+        }
+        while nums.len() > 2 && nums.last() == Some(&0) {
+            nums.pop();
+        }
+        Some(Version {
+            nums,
+            rc,
+            suffix: rest.to_string(),
+        })
+    }
+
+    /// The release line `A.B`.
+    fn line(&self) -> (u64, u64) {
+        (self.nums[0], self.nums[1])
+    }
+
+    fn cmp_release(&self, other: &Version) -> Ordering {
+        let n = self.nums.len().max(other.nums.len());
+        for i in 0..n {
+            let a = self.nums.get(i).copied().unwrap_or(0);
+            let b = other.nums.get(i).copied().unwrap_or(0);
+            if a != b {
+                return a.cmp(&b);
+            }
+        }
+        // An -rc comes before its release.
+        match (self.rc, other.rc) {
+            (Some(a), Some(b)) => a.cmp(&b),
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => Ordering::Equal,
+        }
+        .then_with(|| natural(&self.suffix, &other.suffix))
+    }
+}
+
+/// Natural order: runs of digits compare as numbers, the rest as text; the
+/// plain text decides ties (so the order is total).
+pub fn natural(a: &str, b: &str) -> Ordering {
+    let (mut x, mut y) = (a.as_bytes(), b.as_bytes());
+    while !x.is_empty() && !y.is_empty() {
+        if x[0].is_ascii_digit() && y[0].is_ascii_digit() {
+            let dx = x.iter().take_while(|c| c.is_ascii_digit()).count();
+            let dy = y.iter().take_while(|c| c.is_ascii_digit()).count();
+            let (nx, ny) = (trim_zeros(&x[..dx]), trim_zeros(&y[..dy]));
+            let o = nx.len().cmp(&ny.len()).then_with(|| nx.cmp(ny));
+            if o != Ordering::Equal {
+                return o;
+            }
+            x = &x[dx..];
+            y = &y[dy..];
+        } else {
+            if x[0] != y[0] {
+                return x[0].cmp(&y[0]);
+            }
+            x = &x[1..];
+            y = &y[1..];
+        }
+    }
+    x.len().cmp(&y.len()).then_with(|| a.cmp(b))
+}
+
+fn trim_zeros(d: &[u8]) -> &[u8] {
+    let z = d.iter().take_while(|&&c| c == b'0').count();
+    &d[z.min(d.len().saturating_sub(1))..]
+}
+
+/// Version order: versions first (by release, then name), the other names
+/// after them in natural order.
+pub fn version_cmp(a: &str, b: &str) -> Ordering {
+    match (Version::parse(a), Version::parse(b)) {
+        (Some(x), Some(y)) => x.cmp_release(&y).then_with(|| a.cmp(b)),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => natural(a, b),
+    }
+}
+
+/// How kernels are ordered, for the header and JSON's `order`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Order {
+    Version,
+    /// `--order FILE`: its kernels in its order.
+    File {
+        path: String,
+        kernels: Vec<String>,
+    },
+    /// `--order-by COLUMN` of a counts table: kernels by the column's value.
+    Column {
+        name: String,
+        rank: Vec<String>,
+    },
+}
+
+impl Order {
+    /// `version`, `file`, `column`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Order::Version => "version",
+            Order::File { .. } => "file",
+            Order::Column { .. } => "column",
+        }
+    }
+
+    /// The kernels in this order; kernels a file or column does not place
+    /// are returned apart (the caller says so and leaves them out).
+    pub fn sort(&self, kernels: &[String]) -> (Vec<String>, Vec<String>) {
+        match self {
+            Order::Version => {
+                let mut k = kernels.to_vec();
+                k.sort_by(|a, b| version_cmp(a, b));
+                (k, Vec::new())
+            }
+            Order::File { kernels: list, .. } | Order::Column { rank: list, .. } => {
+                let known: std::collections::BTreeSet<&String> = kernels.iter().collect();
+                let placed: Vec<String> =
+                    list.iter().filter(|k| known.contains(k)).cloned().collect();
+                let listed: std::collections::BTreeSet<&String> = list.iter().collect();
+                let unplaced = kernels
+                    .iter()
+                    .filter(|k| !listed.contains(k))
+                    .cloned()
+                    .collect();
+                (placed, unplaced)
+            }
+        }
+    }
+}
+
+/// Parse an `--order` file: one kernel a line; blank lines and `#` comments
+/// passed over; a kernel named twice is an error naming both lines.
+pub fn parse_order_file(text: &str, path: &str) -> anyhow::Result<Vec<String>> {
+    let mut seen: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let k = line.trim();
+        if k.is_empty() || k.starts_with('#') {
+            continue;
+        }
+        if let Some(first) = seen.insert(k.to_string(), i + 1) {
+            anyhow::bail!(
+                "{path}:{}: kernel {k:?} is listed twice (first on line {first}); \
+                 expected one kernel a line, each once",
+                i + 1
+            );
+        }
+        out.push(k.to_string());
+    }
+    if out.is_empty() {
+        anyhow::bail!("{path}: no kernels listed (expected one kernel name a line)");
+    }
+    Ok(out)
+}
+
+/// What the version order says lies between the last good kernel `good`
+/// and the first bad `bad` that was not measured: `Some(text)` naming the
+/// releases (or "releases") in between; None when they are adjacent
+/// releases (then only commits lie between them).
+pub fn unmeasured_between(good: &str, bad: &str) -> Option<String> {
+    let (g, b) = (Version::parse(good)?, Version::parse(bad)?);
+    let name = |nums: &[u64], rc: Option<u64>| {
+        let v = if bad.starts_with('v') { "v" } else { "" };
+        let n: Vec<String> = nums.iter().map(u64::to_string).collect();
+        match rc {
+            Some(r) => format!("{v}{}-rc{r}", n.join(".")),
+            None => format!("{v}{}", n.join(".")),
+        }
+    };
+    let list = |from: u64, to: u64, f: &dyn Fn(u64) -> String| -> Option<String> {
+        match to.checked_sub(from)? {
+            0 => None,
+            1 => Some(f(from)),
+            2 => Some(format!("{}, {}", f(from), f(from + 1))),
+            _ => Some(format!("{} … {}", f(from), f(to - 1))),
+        }
+    };
+    if !g.suffix.is_empty() || !b.suffix.is_empty() {
+        return None;
+    }
+    if g.line() == b.line() && g.nums.len() <= 2 && b.nums.len() <= 2 {
+        let line = [g.nums[0], g.nums[1]];
+        return match (g.rc, b.rc) {
+            (Some(x), Some(y)) => list(x + 1, y, &|r| name(&line, Some(r))),
+            (Some(x), None) => Some(format!("any -rc after {}", name(&line, Some(x)))),
+            _ => None,
+        };
+    }
+    if g.line() == b.line() && g.rc.is_none() && b.rc.is_none() {
+        // Point releases of one stable line.
+        let at = |v: &Version| v.nums.get(2).copied().unwrap_or(0);
+        let line = [g.nums[0], g.nums[1]];
+        return list(at(&g) + 1, at(&b), &|p| name(&[line[0], line[1], p], None));
+    }
+    let next = g.nums[1] + 1;
+    let follows = b.line() == (g.nums[0], next) || (b.nums[0] == g.nums[0] + 1 && b.nums[1] == 0);
+    if follows && g.rc.is_none() && b.nums.len() <= 2 {
+        let line = [b.nums[0], b.nums[1]];
+        return match b.rc {
+            Some(r) => list(1, r, &|x| name(&line, Some(x))),
+            None => Some(format!("{} …", name(&line, Some(1)))),
+        };
+    }
+    Some("releases".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sorted(names: &[&str]) -> Vec<String> {
+        let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
+        Order::Version.sort(&names).0
+    }
+
+    #[test]
+    fn versions_sort_as_releases() {
+        assert_eq!(
+            sorted(&[
+                "v6.10",
+                "v6.9",
+                "v6.8",
+                "v6.8-rc7",
+                "v6.8-rc1",
+                "v6.8.1",
+                "v6.10-rc2"
+            ]),
+            [
+                "v6.8-rc1",
+                "v6.8-rc7",
+                "v6.8",
+                "v6.8.1",
+                "v6.9",
+                "v6.10-rc2",
+                "v6.10"
+            ]
+        );
+        assert_eq!(
+            sorted(&["6.8.0-rc1", "6.8-rc7", "6.8.0", "5.15.160", "6.1"]),
+            ["5.15.160", "6.1", "6.8.0-rc1", "6.8-rc7", "6.8.0"]
+        );
+    }
+
+    #[test]
+    fn other_names_follow_in_natural_order() {
+        assert_eq!(
+            sorted(&["nightly-10", "v6.1", "nightly-9", "base", "nightly-09b"]),
+            ["v6.1", "base", "nightly-9", "nightly-09b", "nightly-10"]
+        );
+    }
+
+    #[test]
+    fn what_lies_between_two_releases() {
+        let u = |a, b| unmeasured_between(a, b);
+        assert_eq!(u("v6.7", "v6.8").as_deref(), Some("v6.8-rc1 …"));
+        assert_eq!(
+            u("v6.7", "v6.8-rc4").as_deref(),
+            Some("v6.8-rc1 … v6.8-rc3")
+        );
+        assert_eq!(
+            u("v6.8-rc2", "v6.8-rc5").as_deref(),
+            Some("v6.8-rc3, v6.8-rc4")
+        );
+        assert_eq!(u("v6.8-rc2", "v6.8-rc3"), None);
+        assert_eq!(u("v6.7", "v6.8-rc1"), None);
+        assert_eq!(u("6.6.3", "6.6.5").as_deref(), Some("6.6.4"));
+        assert_eq!(u("6.6.3", "6.6.4"), None);
+        assert_eq!(
+            u("v6.8-rc7", "v6.8").as_deref(),
+            Some("any -rc after v6.8-rc7")
+        );
+        assert_eq!(u("v6.1", "v6.5").as_deref(), Some("releases"));
+        assert_eq!(u("base", "next"), None);
+    }
+
+    #[test]
+    fn order_files_name_their_lines() {
+        let e = parse_order_file("a\n\n# c\nb\na\n", "o.txt").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "o.txt:5: kernel \"a\" is listed twice (first on line 1); expected one kernel a line, each once"
+        );
+        assert_eq!(parse_order_file("x\n y \n", "o").unwrap(), ["x", "y"]);
+    }
+}

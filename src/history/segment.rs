@@ -1,0 +1,674 @@
+//! Steps in one benchmark's series (docs/statistics.md §14): every symbol's
+//! per-run counts across the kernels, in order, segmented by binary
+//! segmentation with the likelihood-ratio statistic of the quasi-Poisson
+//! count model, each candidate step tested, and the false discovery rate
+//! controlled over all symbols and candidate steps of the benchmark.
+//!
+//! Input: per run its kernel (an index in series order) and exposure, per
+//! symbol its count in every run. Output: every symbol's dispersion, the
+//! candidate steps with p and q, and the steps (with levels, Δ and
+//! interval). Pure computation; rayon over symbols, and every sum runs in
+//! a fixed order, so the bits do not depend on the number of threads.
+
+use crate::stats::{self, Adjust, Dispersion, Prior};
+use rayon::prelude::*;
+use statrs::distribution::{ChiSquared, ContinuousCDF};
+
+/// The prior never weighs more than twice a symbol's own data (§5.2 step 5).
+const CAP: f64 = 2.0;
+
+/// The runs of a series: each run's kernel (0-based, in series order,
+/// runs grouped by kernel) and exposure.
+#[derive(Clone, Debug)]
+pub struct Runs {
+    pub kernel: Vec<usize>,
+    pub exposure: Vec<f64>,
+    pub kernels: usize,
+}
+
+impl Runs {
+    /// The runs of each kernel, as index ranges into the run vectors.
+    fn ranges(&self) -> Vec<std::ops::Range<usize>> {
+        let mut start = 0;
+        (0..self.kernels)
+            .map(|k| {
+                let mut end = start;
+                while end < self.kernel.len() && self.kernel[end] == k {
+                    end += 1;
+                }
+                let r = start..end;
+                start = end;
+                r
+            })
+            .collect()
+    }
+}
+
+/// What to test and how.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    pub alpha: f64,
+    pub adjust: Adjust,
+    /// False when counts are not sample counts: nothing is tested.
+    pub testable: bool,
+}
+
+/// A candidate step: the best split of one segment of one symbol's series.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Candidate {
+    pub symbol: usize,
+    /// The segment `[start, end)` of kernels it splits.
+    pub start: usize,
+    pub end: usize,
+    /// The first kernel after the split.
+    pub at: usize,
+    pub lr: f64,
+    /// `max(p_exact, p_ql)` at this split, before the correction for the
+    /// choice among the segment's splits.
+    pub p_point: f64,
+    /// `min(1, (L − 1) · p_point)`, L the segment's kernels; 1 for a drift.
+    pub p: f64,
+    /// The linear trend fits the segment at least as well as the step.
+    pub drift: bool,
+    /// `p ≤ α` and not a drift: the segment is split here.
+    pub split: bool,
+    pub q: f64,
+    pub significant: bool,
+}
+
+/// A step as reported: a split candidate with the levels of the segments on
+/// either side (bounded by the symbol's significant steps).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Step {
+    pub candidate: Candidate,
+    /// The kernels `[from, at)` before and `[at, to)` after.
+    pub from: usize,
+    pub to: usize,
+    /// Rates (per unit of exposure) before and after.
+    pub before: f64,
+    pub after: f64,
+    /// The interval of `after − before`, in exposure units.
+    pub delta_ci: (f64, f64),
+}
+
+/// The benchmark's analysis.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    /// Per symbol.
+    pub dispersion: Vec<Dispersion>,
+    pub moderation: Option<Prior>,
+    /// Candidates tested (in the multiple-testing family).
+    pub tested: usize,
+    /// Candidates found to be drifts.
+    pub drifts: usize,
+    /// The marginal level t of the intervals (§8 of the family).
+    pub t: f64,
+    /// Every split step, in symbol then kernel order.
+    pub steps: Vec<Step>,
+}
+
+/// Per symbol: counts and exposures pooled per kernel.
+struct Pooled {
+    c: Vec<f64>,
+    e: Vec<f64>,
+}
+
+fn pool(counts: &[f64], runs: &Runs, ranges: &[std::ops::Range<usize>]) -> Pooled {
+    let c = ranges
+        .iter()
+        .map(|r| counts[r.clone()].iter().sum())
+        .collect();
+    let e = ranges
+        .iter()
+        .map(|r| runs.exposure[r.clone()].iter().sum())
+        .collect();
+    Pooled { c, e }
+}
+
+/// Analyse every symbol of a series (the module comment).
+pub fn analyse(counts: &[Vec<f64>], runs: &Runs, opts: &Options) -> Analysis {
+    let ranges = runs.ranges();
+    let pooled: Vec<Pooled> = counts.par_iter().map(|c| pool(c, runs, &ranges)).collect();
+    let n_runs = runs.kernel.len();
+    // 1. Pilot: a dispersion from neighbouring kernels, robust to steps, and
+    //    the segments it finds.
+    let medians = ChiMedians::new(&ranges);
+    let pilot: Vec<Vec<usize>> = counts
+        .par_iter()
+        .zip(&pooled)
+        .enumerate()
+        .map(|(i, (c, p))| {
+            let phi = pilot_phi(c, runs, &ranges, &medians);
+            let disp = Dispersion {
+                phi,
+                df: f64::INFINITY,
+            };
+            let cands = segment(i, p, disp, opts);
+            bounds(&cands, runs.kernels, |c| c.split)
+        })
+        .collect();
+    // 2. The dispersion over the pilot segments' runs, moderated.
+    let resid: Vec<(f64, f64)> = counts
+        .par_iter()
+        .zip(&pilot)
+        .map(|(c, b)| {
+            let b = if b.len() > n_runs {
+                vec![0, runs.kernels]
+            } else {
+                b.clone()
+            };
+            let d = (n_runs + 1 - b.len()) as f64;
+            (residual_x2(c, runs, &ranges, &b) / d, d)
+        })
+        .collect();
+    let means: Vec<f64> = counts
+        .iter()
+        .map(|c| c.iter().sum::<f64>() / n_runs as f64)
+        .collect();
+    let (dispersion, moderation) = moderate(&resid, &means);
+    // 3. The final segmentation, its candidates tested together.
+    let mut cands: Vec<Candidate> = pooled
+        .par_iter()
+        .zip(&dispersion)
+        .enumerate()
+        .flat_map_iter(|(i, (p, d))| segment(i, p, *d, opts))
+        .collect();
+    let tested = cands.len();
+    let p: Vec<f64> = cands.iter().map(|c| c.p).collect();
+    let q = stats::adjust(&p, opts.adjust);
+    let mut marked = 0;
+    for (c, q) in cands.iter_mut().zip(q) {
+        c.q = q;
+        c.significant = c.split && q <= opts.alpha;
+        marked += usize::from(c.significant);
+    }
+    let t = stats::interval_level(opts.adjust, opts.alpha, tested, marked);
+    let drifts = cands.iter().filter(|c| c.drift).count();
+    let steps = steps_of(&cands, &pooled, &dispersion, runs.kernels, t);
+    Analysis {
+        dispersion,
+        moderation,
+        tested,
+        drifts,
+        t,
+        steps,
+    }
+}
+
+/// The medians of χ²_g for the pair degrees of freedom that occur.
+struct ChiMedians(std::collections::BTreeMap<usize, f64>);
+
+impl ChiMedians {
+    fn new(ranges: &[std::ops::Range<usize>]) -> ChiMedians {
+        let mut m = std::collections::BTreeMap::new();
+        for w in ranges.windows(2) {
+            let g = w[0].len() + w[1].len() - 1;
+            m.entry(g).or_insert_with(|| {
+                ChiSquared::new(g as f64).map_or(g as f64, |c| c.inverse_cdf(0.5))
+            });
+        }
+        ChiMedians(m)
+    }
+}
+
+/// §14.1: `φ⁰ = max(1, median_k T_k / med(χ²_(g_k)))` over neighbouring
+/// kernels k, k+1: T_k Pearson's X² of their runs around their pooled rate,
+/// on `g_k = n_k + n_(k+1) − 1` degrees of freedom. A step moves one T_k.
+fn pilot_phi(
+    counts: &[f64],
+    runs: &Runs,
+    ranges: &[std::ops::Range<usize>],
+    medians: &ChiMedians,
+) -> f64 {
+    let mut terms: Vec<f64> = ranges
+        .windows(2)
+        .map(|w| {
+            let span = w[0].start..w[1].end;
+            let pairs: Vec<(f64, f64)> = span.map(|r| (counts[r], runs.exposure[r])).collect();
+            let g = w[0].len() + w[1].len() - 1;
+            stats::pearson_x2(&pairs) / medians.0[&g]
+        })
+        .collect();
+    if terms.is_empty() {
+        return 1.0;
+    }
+    terms.sort_by(f64::total_cmp);
+    stats::median(&terms).max(1.0)
+}
+
+/// The kernel boundaries of a symbol's segments: 0, every `at` of the
+/// candidates `keep` takes, the kernel count; sorted.
+fn bounds(cands: &[Candidate], kernels: usize, keep: impl Fn(&Candidate) -> bool) -> Vec<usize> {
+    let mut b: Vec<usize> = cands.iter().filter(|c| keep(c)).map(|c| c.at).collect();
+    b.push(0);
+    b.push(kernels);
+    b.sort_unstable();
+    b.dedup();
+    b
+}
+
+/// Pearson's X² of every run around its segment's pooled rate.
+fn residual_x2(
+    counts: &[f64],
+    runs: &Runs,
+    ranges: &[std::ops::Range<usize>],
+    bounds: &[usize],
+) -> f64 {
+    bounds
+        .windows(2)
+        .map(|w| {
+            let span = ranges[w[0]].start..ranges[w[1] - 1].end;
+            let pairs: Vec<(f64, f64)> = span.map(|r| (counts[r], runs.exposure[r])).collect();
+            stats::pearson_x2(&pairs)
+        })
+        .sum()
+}
+
+/// §14.2: the prior fitted on every symbol's s² with the most common d
+/// (ties: the larger), each symbol's posterior with its own d.
+fn moderate(resid: &[(f64, f64)], means: &[f64]) -> (Vec<Dispersion>, Option<Prior>) {
+    let s2: Vec<f64> = resid.iter().map(|r| r.0).collect();
+    let mut ds: Vec<f64> = resid.iter().map(|r| r.1).collect();
+    ds.sort_by(f64::total_cmp);
+    ds.dedup();
+    let count = |d: f64| resid.iter().filter(|r| r.1 == d).count();
+    let mode = ds
+        .iter()
+        .copied()
+        .fold(None::<(f64, usize)>, |best, d| {
+            let n = count(d);
+            match best {
+                Some((_, bn)) if bn > n => best,
+                _ => Some((d, n)),
+            }
+        })
+        .map_or(1.0, |b| b.0);
+    let Some(prior) = Prior::fit(&s2, means, mode) else {
+        let disp = resid
+            .iter()
+            .map(|&(s, d)| Dispersion {
+                phi: s.max(1.0),
+                df: d,
+            })
+            .collect();
+        return (disp, None);
+    };
+    let mut out = vec![Dispersion { phi: 1.0, df: mode }; resid.len()];
+    for &d in &ds {
+        let mut p = prior;
+        p.d = d;
+        p.d_cap = prior.d0.min(CAP * d);
+        let post = p.posterior(&s2, means);
+        for (i, r) in resid.iter().enumerate() {
+            if r.1 == d {
+                out[i] = post[i];
+            }
+        }
+    }
+    (out, Some(prior))
+}
+
+/// Binary segmentation of one symbol (§14.3): every segment of two or more
+/// kernels gets its best split tested; a split with `p ≤ α` that is not a
+/// drift divides the segment, and both parts are segmented in turn. The
+/// candidates in kernel order of their segments.
+fn segment(symbol: usize, p: &Pooled, disp: Dispersion, opts: &Options) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    if !opts.testable {
+        return out;
+    }
+    let mut todo = vec![(0, p.c.len())];
+    while let Some((a, b)) = todo.pop() {
+        let Some(c) = best_split(symbol, p, a, b, disp, opts.alpha) else {
+            continue;
+        };
+        if c.split {
+            todo.push((c.at, b));
+            todo.push((a, c.at));
+        }
+        out.push(c);
+    }
+    out.sort_by_key(|c| (c.start, c.at));
+    out
+}
+
+/// The best split of kernels `[a, b)` and its test, or None when the
+/// segment has fewer than 2 kernels or cannot reach significance.
+fn best_split(
+    symbol: usize,
+    p: &Pooled,
+    a: usize,
+    b: usize,
+    disp: Dispersion,
+    alpha: f64,
+) -> Option<Candidate> {
+    let len = b - a;
+    if len < 2 {
+        return None;
+    }
+    let total_c: f64 = p.c[a..b].iter().sum();
+    let total_e: f64 = p.e[a..b].iter().sum();
+    if total_c <= 0.0 {
+        return None;
+    }
+    let (mut x, mut mx) = (0.0, 0.0);
+    let mut best: Option<(usize, f64, f64, f64)> = None;
+    for tau in a + 1..b {
+        x += p.c[tau - 1];
+        mx += p.e[tau - 1];
+        let (y, my) = (total_c - x, total_e - mx);
+        let lr = stats::lr_stat(x, y, mx, my);
+        if best.is_none_or(|bst| lr > bst.1) {
+            best = Some((tau, lr, x, mx));
+        }
+    }
+    let (at, lr, x, mx) = best?;
+    let (y, my) = (total_c - x, total_e - mx);
+    let factor = (len - 1) as f64;
+    if stats::min_reachable_p(total_c, my / total_e) * factor > alpha {
+        return None;
+    }
+    let p_point = stats::exact_p(x, y, mx, my).max(stats::ql_p(lr, disp.phi, disp.df));
+    let drift = len >= 3 && is_drift(&p.c[a..b], &p.e[a..b], at - a);
+    let p_step = if drift {
+        1.0
+    } else {
+        (factor * p_point).min(1.0)
+    };
+    Some(Candidate {
+        symbol,
+        start: a,
+        end: b,
+        at,
+        lr,
+        p_point,
+        p: p_step,
+        drift,
+        split: !drift && p_step <= alpha,
+        q: 1.0,
+        significant: false,
+    })
+}
+
+/// `2 Σ [c ln(c/μ) − (c − μ)]`, 0 ln 0 = 0.
+fn deviance(c: &[f64], mu: impl Iterator<Item = f64>) -> f64 {
+    c.iter()
+        .zip(mu)
+        .map(|(&c, m)| {
+            let t = if c > 0.0 { c * (c / m).ln() } else { 0.0 };
+            2.0 * (t - (c - m))
+        })
+        .sum()
+}
+
+/// §14.4: a linear trend in log rate over the segment (kernel positions
+/// 0..L−1) fits the kernels' pooled counts at least as well as the step
+/// at `at` (the deviances, compared).
+fn is_drift(c: &[f64], e: &[f64], at: usize) -> bool {
+    let rate =
+        |r: std::ops::Range<usize>| c[r.clone()].iter().sum::<f64>() / e[r].iter().sum::<f64>();
+    let (left, right) = (rate(0..at), rate(at..c.len()));
+    let step = deviance(
+        c,
+        e.iter()
+            .enumerate()
+            .map(|(k, &ek)| ek * if k < at { left } else { right }),
+    );
+    let trend = trend_deviance(c, e);
+    trend < step * (1.0 - 1e-9) - 1e-9
+}
+
+/// The deviance of the Poisson log-linear trend `μ_k = e_k exp(b0 + b1 t_k)`,
+/// t_k = k − (L−1)/2, fitted by Newton's method with step halving.
+fn trend_deviance(c: &[f64], e: &[f64]) -> f64 {
+    let n = c.len();
+    let mid = (n as f64 - 1.0) / 2.0;
+    let t: Vec<f64> = (0..n).map(|k| k as f64 - mid).collect();
+    let mu = |b0: f64, b1: f64| -> Vec<f64> {
+        e.iter()
+            .zip(&t)
+            .map(|(&ek, &tk)| ek * (b0 + b1 * tk).exp())
+            .collect()
+    };
+    let dev = |b0: f64, b1: f64| deviance(c, mu(b0, b1).into_iter());
+    let (mut b0, mut b1) = ((c.iter().sum::<f64>() / e.iter().sum::<f64>()).ln(), 0.0);
+    let mut d = dev(b0, b1);
+    for _ in 0..100 {
+        let m = mu(b0, b1);
+        let (mut g0, mut g1, mut h00, mut h01, mut h11) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        for k in 0..n {
+            let r = c[k] - m[k];
+            g0 += r;
+            g1 += r * t[k];
+            h00 += m[k];
+            h01 += m[k] * t[k];
+            h11 += m[k] * t[k] * t[k];
+        }
+        let det = h00 * h11 - h01 * h01;
+        if det.is_nan() || det <= 0.0 || !det.is_finite() {
+            break;
+        }
+        let s0 = (h11 * g0 - h01 * g1) / det;
+        let s1 = (h00 * g1 - h01 * g0) / det;
+        let mut f = 1.0;
+        let mut improved = false;
+        for _ in 0..30 {
+            let nd = dev(b0 + f * s0, b1 + f * s1);
+            if nd.is_finite() && nd <= d {
+                b0 += f * s0;
+                b1 += f * s1;
+                improved = d - nd > 1e-12 * d.max(1.0);
+                d = nd;
+                break;
+            }
+            f /= 2.0;
+        }
+        if !improved {
+            break;
+        }
+    }
+    d
+}
+
+/// The reported steps: every split candidate, with the levels of the
+/// segments on either side bounded by the symbol's significant steps, and
+/// the interval of Δ at level `1 − t/(L − 1)`.
+fn steps_of(
+    cands: &[Candidate],
+    pooled: &[Pooled],
+    disp: &[Dispersion],
+    kernels: usize,
+    t: f64,
+) -> Vec<Step> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < cands.len() {
+        let sym = cands[i].symbol;
+        let mut j = i;
+        while j < cands.len() && cands[j].symbol == sym {
+            j += 1;
+        }
+        let mine = &cands[i..j];
+        let sig = bounds(mine, kernels, |c| c.significant);
+        let p = &pooled[sym];
+        let mut split: Vec<&Candidate> = mine.iter().filter(|c| c.split).collect();
+        split.sort_by_key(|c| c.at);
+        for c in split {
+            let from = sig.iter().copied().filter(|&b| b < c.at).max().unwrap_or(0);
+            let to = sig.iter().copied().find(|&b| b > c.at).unwrap_or(kernels);
+            let (x, mx) = sums(p, from, c.at);
+            let (y, my) = sums(p, c.at, to);
+            let level = t / (c.end - c.start - 1) as f64;
+            out.push(Step {
+                candidate: *c,
+                from,
+                to,
+                before: x / mx,
+                after: y / my,
+                delta_ci: delta_ci(x, y, mx, my, disp[sym], level),
+            });
+        }
+        i = j;
+    }
+    out
+}
+
+fn sums(p: &Pooled, a: usize, b: usize) -> (f64, f64) {
+    (p.c[a..b].iter().sum(), p.e[a..b].iter().sum())
+}
+
+/// §9's Δ interval at level `1 − t`: the hull of the run layer's profile
+/// likelihood interval and the Clopper-Pearson bounds mapped to Δ.
+fn delta_ci(x: f64, y: f64, mx: f64, my: f64, d: Dispersion, t: f64) -> (f64, f64) {
+    let chi = stats::critical(d.phi, d.df, t);
+    let (lo, hi) = stats::delta_interval(x, y, mx, my, chi);
+    let (cl, ch) = stats::cp_ratio_interval(x, y, mx, my, t);
+    let cl = stats::delta_at_ratio(cl, x, y, mx, my);
+    let ch = stats::delta_at_ratio(ch, x, y, mx, my);
+    (lo.min(cl), hi.max(ch))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deterministic pseudo-random stream (xorshift), for noisy counts.
+    struct Noise(u64);
+
+    impl Noise {
+        fn unit(&mut self) -> f64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 >> 11) as f64 / (1u64 << 53) as f64
+        }
+        /// About Poisson(mean) (normal approximation, rounded, ≥ 0).
+        fn count(&mut self, mean: f64) -> f64 {
+            let z = (-2.0 * self.unit().max(1e-300).ln()).sqrt()
+                * (2.0 * std::f64::consts::PI * self.unit()).cos();
+            (mean + z * mean.sqrt()).round().max(0.0)
+        }
+    }
+
+    /// `kernels` kernels of `per` runs, exposure 10,000 each; 30 flat
+    /// symbols, then the given level functions of the kernel index.
+    fn series(
+        kernels: usize,
+        per: usize,
+        special: &[&dyn Fn(usize) -> f64],
+    ) -> (Vec<Vec<f64>>, Runs) {
+        let mut rng = Noise(0x9e37_79b9_7f4a_7c15);
+        let runs = Runs {
+            kernel: (0..kernels)
+                .flat_map(|k| std::iter::repeat_n(k, per))
+                .collect(),
+            exposure: vec![10_000.0; kernels * per],
+            kernels,
+        };
+        let mut counts = Vec::new();
+        for i in 0..30 {
+            let mean = 20.0 + 15.0 * i as f64;
+            counts.push(runs.kernel.iter().map(|_| rng.count(mean)).collect());
+        }
+        for f in special {
+            counts.push(runs.kernel.iter().map(|&k| rng.count(f(k))).collect());
+        }
+        (counts, runs)
+    }
+
+    const OPTS: Options = Options {
+        alpha: 0.05,
+        adjust: Adjust::Bh,
+        testable: true,
+    };
+
+    fn significant(a: &Analysis) -> Vec<(usize, usize)> {
+        let mut v: Vec<(usize, usize)> = a
+            .steps
+            .iter()
+            .filter(|s| s.candidate.significant)
+            .map(|s| (s.candidate.symbol, s.candidate.at))
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn a_flat_series_has_no_step() {
+        let (counts, runs) = series(12, 1, &[]);
+        let a = analyse(&counts, &runs, &OPTS);
+        assert!(a.tested >= 30);
+        assert_eq!(significant(&a), []);
+    }
+
+    #[test]
+    fn one_run_per_kernel_finds_a_step_at_its_kernel() {
+        let step = |k: usize| if k < 5 { 100.0 } else { 250.0 };
+        let (counts, runs) = series(10, 1, &[&step]);
+        let a = analyse(&counts, &runs, &OPTS);
+        assert_eq!(significant(&a), [(30, 5)]);
+        let s = a.steps.iter().find(|s| s.candidate.significant).unwrap();
+        assert!(
+            (s.before - 0.01).abs() < 0.002 && (s.after - 0.025).abs() < 0.003,
+            "{s:?}"
+        );
+        assert!(s.delta_ci.0 > 0.0 && s.delta_ci.0 < s.after - s.before);
+    }
+
+    #[test]
+    fn two_steps_are_both_found_with_levels_between_them() {
+        let two = |k: usize| match k {
+            0..=3 => 100.0,
+            4..=7 => 300.0,
+            _ => 150.0,
+        };
+        let (counts, runs) = series(12, 3, &[&two]);
+        let a = analyse(&counts, &runs, &OPTS);
+        assert_eq!(significant(&a), [(30, 4), (30, 8)]);
+        let at8 = a.steps.iter().find(|s| s.candidate.at == 8).unwrap();
+        // Its level before is the middle segment's (kernels 4-7), not 0-7.
+        assert_eq!((at8.from, at8.to), (4, 12));
+        assert!((at8.before - 0.03).abs() < 0.002, "{at8:?}");
+    }
+
+    #[test]
+    fn a_slow_drift_is_not_a_step() {
+        let drift = |k: usize| 100.0 + 20.0 * k as f64;
+        let (counts, runs) = series(16, 1, &[&drift]);
+        let a = analyse(&counts, &runs, &OPTS);
+        assert_eq!(significant(&a), []);
+        assert!(a.drifts >= 1);
+        // The same rise as one step is one.
+        let step = |k: usize| if k < 8 { 100.0 } else { 400.0 };
+        let (counts, runs) = series(16, 1, &[&step]);
+        assert_eq!(significant(&analyse(&counts, &runs, &OPTS)), [(30, 8)]);
+    }
+
+    #[test]
+    fn the_trend_fits_a_log_linear_series_exactly() {
+        let e = [1.0; 6];
+        let c: Vec<f64> = (0..6).map(|k| (3.0 + 0.2 * k as f64).exp()).collect();
+        assert!(trend_deviance(&c, &e) < 1e-9);
+        assert!(is_drift(&c, &e, 3));
+        let step = [10.0, 10.0, 10.0, 50.0, 50.0, 50.0];
+        assert!(!is_drift(&step, &e, 3));
+    }
+
+    #[test]
+    fn the_bits_do_not_depend_on_the_threads() {
+        let step = |k: usize| if k < 6 { 80.0 } else { 160.0 };
+        let (counts, runs) = series(14, 2, &[&step]);
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let four = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
+        let a = one.install(|| analyse(&counts, &runs, &OPTS));
+        let b = four.install(|| analyse(&counts, &runs, &OPTS));
+        assert_eq!(a.steps, b.steps);
+        assert_eq!(a.dispersion, b.dispersion);
+    }
+}
