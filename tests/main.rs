@@ -25,6 +25,7 @@ mod skip;
 mod stats_vectors;
 mod table;
 mod testdata;
+mod text_variants;
 mod user;
 mod views;
 mod words;
