@@ -5,6 +5,7 @@ mod batch;
 mod bounds;
 mod careless;
 mod cli;
+mod codecs;
 mod damage;
 mod engines;
 mod export;

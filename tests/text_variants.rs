@@ -37,7 +37,10 @@ fn a_jit_map_and_a_deleted_memfd_are_one_row_across_runs() {
         assert_eq!(jit[0].2, "changed", "{old} {new}");
         let memfd: Vec<_> = rows.iter().filter(|r| r.1.contains("memfd")).collect();
         assert_eq!(memfd.len(), 1, "{old} {new}: {rows:?}");
-        assert!(memfd[0].1.ends_with("memfd:doublemapper (deleted)"), "{memfd:?}");
+        assert!(
+            memfd[0].1.ends_with("memfd:doublemapper (deleted)"),
+            "{memfd:?}"
+        );
         assert_eq!(memfd[0].2, "changed", "{old} {new}");
     }
 }
