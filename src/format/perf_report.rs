@@ -90,6 +90,8 @@
 mod layout;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_variants;
 mod totals;
 
 use super::unresolved::{self, UNKNOWN};
@@ -216,8 +218,11 @@ impl Section {
             } else {
                 row.name
             };
+            let dso = row
+                .dso
+                .map(|d| super::perf_script::jit_map_dso(&d).map_or(d, str::to_string));
             let key = SymbolKey::new(name)
-                .with_dso(row.dso.map(Name::from))
+                .with_dso(dso.map(Name::from))
                 .with_mode(row.mode);
             *self.counts.entry(key).or_insert(0.0) += value;
         }

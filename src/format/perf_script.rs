@@ -49,6 +49,27 @@
 //! perf  6648 cpu-clock:
 //! 	           14f38 intel_check_word.constprop.0
 //! ```
+//! Extra fields after the dso (`-F …,insnlen`, `insn`, `ipc`, `brstack`,
+//! `iregs`) are dropped, on the sample's line or, with callchains, on a line
+//! of their own after the frames (instead of the blank line); `srcline`
+//! lines follow each frame; `misc` puts a letter before the time; a dso may
+//! hold parentheses; other text after a dso is refused, naming it:
+//! ```text
+//!             perf  8971   433.248729: cpu-clock:      7f582bf093aa _dl_relocate_object (/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2) ilen: 2
+//! 	            90c0 do_lookup_x (/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)
+//!  insn: 89 c2
+//!   dl-load.c:1379
+//!             perf  8971 U       433.248729: cpu-clock:      7f582bf093aa _dl_relocate_object (/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)
+//!              jit 16171   668.618979:    2004008 cpu-clock:      7f135fd7d007 [unknown] (/memfd:doublemapper (deleted))
+//! ```
+//! Layouts without time and event (`-F comm,tid,ip,sym,dso`, `ip,sym,dso`,
+//! `comm,ip,sym`, `ip,sym`; with `-g` the header is `perf  9145 `, `perf `
+//! or an empty line):
+//! ```text
+//!             perf  8971  ffffffff816aae4a mod_memcg_lruvec_state ([kernel.kallsyms])
+//!  ffffffff816aae4a mod_memcg_lruvec_state
+//! ```
+//! A JIT's `/tmp/perf-PID.map` is one dso, [`jit_map_dso`], whatever the pid.
 //! An empty callchain (`--max-stack=0`, or nothing unwound): header, blank line.
 //! Side-band events (`--show-task-events`, `--show-mmap-events`…) are skipped
 //! and counted:
@@ -81,13 +102,34 @@ mod pipeline;
 mod tally;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_variants;
 
 use tally::{BlockOut, Ctx};
+
+/// The dso name every reader gives to a JIT's code named by its
+/// `/tmp/perf-PID.map`: perf names it by the process (`/tmp/perf-16171.map`
+/// in perf script and perf.data, `[JIT] tid 16171` in perf report), which
+/// differs from run to run of one program; one name lets the runs compare.
+pub fn jit_map_dso(dso: &str) -> Option<&'static str> {
+    let pid = match dso.strip_prefix("[JIT] tid ") {
+        Some(pid) => pid,
+        None => {
+            let base = dso.rsplit('/').next().unwrap_or(dso);
+            base.strip_prefix("perf-")
+                .and_then(|b| b.strip_suffix(".map"))
+                .unwrap_or("")
+        }
+    };
+    let jit = !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit());
+    jit.then(|| std::str::from_utf8(line::JIT_MAP).unwrap_or("/tmp/perf-PID.map"))
+}
 
 /// Is this prefix `perf script` output? Comment lines (`perf script
 /// --header`) are skipped; the first other line must be a sample header (with
 /// a pid and a timestamp, or followed by a frame) or a `PERF_RECORD_*` line.
 pub fn sniff(head: &[u8], eof: bool) -> Sniff {
+    let starts_blank = head.first() == Some(&b'\n');
     let mut lines = super::head_lines(head, eof).filter(|l| {
         let t = l.trim_ascii();
         !t.is_empty() && !t.starts_with(b"#")
@@ -96,11 +138,21 @@ pub fn sniff(head: &[u8], eof: bool) -> Sniff {
         return if eof { Sniff::No } else { Sniff::NeedMore };
     };
     if first.starts_with(b"\t") {
-        return Sniff::No;
+        // `-g -F ip,sym[,dso]`: each sample is an empty line, then its frames.
+        return if starts_blank && line::frame_like(first) {
+            Sniff::Yes
+        } else {
+            Sniff::No
+        };
     }
     match line::classify(first) {
         line::LineKind::NonSample => Sniff::Yes,
-        line::LineKind::Malformed => Sniff::No,
+        // `-g -F comm,tid,ip,sym`: a header without time or event, then frames.
+        line::LineKind::Malformed => match lines.next() {
+            Some(next) if next.starts_with(b"\t") && line::frame_like(next) => Sniff::Yes,
+            None if !eof => Sniff::NeedMore,
+            _ => Sniff::No,
+        },
         line::LineKind::Sample(h) => {
             if h.time.is_some() {
                 return Sniff::Yes;
@@ -127,12 +179,28 @@ pub fn parse(
 
 /// A block may end just before any line that is neither a callchain frame
 /// (`\t…`) nor the blank line closing a sample, i.e. before a sample header.
+/// Lines of fields that belong to the sample before them (`srcline`, the
+/// fields after a callchain) are no boundary; in `-g -F ip,sym` output,
+/// where a sample starts with an empty line, the empty line after a
+/// sample's blank line is.
 fn sample_boundary(buf: &[u8]) -> usize {
     let mut end = buf.len();
     while let Some(i) = memchr::memrchr(b'\n', &buf[..end]) {
-        if let Some(&next) = buf.get(i + 1) {
+        let start = i + 1;
+        // Only whole lines are judged.
+        if let Some(len) = memchr::memchr(b'\n', &buf[start..]) {
+            let next = buf[start];
             if next != b'\t' && next != b'\n' && next != b'\r' {
-                return i + 1;
+                let line = &buf[start..start + len];
+                if next != b' ' || line::header(line).is_some() || !line::is_continuation(line) {
+                    return start;
+                }
+            } else if next == b'\n'
+                && i > 0
+                && buf[i - 1] == b'\n'
+                && buf.get(start + 1) == Some(&b'\t')
+            {
+                return start;
             }
         }
         end = i;
@@ -216,6 +284,7 @@ struct Merged {
     open_with_frames: bool,
     open_header_only: bool,
     cut_line: bool,
+    first_eventless: Option<(u64, Vec<u8>)>,
 }
 
 impl Merged {
@@ -232,6 +301,9 @@ impl Merged {
         }
         if let (None, Some((l, text))) = (&self.first_malformed, b.first_malformed) {
             self.first_malformed = Some((self.lines + l, text));
+        }
+        if let (None, Some((l, text))) = (&self.first_eventless, b.first_eventless) {
+            self.first_eventless = Some((self.lines + l, text));
         }
         self.lines += b.lines;
         self.non_sample += b.non_sample;
@@ -294,6 +366,7 @@ impl Merged {
             WeightBy::Samples => Weight::Samples,
             WeightBy::Period => Weight::Period,
         };
+        self.eventless_among_events(origin, opts)?;
         let chosen = chosen_event(&self.events, origin, opts)?;
         self.push_warnings(&mut p);
         let Some(ev) = self
@@ -360,6 +433,41 @@ impl Merged {
              files are (perf's --symfs), or give diffprofile the perf.data",
         );
         Ok(p)
+    }
+
+    /// Samples without an event field among samples with one are no layout
+    /// of perf script (a line cut short, or joined with another): an error
+    /// at the first, or under `--lenient` malformed lines left out.
+    fn eventless_among_events(
+        &mut self,
+        origin: &str,
+        opts: &ParseOptions,
+    ) -> Result<(), ParseError> {
+        let named = self
+            .events
+            .iter()
+            .any(|e| !e.name.is_empty() && e.samples > 0);
+        let Some(i) = self.events.iter().position(|e| e.name.is_empty()) else {
+            return Ok(());
+        };
+        let Some((line, text)) = self.first_eventless.take().filter(|_| named) else {
+            return Ok(());
+        };
+        if !opts.lenient {
+            return Err(ParseError::malformed(
+                origin,
+                line,
+                tally::EXPECT_EVENT,
+                &text,
+            ));
+        }
+        let ev = self.events.remove(i);
+        self.malformed += ev.samples;
+        match &self.first_malformed {
+            Some((l, _)) if *l < line => {}
+            _ => self.first_malformed = Some((line, text)),
+        }
+        Ok(())
     }
 
     fn push_warnings(&self, p: &mut Profile) {

@@ -72,6 +72,45 @@ struct Acc {
     notes: Vec<String>,
 }
 
+/// The Parquet codecs this build reads (the parquet crate's features in
+/// Cargo.toml): all but brotli and lzo.
+const CODECS: &str = "uncompressed, snappy, gzip, lz4, lz4_raw, zstd";
+
+/// A column compressed with a codec this build does not read is refused
+/// up front, naming it and the codecs read (the parquet crate would say
+/// "Disabled feature at compile time" on the first page).
+fn check_codecs(meta: &parquet::file::metadata::ParquetMetaData, name: &str) -> Result<()> {
+    use parquet::basic::Compression;
+    for rg in meta.row_groups() {
+        for col in rg.columns() {
+            let codec = col.compression();
+            let read = matches!(
+                codec,
+                Compression::UNCOMPRESSED
+                    | Compression::SNAPPY
+                    | Compression::GZIP(_)
+                    | Compression::LZ4
+                    | Compression::LZ4_RAW
+                    | Compression::ZSTD(_)
+            );
+            if !read {
+                let codec = match codec {
+                    Compression::BROTLI(_) => "brotli".to_string(),
+                    Compression::LZO => "lzo".to_string(),
+                    other => format!("{other:?}").to_lowercase(),
+                };
+                bail!(
+                    "{name}: column {} is compressed with {codec}, which diffprofile does not \
+                     read (it reads {CODECS}): write the table with one of those (e.g. DuckDB \
+                     `COPY … (FORMAT parquet, COMPRESSION zstd)`)",
+                    col.column_path()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 impl Acc {
     fn read_file(&mut self, f: &TableFile, filter: &Filter) -> Result<()> {
         let name = f.path.display().to_string();
@@ -89,6 +128,7 @@ impl Acc {
         })?
         .with_context(|| format!("{name}: cannot read as Parquet"))?;
         let meta = builder.metadata().clone();
+        check_codecs(&meta, &name)?;
         let ours = check_version(&meta, &name)?;
         for note in notes(&meta, &name)? {
             if !self.notes.contains(&note) {

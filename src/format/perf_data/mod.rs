@@ -232,7 +232,10 @@ impl State<'_> {
     }
 
     fn key(&self, f: Frame) -> SymbolKey {
-        let dso = self.dso_of(f).into_owned();
+        let dso = self.dso_of(f);
+        // One name for a JIT's perf-PID.map whatever the run's pid.
+        let dso =
+            super::perf_script::jit_map_dso(&dso).map_or_else(|| dso.into_owned(), str::to_string);
         let (name, mode) = match f {
             Frame::Kernel(i) => (
                 self.kernel_symbol(i)

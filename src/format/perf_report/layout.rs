@@ -280,9 +280,13 @@ fn percent_bytes(text: &[u8]) -> Option<f64> {
     (0.0..=100.0).contains(&v).then_some(v)
 }
 
-/// `[k] do_syscall_64` → (Kernel, `do_syscall_64`); ` (inlined)` is dropped.
-/// Text without a known marker is kept whole, with no mode.
+/// `[k] do_syscall_64` → (Kernel, `do_syscall_64`); ` (inlined)` is dropped;
+/// so is the address and symbol-table origin that `perf report -v` prints
+/// first (`0xffffffff82261179 k [k] _raw_spin_unlock_irqrestore`,
+/// `0xf82b3            D [.] read`). Text without a known marker is kept
+/// whole, with no mode.
 fn symbol(text: &str) -> (Option<Mode>, &str) {
+    let text = strip_verbose(text);
     let (mode, name) = match (text.get(..3), text.get(3..)) {
         (Some(marker), Some(rest)) if rest.starts_with(' ') || rest.is_empty() => {
             match Mode::from_marker(marker) {
@@ -294,6 +298,39 @@ fn symbol(text: &str) -> (Option<Mode>, &str) {
     };
     let name = name.strip_suffix("(inlined)").map_or(name, str::trim_end);
     (mode, name)
+}
+
+#[cfg(test)]
+pub(super) fn strip_verbose_for_tests(text: &str) -> &str {
+    strip_verbose(text)
+}
+
+/// `0x1234 k [k] name` → `[k] name`: only when a mode marker follows the
+/// address and the one-character origin.
+fn strip_verbose(text: &str) -> &str {
+    let Some(hex) = text.strip_prefix("0x") else {
+        return text;
+    };
+    let Some(end) = hex.find(' ') else {
+        return text;
+    };
+    if end == 0 || !hex[..end].bytes().all(|b| b.is_ascii_hexdigit()) {
+        return text;
+    }
+    let rest = hex[end..].trim_start();
+    let mut chars = rest.chars();
+    let origin = chars.next();
+    let after = chars.as_str();
+    match origin {
+        Some(o) if !o.is_whitespace() && after.starts_with(' ') => {
+            let marked = after.trim_start();
+            match marked.get(..3) {
+                Some(m) if Mode::from_marker(m).is_some() => marked,
+                _ => text,
+            }
+        }
+        _ => text,
+    }
 }
 
 /// `# Samples: 9K of event 'cpu-clock'` (or `… of events 'anon group { a, b }'`).
@@ -321,14 +358,20 @@ pub(super) fn samples_header(rest: &str) -> Option<SamplesHeader> {
         _ => (count, 1),
     };
     let samples = digits.parse::<u64>().ok()?.checked_mul(unit)?;
+    let plural = event.starts_with('s');
     let event = event.strip_prefix('s').unwrap_or(event).trim();
     let name = event.strip_prefix('\'')?.strip_suffix('\'')?;
-    let events = match (name.find('{'), name.rfind('}')) {
-        (Some(open), Some(close)) if open < close => name[open + 1..close]
-            .split(',')
+    let list = |l: &str| -> Vec<String> {
+        l.split(',')
             .map(|e| e.trim().to_string())
             .filter(|e| !e.is_empty())
-            .collect(),
+            .collect()
+    };
+    // `events 'anon group { a, b }'` (an event group), or `events 'a, b'`
+    // (`perf report --group` on events recorded side by side).
+    let events = match (name.find('{'), name.rfind('}')) {
+        (Some(open), Some(close)) if open < close => list(&name[open + 1..close]),
+        _ if plural => list(name),
         _ => vec![name.to_string()],
     };
     Some(SamplesHeader {

@@ -166,7 +166,99 @@ pub fn header(line: &[u8]) -> Option<Header<'_>> {
     if let Some(h) = header_at_time(line) {
         return Some(h);
     }
-    header_tokens(line)
+    header_tokens(line).or_else(|| header_bare(line))
+}
+
+/// A sample line without time and event fields (`-F comm,tid,ip,sym,dso`,
+/// `-F ip,sym,dso`, `-F comm,ip,sym`, `-F ip,sym`):
+/// `[COMM] [PID[/TID]] [CPU] [PERIOD]  IP SYM [(DSO)]`. perf prints the
+/// address right-aligned in 16 columns after a space, so the address is
+/// the first hexadecimal token with 17 − its length spaces before it at
+/// the start of the line, 18 − its length after another field (a command
+/// name is padded to 16 columns, a pid to 5: neither has as many).
+fn header_bare(line: &[u8]) -> Option<Header<'_>> {
+    let mut i = 0;
+    let n = line.len();
+    while i < n {
+        let sp = i;
+        while i < n && line[i] == b' ' {
+            i += 1;
+        }
+        let start = i;
+        while i < n && line[i] != b' ' {
+            i += 1;
+        }
+        let tok = &line[start..i];
+        let spaces = start - sp;
+        // One space (or two after a field) before 16 columns.
+        if tok.is_empty() || tok.len() > 16 || !(17..=18).contains(&(spaces + tok.len())) {
+            continue;
+        }
+        if !tok.iter().all(u8::is_ascii_hexdigit) {
+            continue;
+        }
+        let rest = trim(&line[start..]);
+        if !frame_like(rest) {
+            return None;
+        }
+        let (comm, period) = fields_before_ip(&line[..sp]);
+        return Some(Header {
+            comm,
+            time: None,
+            period,
+            event: b"",
+            rest,
+            colon: None,
+        });
+    }
+    None
+}
+
+/// `[COMM] [PID[/TID]] [CPU] [PERIOD]` before a frame or a callchain, read
+/// backwards: (COMM, PERIOD).
+fn fields_before_ip(head: &[u8]) -> (&[u8], Option<u64>) {
+    let toks: Vec<&[u8]> = head
+        .split(|&c| c == b' ')
+        .filter(|t| !t.is_empty())
+        .collect();
+    let mut k = toks.len();
+    let mut period = None;
+    if k >= 2 && is_digits(toks[k - 1]) && (is_cpu(toks[k - 2]) || is_pid(toks[k - 2])) {
+        period = parse_u64(toks[k - 1]);
+        k -= 1;
+    }
+    if k >= 1 && is_cpu(toks[k - 1]) {
+        k -= 1;
+    }
+    if k >= 1 && is_pid(toks[k - 1]) {
+        k -= 1;
+    }
+    let comm = match k.checked_sub(1) {
+        Some(last) => {
+            let t = toks[last];
+            let end = t.as_ptr() as usize - head.as_ptr() as usize + t.len();
+            trim(&head[..end])
+        }
+        None => b"",
+    };
+    (comm, period)
+}
+
+/// The header of a sample whose callchain follows (the next line is a
+/// frame) when it has neither time nor event (`-g` with `-F
+/// comm,tid,ip,sym,dso` prints `perf  9145 `, with `-F comm,ip,sym` only
+/// `perf `, with `-F ip,sym` an empty line).
+pub fn header_before_chain(line: &[u8]) -> Header<'_> {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let (comm, period) = fields_before_ip(line);
+    Header {
+        comm,
+        time: None,
+        period,
+        event: b"",
+        rest: b"",
+        colon: None,
+    }
 }
 
 /// The common shape, read from the first colon when it ends the
@@ -209,10 +301,29 @@ pub fn before_colon(line: &[u8], c: usize) -> Option<(usize, usize)> {
     if s == 0 || line[s - 1] != b' ' || dot == usize::MAX || dot == s || dot + 1 == c {
         return None;
     }
-    // Backwards: spaces, optional [CPU], spaces, PID[/TID].
+    // Backwards: spaces, optional MISC (`-F misc`: `K`, `U`…), spaces,
+    // optional [CPU], spaces, PID[/TID]; or nothing at all (`-F time,…`).
     let mut e = s - 1;
     while e > 0 && line[e - 1] == b' ' {
         e -= 1;
+    }
+    if e == 0 {
+        return Some((0, s));
+    }
+    if line[e - 1].is_ascii_alphabetic() {
+        let mut o = e - 1;
+        while o > 0 && line[o - 1].is_ascii_alphabetic() {
+            o -= 1;
+        }
+        if e - o <= 4 && o > 0 && line[o - 1] == b' ' {
+            let mut m = o;
+            while m > 0 && line[m - 1] == b' ' {
+                m -= 1;
+            }
+            if m > 0 && (line[m - 1].is_ascii_digit() || line[m - 1] == b']') {
+                e = m;
+            }
+        }
     }
     if e > 0 && line[e - 1] == b']' {
         let mut o = e - 1;
@@ -406,41 +517,277 @@ pub fn looks_like_frame(line: &[u8]) -> bool {
     body.first().is_some_and(u8::is_ascii_hexdigit)
 }
 
+/// A frame's text, parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Parsed<'a> {
+    Frame(Frame<'a>),
+    /// Not a frame (no hexadecimal address first).
+    NotFrame,
+    /// A frame followed by text that is no field diffprofile knows (the
+    /// text after the dso's closing parenthesis).
+    Trailing(&'a [u8]),
+    /// An address alone (`perf script -F ip` without `sym`).
+    NoSymbol,
+}
+
+/// Does `text` start like a frame (an address, then anything)?
+pub fn frame_like(text: &[u8]) -> bool {
+    !matches!(parse_frame(text), Parsed::NotFrame)
+}
+
 /// Split a frame (leading whitespace allowed). `None` when it does not start
-/// with a hexadecimal address.
+/// with a hexadecimal address, or when unknown text follows its dso.
 pub fn frame(text: &[u8]) -> Option<Frame<'_>> {
+    match parse_frame(text) {
+        Parsed::Frame(f) => Some(f),
+        _ => None,
+    }
+}
+
+/// Split a frame: `IP [SYM[+0xOFF]] [(DSO)] [FIELDS]`, where FIELDS are the
+/// ones perf script prints after the dso on the same line (`ilen: 4`,
+/// `insn: 89 c7`, `IPC: 1.20 (12/10)`, branch stacks, registers; see
+/// [`strip_fields`]): they are dropped.
+pub fn parse_frame(text: &[u8]) -> Parsed<'_> {
     let text = trim(text);
     let sp = text.iter().position(|&c| c == b' ').unwrap_or(text.len());
     let ip = &text[..sp];
     if ip.is_empty() || ip.len() > 16 || !ip.iter().all(u8::is_ascii_hexdigit) {
-        return None;
+        return Parsed::NotFrame;
     }
-    let rest = trim(&text[sp..]);
-    let (sym, dso) = split_dso(rest);
+    let rest = strip_fields(trim(&text[sp..]));
+    if rest.is_empty() {
+        return Parsed::NoSymbol;
+    }
+    let (sym, dso) = match split_dso(rest) {
+        Split::Dso(sym, dso) => (sym, Some(jit_map(dso))),
+        Split::NoDso(sym) => (sym, None),
+        Split::Trailing(extra) => return Parsed::Trailing(extra),
+    };
     let sym = strip_offset(sym);
     let sym = if sym.is_empty() { UNKNOWN } else { sym };
     let kernel_ip = ip.len() == 16 && ip[..4].eq_ignore_ascii_case(b"ffff") && ip[4] >= b'8';
-    Some(Frame {
+    Parsed::Frame(Frame {
         sym,
         dso,
         kernel_ip,
     })
 }
 
-/// `SYM (DSO)` → (SYM, Some(DSO)); a `(` only opens the dso at the start or
-/// after a space, so `foo(int)` stays a symbol.
-fn split_dso(rest: &[u8]) -> (&[u8], Option<&[u8]>) {
-    if rest.last() != Some(&b')') {
-        return (rest, None);
+/// The dso every run gives to the symbols of a JIT's `/tmp/perf-PID.map`
+/// (the PID differs from run to run; the code is the same program's).
+pub const JIT_MAP: &[u8] = b"/tmp/perf-PID.map";
+
+/// `/tmp/perf-1234.map` → [`JIT_MAP`] (see [`super::jit_map_dso`]); any
+/// other dso as it is.
+pub fn jit_map(dso: &[u8]) -> &[u8] {
+    if !dso.ends_with(b".map") {
+        return dso;
     }
-    let mut end = rest.len() - 1;
-    while let Some(open) = rest[..end].iter().rposition(|&c| c == b'(') {
-        if open == 0 || rest[open - 1] == b' ' {
-            return (trim(&rest[..open]), Some(&rest[open + 1..rest.len() - 1]));
+    match std::str::from_utf8(dso).ok().and_then(super::jit_map_dso) {
+        Some(_) => JIT_MAP,
+        None => dso,
+    }
+}
+
+enum Split<'a> {
+    Dso(&'a [u8], &'a [u8]),
+    NoDso(&'a [u8]),
+    Trailing(&'a [u8]),
+}
+
+/// `SYM (DSO)` → (SYM, DSO). The dso is the parenthesised group that ends
+/// the text, parentheses balanced (`(/memfd:doublemapper (deleted))`), and
+/// opens at the start or after a space, so that `foo(int)` stays a symbol.
+/// Text after a group that looks like a dso (`(/…)` or `([…)`) is a field
+/// diffprofile does not know: [`Split::Trailing`].
+fn split_dso(rest: &[u8]) -> Split<'_> {
+    if rest.last() == Some(&b')') {
+        if let Some(open) = group_start(rest, rest.len() - 1) {
+            if open == 0 || rest[open - 1] == b' ' {
+                return Split::Dso(trim(&rest[..open]), &rest[open + 1..rest.len() - 1]);
+            }
+            return Split::NoDso(rest);
         }
-        end = open;
+        // Unbalanced: the last `(` after a space opens the dso.
+        let mut end = rest.len() - 1;
+        while let Some(open) = rest[..end].iter().rposition(|&c| c == b'(') {
+            if open == 0 || rest[open - 1] == b' ' {
+                return Split::Dso(trim(&rest[..open]), &rest[open + 1..rest.len() - 1]);
+            }
+            end = open;
+        }
+        return Split::NoDso(rest);
     }
-    (rest, None)
+    // ` (/path) more` or ` ([kernel.kallsyms]) more`: unknown fields follow.
+    let mut from = 0;
+    while let Some(i) = memchr::memmem::find(&rest[from..], b" (") {
+        let open = from + i + 1;
+        from = open;
+        if !matches!(rest.get(open + 1), Some(b'/' | b'[')) {
+            continue;
+        }
+        if let Some(close) = group_end(rest, open) {
+            if rest.get(close + 1) == Some(&b' ') {
+                return Split::Trailing(trim(&rest[close + 1..]));
+            }
+        }
+    }
+    Split::NoDso(rest)
+}
+
+/// The `(` that the `)` at `close` closes, parentheses balanced.
+fn group_start(text: &[u8], close: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for i in (0..=close).rev() {
+        match text[i] {
+            b')' => depth += 1,
+            b'(' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The `)` that closes the `(` at `open`, parentheses balanced.
+fn group_end(text: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, &c) in text.iter().enumerate().skip(open) {
+        match c {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Drop the fields perf script prints after a sample's frame, on its line
+/// (no callchain) or on a line of their own after the callchain (see
+/// [`is_continuation`]), last first: `IPC: 1.20 (12/10)` (ipc),
+/// `ilen: 4` (insnlen), `insn: 89 c7` (insn), branch stack entries
+/// `0x4005d0/0x4005e0/P/-/-/0` (brstack, brstacksym, brstackoff), register
+/// dumps `ABI:2 AX:0x1f …` (iregs, uregs).
+pub fn strip_fields(mut s: &[u8]) -> &[u8] {
+    loop {
+        let before = s.len();
+        s = trim(s);
+        if let Some(i) = memchr::memmem::rfind(s, b"IPC: ") {
+            if at_word(s, i) && is_ipc(&s[i + 5..]) {
+                s = &s[..i];
+            }
+        }
+        if let Some(i) = memchr::memmem::rfind(s, b"ilen: ") {
+            if at_word(s, i) && is_digits(&s[i + 6..]) {
+                s = &s[..i];
+            }
+        }
+        if let Some(i) = memchr::memmem::rfind(s, b"insn:") {
+            let bytes = &s[i + 5..];
+            if at_word(s, i)
+                && bytes
+                    .split(|&c| c == b' ')
+                    .filter(|t| !t.is_empty())
+                    .all(|t| t.len() == 2 && t.iter().all(u8::is_ascii_hexdigit))
+            {
+                s = &s[..i];
+            }
+        }
+        // Whole tokens from the end: branch entries and registers.
+        loop {
+            let t = trim(s);
+            let (head, tok) = match t.iter().rposition(|&c| c == b' ') {
+                Some(sp) => (&t[..sp], &t[sp + 1..]),
+                None => (&t[..0], t),
+            };
+            if tok.is_empty() || !(is_branch(tok) || is_register(tok)) {
+                break;
+            }
+            s = head;
+        }
+        s = trim(s);
+        if s.len() == before {
+            return s;
+        }
+    }
+}
+
+/// `s[i..]` starts a word (at the start or after a space).
+fn at_word(s: &[u8], i: usize) -> bool {
+    i == 0 || s[i - 1] == b' '
+}
+
+/// `1.20 (12/10)`
+fn is_ipc(t: &[u8]) -> bool {
+    let t = trim(t);
+    let Some(sp) = t.iter().position(|&c| c == b' ') else {
+        return false;
+    };
+    let (v, rest) = (&t[..sp], trim(&t[sp..]));
+    is_time(v)
+        && rest.len() > 2
+        && rest[0] == b'('
+        && rest[rest.len() - 1] == b')'
+        && is_pid(&rest[1..rest.len() - 1])
+}
+
+/// `FROM/TO/P/-/-/0` (perf 6.1; later versions add fields): the
+/// misprediction, in-transaction and abort flags, then the cycles.
+fn is_branch(tok: &[u8]) -> bool {
+    let parts: Vec<&[u8]> = tok.split(|&c| c == b'/').collect();
+    parts.len() >= 6
+        && !parts[0].is_empty()
+        && !parts[1].is_empty()
+        && matches!(parts[2], b"P" | b"M" | b"-")
+        && matches!(parts[3], b"X" | b"-")
+        && matches!(parts[4], b"A" | b"-")
+        && is_digits(parts[5])
+}
+
+/// `ABI:2`, `AX:0x1f`, `R10:0x0`
+fn is_register(tok: &[u8]) -> bool {
+    let Some(c) = tok.iter().position(|&c| c == b':') else {
+        return false;
+    };
+    let (name, value) = (&tok[..c], &tok[c + 1..]);
+    let upper = !name.is_empty()
+        && name
+            .iter()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
+    upper
+        && (value
+            .strip_prefix(b"0x")
+            .is_some_and(|h| !h.is_empty() && h.iter().all(u8::is_ascii_hexdigit))
+            || (name == b"ABI" && is_digits(value)))
+}
+
+/// A line that belongs to the sample before it rather than starting one:
+/// the fields perf script prints after a callchain on a line of their own
+/// (` ilen: 4`, ` insn: 89 c7`, ` IPC: …`), or a `srcline` line (two
+/// spaces, then `file.c:123` or `[kernel.kallsyms][ffffffff81000000]`),
+/// which follows the frame it locates. Only asked of lines that are no
+/// sample header.
+pub fn is_continuation(line: &[u8]) -> bool {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let Some(body) = line.strip_prefix(b" ") else {
+        return false;
+    };
+    if matches!(body.first(), Some(b' ')) {
+        // srcline: exactly two spaces, then no address.
+        let src = &body[1..];
+        return !src.is_empty() && src[0] != b' ' && frame(src).is_none();
+    }
+    !body.is_empty() && strip_fields(body).is_empty()
 }
 
 /// `name+0x1f` → `name` (only a hexadecimal offset is stripped).

@@ -79,6 +79,9 @@ pub struct BlockOut {
     pub saw_blank: bool,
     /// The final line had no line break and was left out.
     pub cut_line: bool,
+    /// The first sample without an event field (line, text): an error
+    /// when other samples have one.
+    pub first_eventless: Option<(u64, Vec<u8>)>,
 }
 
 pub const EXPECT_HEADER: &str =
@@ -86,6 +89,13 @@ pub const EXPECT_HEADER: &str =
 pub const EXPECT_FRAME: &str = "a callchain frame line `<TAB>IP SYM+OFF (DSO)`";
 pub const EXPECT_ORPHAN: &str =
     "a sample line `COMM PID [CPU] TIME: [PERIOD] EVENT:` before this callchain frame";
+pub const EXPECT_FIELDS: &str = "nothing after a frame's `(DSO)` but the perf script fields \
+     diffprofile skips (insn, insnlen, ipc, brstack, brstacksym, brstackoff, iregs, uregs, \
+     srcline): re-run perf script without the field printed after the dso";
+pub const EXPECT_EVENT: &str = "a perf script sample line with the event field, as the other \
+     samples have: `COMM PID [CPU] TIME: [PERIOD] EVENT: [IP SYM+OFF (DSO)]`";
+pub const EXPECT_SYMBOL: &str = "a frame with a symbol, `IP SYM (DSO)`: re-run perf script \
+     with the sym field (-F ...,ip,sym,dso)";
 pub const EXPECT_PERIOD: &str =
     "a period before the event name (`--weight period` needs perf script's `period` field)";
 
@@ -143,6 +153,9 @@ struct Cur {
     kept: bool,
     /// A callchain line (`\t…`) was seen.
     chain: bool,
+    /// The fields perf prints after a callchain were read: the sample is
+    /// complete without a blank line.
+    closed: bool,
 }
 
 /// Counting one block: the symbols met, the caches that skip parsing what
@@ -163,6 +176,11 @@ struct Counter<'d, 'c> {
     stacks: Vec<FxHashMap<Vec<u32>, u64>>,
     /// The current sample's chain so far, leaf first.
     chain_ids: Vec<u32>,
+    /// The number of the line being read, in the block.
+    line_no: u64,
+    /// The text an error names instead of its whole line (the unknown
+    /// field after a dso).
+    found: Option<Vec<u8>>,
 }
 
 /// The block's symbols, by id, with what is known of each.
@@ -236,6 +254,8 @@ pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
         cur: None,
         stacks: Vec::new(),
         chain_ids: Vec::new(),
+        line_no: 0,
+        found: None,
     };
     let mut body = data;
     if last && !data.ends_with(b"\n") {
@@ -248,6 +268,9 @@ pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
     let mut pos = 0;
     let mut n = 0u64;
     let mut fast_misses = 0;
+    // Blank lines just before the current one; a block starts after a
+    // sample's closing blank line (see `sample_boundary`).
+    let mut blanks = 1u32;
     while pos < body.len() {
         if body[pos] == b'\t' && fast_misses < 8 && c.chain_done() {
             // The rest of this chain is not counted: hop to its blank line.
@@ -265,6 +288,7 @@ pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
             if let Some(len) = c.cached_header(&body[pos..]) {
                 pos += len + 1;
                 n += 1;
+                blanks = 0;
                 continue;
             }
         }
@@ -272,16 +296,21 @@ pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
         let line = &body[pos..end];
         pos = end + 1;
         n += 1;
+        let next_is_frame = body.get(pos) == Some(&b'\t');
+        c.line_no = n;
         let ok = match line.first() {
-            Some(b'\t') => c.frame_line(line),
+            Some(b'\t') => c.frame_line(line, blanks >= 2),
             None | Some(b'\r') if line.len() <= 1 => {
                 c.end_sample();
                 c.out.saw_blank = true;
-                Ok(())
+                blanks += 1;
+                continue;
             }
-            _ => c.other_line(line),
+            _ => c.other_line(line, next_is_frame),
         };
+        blanks = 0;
         if let Err(expected) = ok {
+            let found = c.found.take();
             if c.ctx.opts.lenient {
                 c.out.malformed += 1;
                 if c.out.first_malformed.is_none() {
@@ -291,7 +320,7 @@ pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
                 c.out.error = Some(BlockError {
                     line: n,
                     expected,
-                    found: line.to_vec(),
+                    found: found.unwrap_or_else(|| line.to_vec()),
                 });
                 c.out.lines += n;
                 return c.finish();
@@ -300,7 +329,7 @@ pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
     }
     c.out.lines += n;
     if let Some(cur) = &c.cur {
-        c.out.open_with_frames = cur.chain;
+        c.out.open_with_frames = cur.chain && !cur.closed;
         c.out.open_header_only = !cur.chain;
     }
     c.end_sample();
@@ -409,23 +438,41 @@ impl<'d> Counter<'d, '_> {
         }
     }
 
-    fn other_line(&mut self, line: &'d [u8]) -> Result<(), &'static str> {
-        self.end_sample();
+    fn other_line(&mut self, line: &'d [u8], next_is_frame: bool) -> Result<(), &'static str> {
         let h = match line::classify(line) {
             LineKind::Sample(h) => h,
             LineKind::NonSample => {
+                self.end_sample();
                 self.out.non_sample += 1;
                 return Ok(());
             }
-            LineKind::Malformed => return Err(EXPECT_HEADER),
+            // Fields printed on lines of their own (`srcline`, and the
+            // fields after a callchain): part of the sample being read.
+            LineKind::Malformed if self.cur.is_some() && line::is_continuation(line) => {
+                if let Some(cur) = &mut self.cur {
+                    // ` ilen: 4` after the frames, not a `srcline` line.
+                    cur.closed |= cur.chain && !line.starts_with(b"  ");
+                }
+                return Ok(());
+            }
+            // A header without time or event (`-g -F comm,tid,ip,sym`).
+            LineKind::Malformed if next_is_frame => line::header_before_chain(line),
+            LineKind::Malformed => {
+                self.end_sample();
+                return Err(EXPECT_HEADER);
+            }
         };
+        self.end_sample();
+        if h.event.is_empty() {
+            self.eventless(line);
+        }
         let ev = self.event_index(h.event);
         let wanted = self.out.events[ev].wanted;
         if wanted && self.ctx.by_period && h.period.is_none() {
             self.out.events[ev].samples += 1;
             return Err(EXPECT_PERIOD);
         }
-        let frame = if wanted { self.frame_id(h.rest) } else { None };
+        let frame = if wanted { self.frame_id(h.rest)? } else { None };
         if let Some(c) = h.colon {
             self.cache_suffix(&line[c + 1..], h.period, ev, frame);
         }
@@ -454,6 +501,7 @@ impl<'d> Counter<'d, '_> {
                 frames: 0,
                 kept: false,
                 chain: false,
+                closed: false,
             });
             return;
         }
@@ -497,13 +545,26 @@ impl<'d> Counter<'d, '_> {
             frames: 0,
             kept: false,
             chain: false,
+            closed: false,
         });
         if let Some(id) = frame {
             self.count_frame(id);
         }
     }
 
-    fn frame_line(&mut self, line: &'d [u8]) -> Result<(), &'static str> {
+    /// A callchain line; `after_blanks`: it follows two blank lines (or a
+    /// blank line at the start of the input), which is how `-g -F ip,sym`
+    /// (no header field) prints the start of a sample.
+    fn frame_line(&mut self, line: &'d [u8], after_blanks: bool) -> Result<(), &'static str> {
+        if self.cur.is_none() && after_blanks {
+            self.eventless(line);
+            let ev = self.event_index(b"");
+            if self.ctx.by_period && self.out.events[ev].wanted {
+                self.out.events[ev].samples += 1;
+                return Err(EXPECT_PERIOD);
+            }
+            self.start_sample(b"", None, None, ev, None);
+        }
         let whole = self.whole_chain();
         let Some(cur) = &mut self.cur else {
             return Err(EXPECT_ORPHAN);
@@ -518,29 +579,45 @@ impl<'d> Counter<'d, '_> {
             };
         }
         match self.frame_id(line) {
-            Some(id) => {
+            Ok(Some(id)) => {
                 self.count_frame(id);
                 Ok(())
             }
-            None => {
+            bad => {
                 // Under --lenient the sample keeps its place in the total
                 // but loses its attribution.
                 if let Some(cur) = &mut self.cur {
                     cur.frames += 1;
                 }
-                Err(EXPECT_FRAME)
+                Err(bad.err().unwrap_or(EXPECT_FRAME))
             }
         }
     }
 
-    /// The symbol id of a frame's text, `None` when it is not a frame.
-    fn frame_id(&mut self, text: &'d [u8]) -> Option<u32> {
-        if let Some(&id) = self.cache.tails.get(text) {
-            return Some(id);
+    fn eventless(&mut self, line: &[u8]) {
+        if self.out.first_eventless.is_none() {
+            self.out.first_eventless = Some((self.line_no, line.to_vec()));
         }
-        let id = self.syms.intern(line::frame(text)?);
+    }
+
+    /// The symbol id of a frame's text, `None` when it is not a frame; an
+    /// error when unknown fields follow its dso.
+    fn frame_id(&mut self, text: &'d [u8]) -> Result<Option<u32>, &'static str> {
+        if let Some(&id) = self.cache.tails.get(text) {
+            return Ok(Some(id));
+        }
+        let f = match line::parse_frame(text) {
+            line::Parsed::Frame(f) => f,
+            line::Parsed::NotFrame => return Ok(None),
+            line::Parsed::Trailing(extra) => {
+                self.found = Some(extra.to_vec());
+                return Err(EXPECT_FIELDS);
+            }
+            line::Parsed::NoSymbol => return Err(EXPECT_SYMBOL),
+        };
+        let id = self.syms.intern(f);
         self.cache.tails.insert(text.into(), id);
-        Some(id)
+        Ok(Some(id))
     }
 
     fn count_frame(&mut self, id: u32) {
