@@ -3,14 +3,16 @@
 //!
 //! Input: the sides as loaded, the parse options (sample filters) and the
 //! symbol identity (symbol filters). Output, from [`prepare`]: an error for
-//! what must be refused (a sample filter the runs' format cannot apply, one
-//! recording given twice in one side, unless `--allow-duplicates`), else the
+//! what must be refused (a run that holds no samples, a sample filter the
+//! runs' format cannot apply, one recording given twice in one side, unless
+//! `--allow-duplicates`), else the
 //! sides brought to their common scope ([`crate::scope`]) with the header
 //! notes and the warnings to show (filters that match nothing, a side
 //! mixing formats, a recording on two sides).
 //!
 //! Duplicate runs are found in [`duplicates`]; kernels and binaries that
-//! differ between runs in [`kernels`].
+//! differ between runs in [`kernels`]. [`replicates`] checks the runs a
+//! noise model is learned from (`noise-model`, `--noise-from`) alike.
 
 mod duplicates;
 mod kernels;
@@ -52,6 +54,7 @@ pub fn prepare(
     identity: &Identity,
     allow_duplicates: bool,
 ) -> Result<Findings> {
+    no_samples(sides)?;
     unfilterable(sides, parse)?;
     let mut found = Findings::default();
     found.warnings.extend(empty_sample_filters(sides, parse));
@@ -67,6 +70,58 @@ pub fn prepare(
         .extend(duplicates::check(sides, allow_duplicates)?);
     found.warnings.extend(empty_symbol_filters(sides, identity));
     Ok(found)
+}
+
+/// Check the replicate runs a noise model is learned from, as [`prepare`]
+/// checks a side: a run without samples and one recording given twice are
+/// refused (the copies would make noise look smaller than it is, the
+/// empty run larger), unless `--allow-duplicates`; two kernels or several
+/// formats among them are warnings.
+pub fn replicates(side: &Side, allow_duplicates: bool) -> Result<Vec<String>> {
+    let sides = std::slice::from_ref(side);
+    no_samples(sides)?;
+    let mut warnings: Vec<String> = duplicates::check(sides, allow_duplicates)?;
+    let (_, differ) = kernels::check(sides);
+    warnings.extend(differ);
+    warnings.extend(mixed_formats(sides));
+    Ok(warnings)
+}
+
+/// The runs that hold no sample at all: a perf.data recording without
+/// samples, a readprofile dump of 0 ticks (`readprofile -a` lists every
+/// symbol with 0), a `/proc/profile` image of zeros. Such a run is no run:
+/// under `-n share` it has no exposure, and under `-n ticks`, `-o classic`
+/// or any other unit it would count as a run of zeros, pulling the side's
+/// means down and marking every symbol. Refused in every unit, naming them.
+fn no_samples(sides: &[Side]) -> Result<()> {
+    let empty: Vec<String> = sides
+        .iter()
+        .flat_map(|s| {
+            s.runs
+                .iter()
+                .filter(|r| holds_no_samples(r))
+                .map(|r| format!("{} ({}) of {}", r.source, r.format, s.name.to_uppercase()))
+        })
+        .collect();
+    if empty.is_empty() {
+        return Ok(());
+    }
+    let n = empty.len();
+    let mut shown: Vec<String> = empty.into_iter().take(LIST_MAX).collect();
+    if n > LIST_MAX {
+        shown.push(format!("and {} more", n - LIST_MAX));
+    }
+    bail!(
+        "{n} run(s) hold no samples: {}; a recording without samples is not a run (it would \
+         count as a run of zeros): record it again, or leave it out",
+        shown.join(", ")
+    )
+}
+
+/// A run whose total and counts are all zero (or not numbers).
+pub fn holds_no_samples(run: &Profile) -> bool {
+    let some = |x: f64| x > 0.0;
+    !some(run.total) && !some(run.symbol_sum() + run.unattributed)
 }
 
 /// `a (readprofile), b (readprofile) and 3 more`.
