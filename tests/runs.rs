@@ -188,3 +188,142 @@ fn noise_models_refuse_copies_and_empty_runs() {
     let o = run(&["noise-model", &one, &r2, &r3]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+/// A copy of the table at `from` with column `column` of row `row` (0-based,
+/// in the first batch) set to `value`, the file's metadata kept: what an
+/// engine's query could leave in a table.
+fn with_value(from: &Path, to: &Path, column: &str, row: usize, value: f64) {
+    use arrow_array::{Array, Float64Array, RecordBatch};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use parquet::arrow::ArrowWriter;
+    use parquet::file::properties::WriterProperties;
+    use std::sync::Arc;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(fs::File::open(from).unwrap()).unwrap();
+    let kv = builder
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .cloned();
+    let reader = builder.build().unwrap();
+    let props = WriterProperties::builder()
+        .set_key_value_metadata(kv)
+        .build();
+    let mut writer: Option<ArrowWriter<fs::File>> = None;
+    for (b, batch) in reader.enumerate() {
+        let batch = batch.unwrap();
+        let schema = batch.schema();
+        let at = schema.index_of(column).unwrap();
+        let mut columns = batch.columns().to_vec();
+        if b == 0 {
+            let old = columns[at].as_any().downcast_ref::<Float64Array>().unwrap();
+            let new: Float64Array = (0..old.len())
+                .map(|i| {
+                    if i == row {
+                        Some(value)
+                    } else {
+                        (!old.is_null(i)).then(|| old.value(i))
+                    }
+                })
+                .collect();
+            columns[at] = Arc::new(new);
+        }
+        let batch = RecordBatch::try_new(schema.clone(), columns).unwrap();
+        let w = writer.get_or_insert_with(|| {
+            ArrowWriter::try_new(fs::File::create(to).unwrap(), schema, Some(props.clone()))
+                .unwrap()
+        });
+        w.write(&batch).unwrap();
+    }
+    writer.unwrap().close().unwrap();
+}
+
+/// `--table` refuses counts and totals of -5, NaN and inf (they gave NaN
+/// totals), naming the file, the row, the run and the symbol; a side that
+/// pools several benchmarks (or kernels) as replicates is warned about,
+/// with the selector that picks one.
+#[test]
+fn table_values_are_checked_and_pooling_is_said() {
+    let d = scratch("table-values");
+    let t = d.join("tree");
+    tree(&t);
+    // Benchmark perf: recordings rp does not hold (no copies).
+    let perf = [
+        ("base", [("threads", 1), ("threads", 2), ("threads", 3)]),
+        ("next", [("threads", 4), ("pipes", 4), ("sockets", 4)]),
+    ];
+    for (k, runs) in perf {
+        fs::create_dir_all(t.join(k).join("perf")).unwrap();
+        for (n, (w, r)) in runs.into_iter().enumerate() {
+            let from = format!("testdata/perf-report/sym-n/{w}/run{r}.txt");
+            fs::copy(from, t.join(format!("{k}/perf/run{}.txt", n + 1))).unwrap();
+        }
+    }
+    let table = d.join("t.parquet");
+    let o = run(&["export", s(&t), "-o", s(&table)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let cmp = |path: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "--table",
+            s(path),
+            "kernel=base",
+            "kernel=next",
+            "-n",
+            "ticks",
+        ];
+        args.extend(["-o", "json"]);
+        args.extend(extra);
+        run(&args)
+    };
+    // (JSON output says its warnings on stderr, unwrapped.)
+    let said = stderr;
+    let o = cmp(&table, &[]);
+    let e = said(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(
+        e.contains(&format!(
+            "{}: OLD (kernel=base) pools runs of 2 benchmarks as replicates: perf, rp; a side's runs \
+             are meant to be runs of one benchmark: add --where benchmark=perf",
+            s(&table)
+        )) && e.contains("NEW (kernel=next) pools runs of 2 benchmarks"),
+        "{e}"
+    );
+    let o = cmp(&table, &["--where", "benchmark=rp"]);
+    assert!(!said(&o).contains("pools runs"), "{}", said(&o));
+    let o = run(&[
+        "--table",
+        s(&table),
+        "benchmark=rp",
+        "kernel=next,benchmark=rp",
+        "-o",
+        "json",
+    ]);
+    assert!(
+        said(&o).contains("OLD (benchmark=rp) pools runs of 2 kernels as replicates: base, next"),
+        "{}",
+        said(&o)
+    );
+    // Values no profile gives.
+    let bad = d.join("bad.parquet");
+    for (column, value, shown) in [
+        ("count", -5.0, "-5"),
+        ("count", f64::NAN, "NaN"),
+        ("count", f64::INFINITY, "inf"),
+        ("run_total", f64::NEG_INFINITY, "-inf"),
+    ] {
+        with_value(&table, &bad, column, 2, value);
+        let o = cmp(&bad, &[]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{column} {value}: {e}");
+        assert!(
+            e.contains(&format!("{}: row 3: run ", s(&bad)))
+                && e.contains(&format!(
+                    "{column} is {shown}; expected a finite number, 0 or more"
+                )),
+            "{column} {value}: {e}"
+        );
+        if column == "count" {
+            assert!(e.contains(", symbol "), "{e}");
+        }
+        assert!(o.stdout.is_empty());
+    }
+}
