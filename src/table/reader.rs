@@ -242,7 +242,7 @@ impl Acc {
             let fields = RunFields {
                 format: need(&format, s::FORMAT)?,
                 event: event.get(i),
-                total: amount(total.get(i), s::RUN_TOTAL).with_context(at)?,
+                total: count_of(total.get(i), s::RUN_TOTAL).with_context(at)?,
                 weight: weight.get(i).unwrap_or("samples"),
                 approximate: approx.get(i),
                 duration: duration
@@ -269,7 +269,7 @@ impl Acc {
                 symbol: symbol.get(i),
                 dso: dso.get(i),
                 mode: mode_of(mode.get(i), &at)?,
-                count: amount(count.get(i), s::COUNT).with_context(|| {
+                count: count_of(count.get(i), s::COUNT).with_context(|| {
                     let name = in_sym.get(i).or(symbol.get(i)).unwrap_or("(none)");
                     format!("{}, symbol {name}", at())
                 })?,
@@ -324,6 +324,16 @@ fn unresolved_of(text: Option<&str>, at: &dyn Fn() -> String) -> Result<Option<U
 fn need<'a>(col: &Text<'a>, (i, line): (usize, usize), c: &str, file: &str) -> Result<&'a str> {
     col.get(i)
         .with_context(|| format!("{file}: row {line}: {c} is NULL"))
+}
+
+/// A count or a run's total: an [`amount`] of at most 2^53, the largest
+/// count read exactly ([`crate::format::MAX_COUNT`]).
+fn count_of(v: Option<f64>, c: &str) -> Result<f64> {
+    let x = amount(v, c)?;
+    if x > crate::format::MAX_COUNT {
+        bail!("{}", crate::format::too_large(c, &x.to_string()));
+    }
+    Ok(x)
 }
 
 /// A count, total, duration or work: present, finite and not negative
