@@ -208,12 +208,14 @@ fn empty_sample_filters(sides: &[Side], parse: &ParseOptions) -> Vec<String> {
         .collect()
 }
 
-/// `--include`/`--exclude`/`--exclude-idle` that leave a side no symbol.
+/// `--include`/`--exclude`/`--exclude-idle` that leave a side no symbol:
+/// said as what the filters did (`--exclude .` removes every symbol,
+/// `--include x` matches none), naming the sides left with nothing.
 fn empty_symbol_filters(sides: &[Side], identity: &Identity) -> Vec<String> {
     if !identity.has_filters() {
         return Vec::new();
     }
-    let empty: Vec<String> = sides
+    let emptied: Vec<&Side> = sides
         .iter()
         .filter(|s| {
             s.runs.iter().any(|r| !r.counts.is_empty())
@@ -223,27 +225,65 @@ fn empty_symbol_filters(sides: &[Side], identity: &Identity) -> Vec<String> {
                         .all(|k| matches!(identity.place(k), Placement::Dropped))
                 })
         })
-        .map(|s| s.name.to_uppercase())
         .collect();
-    if empty.is_empty() {
+    if emptied.is_empty() {
         return Vec::new();
     }
-    let mut flags = Vec::new();
-    if let Some(re) = &identity.include {
-        flags.push(format!("--include {re}"));
+    // Sides by what emptied them, in side order.
+    let mut by_cause: Vec<(String, Vec<String>)> = Vec::new();
+    for side in emptied {
+        let cause = emptied_by(side, identity);
+        match by_cause.iter_mut().find(|(c, _)| *c == cause) {
+            Some((_, names)) => names.push(side.name.to_uppercase()),
+            None => by_cause.push((cause, vec![side.name.to_uppercase()])),
+        }
     }
+    by_cause
+        .into_iter()
+        .map(|(cause, names)| {
+            let (what, kept) = cause.split_once('\0').unwrap_or((&cause, ""));
+            let them = if names.len() == 1 { "it" } else { "them" };
+            format!(
+                "symbol filter {what} of {}{kept}: nothing of {them} is compared",
+                names.join(", ")
+            )
+        })
+        .collect()
+}
+
+/// What removed every symbol of `side`: `--include R matches no symbol`,
+/// or the filters that remove what `--include` keeps, `\0`, and that.
+fn emptied_by(side: &Side, identity: &Identity) -> String {
+    let names: std::collections::BTreeSet<&str> = side
+        .runs
+        .iter()
+        .flat_map(|r| r.counts.keys().map(|k| k.name.as_str()))
+        .collect();
+    let included: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| identity.include.as_ref().is_none_or(|re| re.is_match(n)))
+        .collect();
+    if let (Some(re), true) = (&identity.include, included.is_empty()) {
+        return format!("--include {re} matches no symbol");
+    }
+    let mut by = Vec::new();
     if let Some(re) = &identity.exclude {
-        flags.push(format!("--exclude {re}"));
+        if included.iter().any(|n| re.is_match(n)) {
+            by.push(format!("--exclude {re}"));
+        }
     }
-    if identity.exclude_idle {
-        flags.push("--exclude-idle".to_string());
+    if identity.exclude_idle && included.iter().any(|n| crate::identity::is_idle(n)) {
+        by.push("--exclude-idle".to_string());
     }
-    vec![format!(
-        "symbol filter {} matches no symbol of {}: nothing of {} is compared",
-        flags.join(" "),
-        empty.join(", "),
-        if empty.len() == 1 { "it" } else { "them" }
-    )]
+    if by.is_empty() {
+        by.push("the symbol filters".to_string());
+    }
+    let kept = match &identity.include {
+        Some(re) => format!(" that --include {re} keeps"),
+        None => String::new(),
+    };
+    format!("{} removes every symbol\0{kept}", by.join(" with "))
 }
 
 /// A side whose runs come in several formats: often one recording saved as
@@ -281,6 +321,49 @@ mod tests {
             p.total += c;
         }
         p
+    }
+
+    /// `--exclude .` removes every symbol: said so (it was said to match
+    /// no symbol), and `--include` matching nothing as before.
+    #[test]
+    fn filters_that_leave_nothing_say_which() {
+        let sides = vec![
+            Side::new(
+                "old",
+                vec![run("a", Format::Readprofile, &[("schedule", 1.0)])],
+            ),
+            Side::new(
+                "new",
+                vec![run("b", Format::Readprofile, &[("intel_idle", 1.0)])],
+            ),
+        ];
+        let with = |include: Option<&str>, exclude: Option<&str>, idle: bool| Identity {
+            include: include.map(|r| regex::Regex::new(r).unwrap()),
+            exclude: exclude.map(|r| regex::Regex::new(r).unwrap()),
+            exclude_idle: idle,
+            ..Identity::default()
+        };
+        assert_eq!(
+            empty_symbol_filters(&sides, &with(None, Some("."), false)),
+            ["symbol filter --exclude . removes every symbol of OLD, NEW: nothing of them is compared"]
+        );
+        assert_eq!(
+            empty_symbol_filters(&sides, &with(Some("^x"), None, false)),
+            ["symbol filter --include ^x matches no symbol of OLD, NEW: nothing of them is compared"]
+        );
+        assert_eq!(
+            empty_symbol_filters(&sides, &with(Some("idle"), None, true)),
+            [
+                "symbol filter --include idle matches no symbol of OLD: nothing of it is compared",
+                "symbol filter --exclude-idle removes every symbol of NEW that --include idle \
+                 keeps: nothing of it is compared"
+            ]
+        );
+        assert_eq!(
+            empty_symbol_filters(&sides, &with(None, Some("sched"), false)),
+            ["symbol filter --exclude sched removes every symbol of OLD: nothing of it is compared"]
+        );
+        assert!(empty_symbol_filters(&sides, &with(None, Some("^x"), false)).is_empty());
     }
 
     #[test]
