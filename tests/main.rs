@@ -24,6 +24,7 @@ mod props_more;
 mod raw;
 mod report;
 mod report_output;
+mod runs;
 mod skip;
 mod stats_vectors;
 mod table;

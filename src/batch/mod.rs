@@ -270,15 +270,14 @@ fn group<'m>(
             .entry(&m.kernel)
             .or_default();
         match r {
-            Ok(Ok(p)) => {
-                if p.total <= 0.0 {
-                    g.bench_warnings
-                        .entry(&m.bench)
-                        .or_default()
-                        .push(format!("{}: run holds no samples", m.path));
-                }
-                runs.push(p)
-            }
+            // A run without samples is no run (sanity::prepare would
+            // refuse the benchmark): left out, said.
+            Ok(Ok(p)) if sanity::holds_no_samples(&p) => g
+                .bench_warnings
+                .entry(&m.bench)
+                .or_default()
+                .push(format!("{}: run holds no samples: left out", m.path)),
+            Ok(Ok(p)) => runs.push(p),
             Ok(Err(why)) => g
                 .bench_warnings
                 .entry(&m.bench)

@@ -19,9 +19,12 @@ pub fn learn_model(paths: &[String], config: &Config) -> Result<(NoiseModel, Vec
         runs: loaded.runs,
     };
     let source = format!("learned from {}", paths.join(" "));
-    let (model, mut warnings) = learn_from_side(&side, config, source)
-        .with_context(|| format!("noise model from {}", paths.join(" ")))?;
-    warnings.splice(0..0, loaded.warnings);
+    let context = || format!("noise model from {}", paths.join(" "));
+    // Checked as a side of a comparison is: no empty runs, no copies.
+    let checked =
+        crate::sanity::replicates(&side, config.allow_duplicates).with_context(context)?;
+    let (model, mut warnings) = learn_from_side(&side, config, source).with_context(context)?;
+    warnings.splice(0..0, loaded.warnings.into_iter().chain(checked));
     Ok((model, warnings))
 }
 

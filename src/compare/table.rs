@@ -11,7 +11,7 @@ use crate::table::reader::{self, Table, TableRun};
 use crate::table::select::{Filter, Selector};
 use crate::table::{files, TableSpec};
 use anyhow::{bail, Result};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// The runs of `--table` for each side, the configuration to compare them
@@ -23,6 +23,8 @@ pub fn load_sides(config: &Config, spec: &TableSpec) -> Result<(Config, Vec<Side
     let mut table = reader::read(&spec.path, &Filter::any_of(all))?;
     let config = configure(config, &mut table);
     let mut runs: Vec<Vec<Profile>> = vec![Vec::new(); spec.sides.len()];
+    // Per side, the benchmarks and the kernels of its runs.
+    let mut pooled: Vec<Pooled> = vec![Pooled::default(); spec.sides.len()];
     // Per pair of sides, the runs both select.
     let mut shared: BTreeMap<(usize, usize), Vec<String>> = BTreeMap::new();
     for r in std::mem::take(&mut table.runs) {
@@ -36,6 +38,10 @@ pub fn load_sides(config: &Config, spec: &TableSpec) -> Result<(Config, Vec<Side
                     .or_default()
                     .push(r.profile.source.clone());
             }
+        }
+        for &i in &on {
+            pooled[i].0.insert(r.benchmark.clone());
+            pooled[i].1.insert(r.kernel.clone());
         }
         if let Some((&last, rest)) = on.split_last() {
             for &i in rest {
@@ -55,8 +61,57 @@ pub fn load_sides(config: &Config, spec: &TableSpec) -> Result<(Config, Vec<Side
             runs,
         });
     }
-    let warnings = shared_runs(&config, spec, shared);
+    let mut warnings = shared_runs(&config, spec, shared);
+    warnings.extend(pooling(&config, spec, &pooled));
     Ok((config, sides, warnings))
+}
+
+/// The benchmarks and the kernels of one side's runs.
+type Pooled = (BTreeSet<String>, BTreeSet<String>);
+
+/// Sides whose selectors take runs of several benchmarks (or kernels) as
+/// replicates of one: `--table t kernel=base kernel=next` without
+/// `--where benchmark=B` compares every benchmark pooled. One warning per
+/// side, with the selector that picks one.
+fn pooling(config: &Config, spec: &TableSpec, pooled: &[Pooled]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, (benches, kernels)) in pooled.iter().enumerate() {
+        let side = config.sides[i].name.to_uppercase();
+        let label = &spec.sides[i].1;
+        for (what, column, values) in [
+            ("benchmarks", "benchmark", benches),
+            ("kernels", "kernel", kernels),
+        ] {
+            if values.len() < 2 {
+                continue;
+            }
+            let shown: Vec<&str> = values
+                .iter()
+                .take(crate::sanity::LIST_MAX)
+                .map(String::as_str)
+                .collect();
+            let more = match values.len() - shown.len() {
+                0 => String::new(),
+                n => format!(" and {n} more"),
+            };
+            let first = shown[0];
+            let pick = if column == "benchmark" {
+                format!(
+                    "add --where benchmark={first} (or {column}={first} to the side's selector)"
+                )
+            } else {
+                format!("add {column}={first} to the side's selector")
+            };
+            out.push(format!(
+                "{}: {side} ({label}) pools runs of {} {what} as replicates: {}{more}; a side's \
+                 runs are meant to be runs of one {column}: {pick}",
+                spec.path,
+                values.len(),
+                shown.join(", ")
+            ));
+        }
+    }
+    out
 }
 
 /// Runs that two sides both select: a recording compared with itself, as

@@ -23,7 +23,7 @@
 //! and a fractional producer's line: `main;compute;inner 0.5`.
 
 use super::perf_script::blocks;
-use super::{ParseError, ParseOptions, Sniff};
+use super::{too_large, ParseError, ParseOptions, Sniff, MAX_COUNT};
 use crate::profile::{Format, Mode, Profile, SymbolKey};
 use rustc_hash::FxHashMap;
 use std::io::BufRead;
@@ -76,11 +76,13 @@ fn split_line(line: &[u8]) -> Option<(&[u8], Count)> {
 }
 
 /// A count: whole, or fractional in billionths (exact sums, so that the
-/// result does not depend on how the input was split into blocks).
+/// result does not depend on how the input was split into blocks); or a
+/// number above [`MAX_COUNT`] (`1e28`, a 40-digit string), which is refused.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Count {
     Int(u64),
     Nanos(u128),
+    TooLarge,
 }
 
 const NANO: f64 = 1e9;
@@ -94,7 +96,11 @@ fn parse_count(t: &[u8]) -> Option<Count> {
         for &c in t {
             v = v * 10 + u64::from(c - b'0');
         }
-        return Some(Count::Int(v));
+        return Some(if v > 1 << 53 {
+            Count::TooLarge
+        } else {
+            Count::Int(v)
+        });
     }
     if !t.iter().all(|&c| {
         c.is_ascii_digit() || c == b'.' || c == b'e' || c == b'E' || c == b'-' || c == b'+'
@@ -102,7 +108,15 @@ fn parse_count(t: &[u8]) -> Option<Count> {
         return None;
     }
     let v: f64 = std::str::from_utf8(t).ok()?.parse().ok()?;
-    (v.is_finite() && v >= 0.0).then(|| Count::Nanos((v * NANO).round() as u128))
+    if v.is_nan() || v < 0.0 {
+        return None;
+    }
+    // (Digits past f64's range parse as infinity: too large as well.)
+    Some(if v > MAX_COUNT {
+        Count::TooLarge
+    } else {
+        Count::Nanos((v * NANO).round() as u128)
+    })
 }
 
 /// A frame's name without its annotation, and the mode the annotation gives.
@@ -138,17 +152,32 @@ impl Tally {
         match c {
             Count::Int(v) => self.ints = self.ints.saturating_add(v),
             Count::Nanos(v) => self.nanos = self.nanos.saturating_add(v),
+            Count::TooLarge => {}
         }
     }
     fn merge(&mut self, o: &Tally) {
         self.ints = self.ints.saturating_add(o.ints);
         self.nanos = self.nanos.saturating_add(o.nanos);
     }
+    /// The sum above [`MAX_COUNT`], exactly (as whole counts, rounded down).
+    fn beyond_exact(&self) -> Option<u128> {
+        let nanos = u128::from(self.ints) * 1_000_000_000 + self.nanos;
+        (self.ints == u64::MAX || nanos > (1u128 << 53) * 1_000_000_000)
+            .then_some(nanos / 1_000_000_000)
+    }
     fn value(&self) -> f64 {
         let whole = self.nanos / 1_000_000_000;
         let frac = (self.nanos % 1_000_000_000) as f64 / NANO;
         (self.ints as f64 + whole as f64) + frac
     }
+}
+
+/// Why a block stopped: a line that is not a folded stack, or one whose
+/// count is above [`MAX_COUNT`].
+#[derive(Debug, PartialEq)]
+enum Bad {
+    Malformed,
+    TooLarge,
 }
 
 #[derive(Default)]
@@ -158,12 +187,15 @@ struct BlockOut {
     counts: Vec<(Key, Tally)>,
     malformed: u64,
     first_malformed: Option<(u64, Vec<u8>)>,
-    error: Option<(u64, Vec<u8>)>,
+    error: Option<(u64, Vec<u8>, Bad)>,
     cut_line: bool,
     /// With `ParseOptions::stacks`: each distinct stack text (`a;b;c`) and its tally.
     stacks: Vec<(Vec<u8>, Tally)>,
 }
 
+/// One block's lines counted. The input's last line without a line break
+/// is counted when it is a whole stack line (a file written without a
+/// final newline); one that is not (cut in the middle) is left out, said.
 fn count_block<'d>(data: &'d [u8], last: bool, opts: &ParseOptions) -> BlockOut {
     let mut out = BlockOut::default();
     let mut ids: FxHashMap<FrameKey<'d>, usize> = FxHashMap::default();
@@ -171,28 +203,33 @@ fn count_block<'d>(data: &'d [u8], last: bool, opts: &ParseOptions) -> BlockOut 
     let mut tallies: Vec<(FrameKey<'d>, Tally, u64)> = Vec::new();
     let mut stacks: FxHashMap<&'d [u8], Tally> = FxHashMap::default();
     let mut body = data;
+    let mut tail: Option<&'d [u8]> = None;
     if last && !data.ends_with(b"\n") {
-        body = &data[..memchr::memrchr(b'\n', data).map_or(0, |i| i + 1)];
-        out.cut_line = true;
-        out.lines = 1;
+        let at = memchr::memrchr(b'\n', data).map_or(0, |i| i + 1);
+        body = &data[..at];
+        tail = Some(&data[at..]);
     }
-    let mut n = 0u64;
     let mut line_no = 0u64;
-    for line in body.split(|&c| c == b'\n') {
-        n += 1;
+    let mut one = |n: u64, line: &'d [u8], out: &mut BlockOut| -> bool {
         if line.len() <= 1 && line.first().is_none_or(|&c| c == b'\r') {
-            continue;
+            return true;
         }
-        let Some((stack, count)) = split_line(line) else {
-            if opts.lenient {
+        let (stack, count) = match split_line(line) {
+            Some((_, Count::TooLarge)) => {
+                out.error = Some((n, line.to_vec(), Bad::TooLarge));
+                return false;
+            }
+            Some(found) => found,
+            None if opts.lenient => {
                 out.malformed += 1;
                 out.first_malformed
                     .get_or_insert_with(|| (n, line.to_vec()));
-                continue;
+                return true;
             }
-            out.error = Some((n, line.to_vec()));
-            out.lines += n;
-            return out;
+            None => {
+                out.error = Some((n, line.to_vec(), Bad::Malformed));
+                return false;
+            }
         };
         line_no += 1;
         out.total.add(count);
@@ -217,9 +254,32 @@ fn count_block<'d>(data: &'d [u8], last: bool, opts: &ParseOptions) -> BlockOut 
         } else {
             add(memchr::memrchr(b';', stack).map_or(stack, |i| &stack[i + 1..]));
         }
+        true
+    };
+    let mut n = 0u64;
+    for line in body.split(|&c| c == b'\n') {
+        n += 1;
+        if !one(n, line, &mut out) {
+            out.lines += n;
+            return out;
+        }
     }
-    // `split` yields one empty piece after the final line break.
-    out.lines += n.saturating_sub(1);
+    // `split` yields one empty piece after the final line break, which is
+    // the number of a line without one.
+    match tail {
+        Some(t) if split_line(t).is_some() => {
+            if !one(n, t, &mut out) {
+                out.lines += n;
+                return out;
+            }
+            out.lines += n;
+        }
+        Some(_) => {
+            out.cut_line = true;
+            out.lines += n;
+        }
+        None => out.lines += n.saturating_sub(1),
+    }
     out.counts = tallies
         .into_iter()
         .map(|((name, mode), t, _)| ((name.to_vec(), mode), t))
@@ -271,8 +331,17 @@ fn parse_source(
         blocks::after_last_newline,
         |b| count_block(b.data, b.last, opts),
         |b| {
-            if let Some((l, text)) = b.error {
-                error = Some(ParseError::malformed(origin, lines + l, EXPECTED, &text));
+            if let Some((l, text, why)) = b.error {
+                error = Some(match why {
+                    Bad::Malformed => ParseError::malformed(origin, lines + l, EXPECTED, &text),
+                    Bad::TooLarge => {
+                        let count = text.rsplit(|&c| c == b' ').next().unwrap_or_default();
+                        let count = super::excerpt(count.strip_suffix(b"\r").unwrap_or(count));
+                        // `path:line: …`, the form editors jump to.
+                        let at = format!("{origin}:{}", lines + l);
+                        ParseError::invalid(&at, too_large("count", &count))
+                    }
+                });
                 return false;
             }
             if let (None, Some((l, text))) = (&first_malformed, b.first_malformed) {
@@ -295,6 +364,17 @@ fn parse_source(
         return Err(e);
     }
     let mut p = Profile::new(origin, Format::Folded);
+    if let Some(sum) = total.beyond_exact() {
+        let sum = if sum >= u128::from(u64::MAX) {
+            format!("{sum} or more")
+        } else {
+            sum.to_string()
+        };
+        return Err(ParseError::invalid(
+            origin,
+            too_large("the counts' sum", &sum),
+        ));
+    }
     p.total = total.value();
     for (stack, t) in stacks {
         let names: Vec<String> = stack
@@ -437,6 +517,83 @@ swapper;secondary_startup_64_no_verify_[k];cpu_startup_entry_[k];do_idle_[k];def
         let p = ok(&PLAIN[..PLAIN.len() - 2], &ParseOptions::default());
         assert_eq!(p.total, 30.0);
         assert_eq!(p.warnings.len(), 1);
+    }
+
+    /// Counts above 2^53 (`1e28` hung the exact test; near 4e29 sums
+    /// saturated) are refused naming the line, whatever the block size;
+    /// so is a sum above it. 2^53 itself is read.
+    #[test]
+    fn counts_too_large_to_be_exact_are_refused() {
+        let huge_digits = format!("a;b {}\n", "9".repeat(40));
+        for (text, line, shown) in [
+            ("a;b 1e28\na;c 5\n", 1, "1e28"),
+            ("a;c 5\na;b 9007199254740993\n", 2, "9007199254740993"),
+            ("a;c 5\nx 2\na;b 4e29", 3, "4e29"),
+            (huge_digits.as_str(), 1, &*"9".repeat(40)),
+        ] {
+            for size in [1, 7, 1 << 20] {
+                let e = parse_with_block_size(
+                    &mut text.as_bytes(),
+                    "f",
+                    &ParseOptions::default(),
+                    size,
+                )
+                .unwrap_err()
+                .to_string();
+                assert_eq!(
+                    e,
+                    format!(
+                        "f:{line}: count {shown} is larger than 2^53 (9007199254740992), the \
+                         largest count read exactly; no profile holds so many samples"
+                    ),
+                    "{text}"
+                );
+            }
+        }
+        let max = "a;b 9007199254740992\n";
+        assert_eq!(ok(max, &ParseOptions::default()).total, 9007199254740992.0);
+        let e = parse(
+            &mut "a;b 9007199254740992\na;c 1\n".as_bytes(),
+            "f",
+            &ParseOptions::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("f: the counts' sum 9007199254740993 is larger"),
+            "{e}"
+        );
+        assert!(sniff(b"a;b 1e28\n", true) == Sniff::Yes);
+    }
+
+    /// A file whose last line has no line break (written by hand, or by
+    /// printf) counts that line, at any block size; a last line cut in the
+    /// middle is left out with a warning.
+    #[test]
+    fn a_last_line_without_a_line_break_is_counted() {
+        let text = "a;b 5\na;c 7";
+        for size in [1, 3, 1 << 20] {
+            let p =
+                parse_with_block_size(&mut text.as_bytes(), "f", &ParseOptions::default(), size)
+                    .unwrap();
+            assert_eq!((p.total, get(&p, "c")), (12.0, 7.0), "{size}");
+            assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        }
+        let p = ok("a;c 7", &ParseOptions::default());
+        assert_eq!(p.total, 7.0);
+        let p = ok("a;b 5\na;c 7\r", &ParseOptions::default());
+        assert_eq!(p.total, 12.0);
+        let p = ok("a;b 5\na;c", &ParseOptions::default());
+        assert_eq!((p.total, p.warnings.len()), (5.0, 1));
+        // The line is numbered in errors as any other.
+        let e = parse(
+            &mut "a;b 5\na;c 1e30".as_bytes(),
+            "f",
+            &ParseOptions::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("f:2: count 1e30"), "{e}");
     }
 
     #[test]

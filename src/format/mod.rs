@@ -271,6 +271,20 @@ pub fn maps_files(format: Format) -> bool {
 /// the machine's memory. Plain files are mapped instead, with no limit.
 pub const MAX_IN_MEMORY: usize = 1 << 30;
 
+/// The largest count, and sum of a run's counts, that is read: 2^53. Every
+/// whole number up to it is exact as an f64, which counts are summed and
+/// tested as; above it counts round (and near 4e29 the sums saturate), and
+/// the tests' iterations grow without bound, so a larger count is refused.
+pub const MAX_COUNT: f64 = 9_007_199_254_740_992.0;
+
+/// Why a count (or sum) above [`MAX_COUNT`] is refused.
+pub fn too_large(what: &str, value: &str) -> String {
+    format!(
+        "{what} {value} is larger than 2^53 (9007199254740992), the largest count read \
+         exactly; no profile holds so many samples"
+    )
+}
+
 /// Read a whole stream of a binary format, up to [`MAX_IN_MEMORY`] bytes.
 pub fn read_bounded(
     input: &mut dyn BufRead,

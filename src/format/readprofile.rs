@@ -564,6 +564,21 @@ fn finish(mut st: State<'_>) -> Result<Profile, ParseError> {
             st.skipped
         ));
     }
+    // Counts summed as f64 are exact up to 2^53 only.
+    if let Some(r) = st.rows.iter().find(|r| r.ticks > 1 << 53) {
+        let at = format!("{origin}:{}", r.line);
+        return Err(ParseError::invalid(
+            &at,
+            super::too_large(&format!("`{}`'s count", r.name), &r.ticks.to_string()),
+        ));
+    }
+    let all = sum + u128::from(st.unknown);
+    if all > 1 << 53 {
+        return Err(ParseError::invalid(
+            origin,
+            super::too_large("the ticks' sum", &all.to_string()),
+        ));
+    }
     p.add_all(
         st.rows
             .into_iter()
@@ -825,6 +840,29 @@ exc_page_fault:
         assert_eq!(count(&p, "exc_page_fault"), Some(1e8));
         assert_eq!((p.symbol_sum(), p.unattributed), (6e8, 8e8));
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    }
+
+    /// Ticks above 2^53 are not exact as f64 sums: refused naming the line
+    /// (or the sum); 2^53 itself is read.
+    #[test]
+    fn counts_too_large_to_be_exact_are_refused() {
+        let text =
+            "     5 down_write 0.0089\n9007199254740993 schedule 0.1\n9007199254740998 total 0.1\n";
+        let e = run(text, false).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "old/run1.txt:2: `schedule`'s count 9007199254740993 is larger than 2^53 \
+             (9007199254740992), the largest count read exactly; no profile holds so many samples"
+        );
+        let text =
+            "     5 down_write 0.0089\n9007199254740990 schedule 0.1\n9007199254740995 total 0.1\n";
+        let e = run(text, false).unwrap_err().to_string();
+        assert!(
+            e.starts_with("old/run1.txt: the ticks' sum 9007199254740995 is larger"),
+            "{e}"
+        );
+        let p = ok("9007199254740992 schedule 0.1\n9007199254740992 total 0.1\n");
+        assert_eq!(p.total, 9007199254740992.0);
     }
 
     #[test]

@@ -6,12 +6,16 @@
 //! naming each recording given repeatedly in one side (a warning under
 //! `--allow-duplicates`), and a warning for the same counts on two sides.
 //! Runs are compared by their kernel counts by name (what readprofile,
-//! perf report, perf script and perf.data of one recording share), equal
-//! or within 1% of the samples. Equal ones are grouped by a hash of their
-//! counts; of each group one run is compared with the others whose sums
-//! are within 1% (after a sort by sum), and a comparison stops as soon as
-//! the difference passes the bound, so many runs of one benchmark cost
-//! little.
+//! perf report, perf script and perf.data of one recording share). Runs
+//! with equal counts are copies always; runs whose counts differ a little
+//! are copies only when the difference is far below what sampling alone
+//! makes between two recordings ([`near`]): two formats of one recording
+//! differ by a tick or two, two recordings of one workload by the Poisson
+//! scatter of every count, which at millions of samples is well under 1%.
+//! Equal ones are grouped by a hash of their counts; of each group one run
+//! is compared with the others whose sums are within 1% (after a sort by
+//! sum), and a comparison stops as soon as the difference passes 1%, so
+//! many runs of one benchmark cost little.
 
 use super::LIST_MAX;
 use crate::aggregate::Side;
@@ -49,42 +53,58 @@ fn fingerprint(run: &Profile) -> Print {
     out
 }
 
-/// Within 1% of the samples (two formats of one recording may differ by a
-/// tick or two: readprofile's bins, assembler labels). Walks both sorted
-/// lists at once and stops once the difference passes the bound.
+/// Nearly equal counts: one recording, not two. With `a` and `b` as
+/// shares (counts over their sums `sa`, `sb`), their L1 distance
+/// `D = Σ |a_i/sa − b_i/sb|` must be at most 1% and at most a tenth of
+/// the distance two independent recordings of the same shares would show
+/// from Poisson sampling alone:
+///
+/// `E[D] ≈ Σ min(√(2/π · p_i · (1/sa + 1/sb)), 2 p_i)`, `p_i = (a_i + b_i)/(sa + sb)`
+///
+/// (the mean absolute value of a normal difference of variance
+/// `p_i (1/sa + 1/sb)`, capped by `E|X/sa − Y/sb| ≤ 2 p_i`, which holds for
+/// the sparse counts where the normal law overstates it). Two formats of
+/// one recording (readprofile's bins, assembler labels) differ by a tick
+/// or two, far below both; two recordings of a million samples each can
+/// differ by less than 1% and are still two runs. Walks both sorted lists
+/// at once and stops once the difference passes 1%.
 fn near(a: &Print, sa: f64, b: &Print, sb: f64) -> bool {
-    let bound = 0.01 * sa.max(sb);
-    if sa <= 0.0 || sb <= 0.0 || (sa - sb).abs() > bound {
+    const SHARE_BOUND: f64 = 0.01;
+    if sa <= 0.0 || sb <= 0.0 || (sa - sb).abs() > SHARE_BOUND * sa.max(sb) {
         return false;
     }
-    let (mut i, mut j, mut diff) = (0, 0, 0.0);
-    while i < a.len() || j < b.len() {
-        let d = match (a.get(i), b.get(j)) {
+    let spread = std::f64::consts::FRAC_2_PI * (1.0 / sa + 1.0 / sb);
+    let pooled = sa + sb;
+    let (mut i, mut j, mut diff, mut expected) = (0, 0, 0.0, 0.0);
+    loop {
+        let (x, y) = match (a.get(i), b.get(j)) {
             (Some(x), Some(y)) if x.0 == y.0 => {
                 i += 1;
                 j += 1;
-                x.1 - y.1
+                (x.1, y.1)
             }
             (Some(x), Some(y)) if x.0 < y.0 => {
                 i += 1;
-                x.1
+                (x.1, 0.0)
             }
             (Some(x), None) => {
                 i += 1;
-                x.1
+                (x.1, 0.0)
             }
             (_, Some(y)) => {
                 j += 1;
-                y.1
+                (0.0, y.1)
             }
             (None, None) => break,
         };
-        diff += d.abs();
-        if diff > bound {
+        diff += (x / sa - y / sb).abs();
+        if diff > SHARE_BOUND {
             return false;
         }
+        let p = (x + y) / pooled;
+        expected += (spread * p).sqrt().min(2.0 * p);
     }
-    true
+    diff <= expected / 10.0
 }
 
 /// Union-find root.
@@ -316,6 +336,76 @@ mod tests {
                 && w.contains("rp.txt (readprofile) of OLD = new.txt (readprofile) of NEW"),
             "{w}"
         );
+    }
+
+    /// Two recordings of one workload at ten million samples: every count
+    /// differs from its mean by one Poisson standard deviation, so their
+    /// shares differ by 0.3% in all (under the old 1% rule, copies), yet
+    /// that is what sampling alone makes. Two runs; the same counts with a
+    /// tick moved are still one recording.
+    #[test]
+    fn similar_recordings_are_not_copies() {
+        let mean = |s: usize| 1e5 * (1.0 + (s % 7) as f64 / 3.0);
+        let rows = |sign: f64| -> Vec<(String, f64)> {
+            (0..100)
+                .map(|s| {
+                    let m = mean(s);
+                    let alt = if s % 2 == 0 { sign } else { -sign };
+                    (format!("sym{s}"), (m + alt * m.sqrt()).round())
+                })
+                .collect()
+        };
+        let as_run = |name: &str, rows: &[(String, f64)]| {
+            let rows: Vec<(&str, f64)> = rows.iter().map(|(n, c)| (n.as_str(), *c)).collect();
+            run(name, Format::PerfData, &rows)
+        };
+        let (up, down) = (rows(1.0), rows(-1.0));
+        let (a, b) = (as_run("a.data", &up), as_run("b.data", &down));
+        let (fa, fb) = (fingerprint(&a), fingerprint(&b));
+        let sum = |f: &Print| f.iter().map(|x| x.1).sum::<f64>();
+        let l1: f64 = fa
+            .iter()
+            .zip(&fb)
+            .map(|(x, y)| (x.1 / sum(&fa) - y.1 / sum(&fb)).abs())
+            .sum();
+        assert!(l1 < 0.01, "{l1}");
+        assert!(!near(&fa, sum(&fa), &fb, sum(&fb)));
+        let sides = vec![Side::new("old", vec![a.clone(), b])];
+        assert!(check(&sides, false).unwrap().is_empty());
+        // One tick moved between two symbols: one recording.
+        let mut moved = up.clone();
+        moved[0].1 += 1.0;
+        moved[1].1 -= 1.0;
+        let c = as_run("c.txt", &moved);
+        assert!(near(&fa, sum(&fa), &fingerprint(&c), sum(&fa)));
+        let sides = vec![Side::new("old", vec![a, c])];
+        assert!(check(&sides, false).is_err());
+    }
+
+    /// readprofile and perf report of one real recording (testdata/README.md:
+    /// readprofile/ was made from the perf.data that perf-report/ reports)
+    /// are copies; two recordings of one workload are not.
+    #[test]
+    fn formats_of_one_real_recording_are_copies() {
+        let load = |paths: &[&str]| {
+            let root = env!("CARGO_MANIFEST_DIR");
+            let paths: Vec<String> = paths
+                .iter()
+                .map(|p| format!("{root}/testdata/{p}"))
+                .collect();
+            crate::load::load_side(&paths, &crate::load::LoadOptions::default())
+                .unwrap()
+                .runs
+        };
+        let runs = load(&[
+            "readprofile/default/sockets/run1.txt",
+            "perf-report/sym-n/sockets/run1.txt",
+            "readprofile/default/sockets/run2.txt",
+            "perf-report/sym-n/sockets/run3.txt",
+        ]);
+        let sides = vec![Side::new("old", runs)];
+        let groups = duplicate_groups(&sides);
+        assert_eq!(groups, vec![vec![(0, 0), (0, 1)]]);
     }
 
     #[test]

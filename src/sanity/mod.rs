@@ -3,14 +3,16 @@
 //!
 //! Input: the sides as loaded, the parse options (sample filters) and the
 //! symbol identity (symbol filters). Output, from [`prepare`]: an error for
-//! what must be refused (a sample filter the runs' format cannot apply, one
-//! recording given twice in one side, unless `--allow-duplicates`), else the
+//! what must be refused (a run that holds no samples, a sample filter the
+//! runs' format cannot apply, one recording given twice in one side, unless
+//! `--allow-duplicates`), else the
 //! sides brought to their common scope ([`crate::scope`]) with the header
 //! notes and the warnings to show (filters that match nothing, a side
 //! mixing formats, a recording on two sides).
 //!
 //! Duplicate runs are found in [`duplicates`]; kernels and binaries that
-//! differ between runs in [`kernels`].
+//! differ between runs in [`kernels`]. [`replicates`] checks the runs a
+//! noise model is learned from (`noise-model`, `--noise-from`) alike.
 
 mod duplicates;
 mod kernels;
@@ -52,6 +54,7 @@ pub fn prepare(
     identity: &Identity,
     allow_duplicates: bool,
 ) -> Result<Findings> {
+    no_samples(sides)?;
     unfilterable(sides, parse)?;
     let mut found = Findings::default();
     found.warnings.extend(empty_sample_filters(sides, parse));
@@ -67,6 +70,58 @@ pub fn prepare(
         .extend(duplicates::check(sides, allow_duplicates)?);
     found.warnings.extend(empty_symbol_filters(sides, identity));
     Ok(found)
+}
+
+/// Check the replicate runs a noise model is learned from, as [`prepare`]
+/// checks a side: a run without samples and one recording given twice are
+/// refused (the copies would make noise look smaller than it is, the
+/// empty run larger), unless `--allow-duplicates`; two kernels or several
+/// formats among them are warnings.
+pub fn replicates(side: &Side, allow_duplicates: bool) -> Result<Vec<String>> {
+    let sides = std::slice::from_ref(side);
+    no_samples(sides)?;
+    let mut warnings: Vec<String> = duplicates::check(sides, allow_duplicates)?;
+    let (_, differ) = kernels::check(sides);
+    warnings.extend(differ);
+    warnings.extend(mixed_formats(sides));
+    Ok(warnings)
+}
+
+/// The runs that hold no sample at all: a perf.data recording without
+/// samples, a readprofile dump of 0 ticks (`readprofile -a` lists every
+/// symbol with 0), a `/proc/profile` image of zeros. Such a run is no run:
+/// under `-n share` it has no exposure, and under `-n ticks`, `-o classic`
+/// or any other unit it would count as a run of zeros, pulling the side's
+/// means down and marking every symbol. Refused in every unit, naming them.
+fn no_samples(sides: &[Side]) -> Result<()> {
+    let empty: Vec<String> = sides
+        .iter()
+        .flat_map(|s| {
+            s.runs
+                .iter()
+                .filter(|r| holds_no_samples(r))
+                .map(|r| format!("{} ({}) of {}", r.source, r.format, s.name.to_uppercase()))
+        })
+        .collect();
+    if empty.is_empty() {
+        return Ok(());
+    }
+    let n = empty.len();
+    let mut shown: Vec<String> = empty.into_iter().take(LIST_MAX).collect();
+    if n > LIST_MAX {
+        shown.push(format!("and {} more", n - LIST_MAX));
+    }
+    bail!(
+        "{n} run(s) hold no samples: {}; a recording without samples is not a run (it would \
+         count as a run of zeros): record it again, or leave it out",
+        shown.join(", ")
+    )
+}
+
+/// A run whose total and counts are all zero (or not numbers).
+pub fn holds_no_samples(run: &Profile) -> bool {
+    let some = |x: f64| x > 0.0;
+    !some(run.total) && !some(run.symbol_sum() + run.unattributed)
 }
 
 /// `a (readprofile), b (readprofile) and 3 more`.
@@ -153,12 +208,14 @@ fn empty_sample_filters(sides: &[Side], parse: &ParseOptions) -> Vec<String> {
         .collect()
 }
 
-/// `--include`/`--exclude`/`--exclude-idle` that leave a side no symbol.
+/// `--include`/`--exclude`/`--exclude-idle` that leave a side no symbol:
+/// said as what the filters did (`--exclude .` removes every symbol,
+/// `--include x` matches none), naming the sides left with nothing.
 fn empty_symbol_filters(sides: &[Side], identity: &Identity) -> Vec<String> {
     if !identity.has_filters() {
         return Vec::new();
     }
-    let empty: Vec<String> = sides
+    let emptied: Vec<&Side> = sides
         .iter()
         .filter(|s| {
             s.runs.iter().any(|r| !r.counts.is_empty())
@@ -168,27 +225,65 @@ fn empty_symbol_filters(sides: &[Side], identity: &Identity) -> Vec<String> {
                         .all(|k| matches!(identity.place(k), Placement::Dropped))
                 })
         })
-        .map(|s| s.name.to_uppercase())
         .collect();
-    if empty.is_empty() {
+    if emptied.is_empty() {
         return Vec::new();
     }
-    let mut flags = Vec::new();
-    if let Some(re) = &identity.include {
-        flags.push(format!("--include {re}"));
+    // Sides by what emptied them, in side order.
+    let mut by_cause: Vec<(String, Vec<String>)> = Vec::new();
+    for side in emptied {
+        let cause = emptied_by(side, identity);
+        match by_cause.iter_mut().find(|(c, _)| *c == cause) {
+            Some((_, names)) => names.push(side.name.to_uppercase()),
+            None => by_cause.push((cause, vec![side.name.to_uppercase()])),
+        }
     }
+    by_cause
+        .into_iter()
+        .map(|(cause, names)| {
+            let (what, kept) = cause.split_once('\0').unwrap_or((&cause, ""));
+            let them = if names.len() == 1 { "it" } else { "them" };
+            format!(
+                "symbol filter {what} of {}{kept}: nothing of {them} is compared",
+                names.join(", ")
+            )
+        })
+        .collect()
+}
+
+/// What removed every symbol of `side`: `--include R matches no symbol`,
+/// or the filters that remove what `--include` keeps, `\0`, and that.
+fn emptied_by(side: &Side, identity: &Identity) -> String {
+    let names: std::collections::BTreeSet<&str> = side
+        .runs
+        .iter()
+        .flat_map(|r| r.counts.keys().map(|k| k.name.as_str()))
+        .collect();
+    let included: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| identity.include.as_ref().is_none_or(|re| re.is_match(n)))
+        .collect();
+    if let (Some(re), true) = (&identity.include, included.is_empty()) {
+        return format!("--include {re} matches no symbol");
+    }
+    let mut by = Vec::new();
     if let Some(re) = &identity.exclude {
-        flags.push(format!("--exclude {re}"));
+        if included.iter().any(|n| re.is_match(n)) {
+            by.push(format!("--exclude {re}"));
+        }
     }
-    if identity.exclude_idle {
-        flags.push("--exclude-idle".to_string());
+    if identity.exclude_idle && included.iter().any(|n| crate::identity::is_idle(n)) {
+        by.push("--exclude-idle".to_string());
     }
-    vec![format!(
-        "symbol filter {} matches no symbol of {}: nothing of {} is compared",
-        flags.join(" "),
-        empty.join(", "),
-        if empty.len() == 1 { "it" } else { "them" }
-    )]
+    if by.is_empty() {
+        by.push("the symbol filters".to_string());
+    }
+    let kept = match &identity.include {
+        Some(re) => format!(" that --include {re} keeps"),
+        None => String::new(),
+    };
+    format!("{} removes every symbol\0{kept}", by.join(" with "))
 }
 
 /// A side whose runs come in several formats: often one recording saved as
@@ -226,6 +321,49 @@ mod tests {
             p.total += c;
         }
         p
+    }
+
+    /// `--exclude .` removes every symbol: said so (it was said to match
+    /// no symbol), and `--include` matching nothing as before.
+    #[test]
+    fn filters_that_leave_nothing_say_which() {
+        let sides = vec![
+            Side::new(
+                "old",
+                vec![run("a", Format::Readprofile, &[("schedule", 1.0)])],
+            ),
+            Side::new(
+                "new",
+                vec![run("b", Format::Readprofile, &[("intel_idle", 1.0)])],
+            ),
+        ];
+        let with = |include: Option<&str>, exclude: Option<&str>, idle: bool| Identity {
+            include: include.map(|r| regex::Regex::new(r).unwrap()),
+            exclude: exclude.map(|r| regex::Regex::new(r).unwrap()),
+            exclude_idle: idle,
+            ..Identity::default()
+        };
+        assert_eq!(
+            empty_symbol_filters(&sides, &with(None, Some("."), false)),
+            ["symbol filter --exclude . removes every symbol of OLD, NEW: nothing of them is compared"]
+        );
+        assert_eq!(
+            empty_symbol_filters(&sides, &with(Some("^x"), None, false)),
+            ["symbol filter --include ^x matches no symbol of OLD, NEW: nothing of them is compared"]
+        );
+        assert_eq!(
+            empty_symbol_filters(&sides, &with(Some("idle"), None, true)),
+            [
+                "symbol filter --include idle matches no symbol of OLD: nothing of it is compared",
+                "symbol filter --exclude-idle removes every symbol of NEW that --include idle \
+                 keeps: nothing of it is compared"
+            ]
+        );
+        assert_eq!(
+            empty_symbol_filters(&sides, &with(None, Some("sched"), false)),
+            ["symbol filter --exclude sched removes every symbol of OLD: nothing of it is compared"]
+        );
+        assert!(empty_symbol_filters(&sides, &with(None, Some("^x"), false)).is_empty());
     }
 
     #[test]

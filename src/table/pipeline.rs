@@ -200,12 +200,12 @@ fn write<W: Write + Send>(
     for (item, r) in parsed {
         let root = &roots[item.root];
         match r {
-            Ok(Ok(run)) => {
-                if run.profile.total <= 0.0 {
-                    messages.push(format!("{root}: {}: run holds no samples", item.key.source));
-                }
-                writer.push(&item.key, &run)?;
-            }
+            // A run without samples is no run: not written, said.
+            Ok(Ok(run)) if crate::sanity::holds_no_samples(&run.profile) => messages.push(format!(
+                "{root}: {}: run holds no samples: left out",
+                item.key.source
+            )),
+            Ok(Ok(run)) => writer.push(&item.key, &run)?,
             Ok(Err(why)) => messages.push(format!(
                 "{root}: benchmark {}: skipped {why}",
                 item.key.benchmark

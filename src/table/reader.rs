@@ -70,6 +70,8 @@ struct Acc {
     index: HashMap<String, usize>,
     placed: Placed,
     notes: Vec<String>,
+    /// Rows of the current file read before the current batch.
+    file_rows: usize,
 }
 
 /// The Parquet codecs this build reads (the parquet crate's features in
@@ -166,6 +168,7 @@ impl Acc {
             .with_context(|| format!("{name}: cannot read as Parquet"))?;
         // The parquet crate can panic on damaged pages (crate::guard).
         let mut reader = reader;
+        self.file_rows = 0;
         loop {
             let next = crate::guard::decoding(|| reader.next()).map_err(|why| {
                 anyhow::anyhow!("{name}: cannot read rows: damaged data, the decoder failed: {why}")
@@ -173,6 +176,7 @@ impl Acc {
             let Some(batch) = next else { break };
             let batch = batch.with_context(|| format!("{name}: cannot read rows"))?;
             self.read_batch(&batch, &name, &f.partitions, filter)?;
+            self.file_rows += batch.num_rows();
         }
         Ok(())
     }
@@ -243,8 +247,10 @@ impl Acc {
         let unresolved = text(s::UNRESOLVED)?;
         let mut key = String::new();
         let mut last: Option<(String, usize)> = None;
+        let before = self.file_rows;
         for i in 0..batch.num_rows() {
-            let need = |col: &Text<'a>, c: &str| need(col, i, c, file);
+            let line = before + i + 1;
+            let need = |col: &Text<'a>, c: &str| need(col, (i, line), c, file);
             let (k, b, r, src) = (
                 need(&kernel, s::KERNEL)?,
                 need(&benchmark, s::BENCHMARK)?,
@@ -272,15 +278,23 @@ impl Acc {
             let Some(run) = &mut self.runs[slot] else {
                 continue;
             };
-            let at = || format!("{file}: run {src} (kernel {k}, benchmark {b})");
+            let at = || format!("{file}: row {line}: run {src} (kernel {k}, benchmark {b})");
             let fields = RunFields {
                 format: need(&format, s::FORMAT)?,
                 event: event.get(i),
-                total: not_null(total.get(i), s::RUN_TOTAL).with_context(at)?,
+                total: count_of(total.get(i), s::RUN_TOTAL).with_context(at)?,
                 weight: weight.get(i).unwrap_or("samples"),
                 approximate: approx.get(i),
-                duration: duration.get(i),
-                work: work.get(i),
+                duration: duration
+                    .get(i)
+                    .map(|v| amount(Some(v), s::DURATION_S))
+                    .transpose()
+                    .with_context(at)?,
+                work: work
+                    .get(i)
+                    .map(|v| amount(Some(v), s::WORK))
+                    .transpose()
+                    .with_context(at)?,
             };
             if created {
                 set(run, &fields).with_context(at)?;
@@ -295,7 +309,10 @@ impl Acc {
                 symbol: symbol.get(i),
                 dso: dso.get(i),
                 mode: mode_of(mode.get(i), &at)?,
-                count: not_null(count.get(i), s::COUNT).with_context(at)?,
+                count: count_of(count.get(i), s::COUNT).with_context(|| {
+                    let name = in_sym.get(i).or(symbol.get(i)).unwrap_or("(none)");
+                    format!("{}, symbol {name}", at())
+                })?,
                 input_symbol: in_sym.get(i),
                 input_dso: in_dso.get(i),
             };
@@ -342,13 +359,31 @@ fn unresolved_of(text: Option<&str>, at: &dyn Fn() -> String) -> Result<Option<U
     })
 }
 
-fn need<'a>(col: &Text<'a>, i: usize, c: &str, file: &str) -> Result<&'a str> {
+/// Row `i` of a batch, row `line` (1-based) of its file, of a text column
+/// that may not be NULL.
+fn need<'a>(col: &Text<'a>, (i, line): (usize, usize), c: &str, file: &str) -> Result<&'a str> {
     col.get(i)
-        .with_context(|| format!("{file}: row {}: {c} is NULL", i + 1))
+        .with_context(|| format!("{file}: row {line}: {c} is NULL"))
 }
 
-fn not_null(v: Option<f64>, c: &str) -> Result<f64> {
-    v.with_context(|| format!("{c} is NULL"))
+/// A count or a run's total: an [`amount`] of at most 2^53, the largest
+/// count read exactly ([`crate::format::MAX_COUNT`]).
+fn count_of(v: Option<f64>, c: &str) -> Result<f64> {
+    let x = amount(v, c)?;
+    if x > crate::format::MAX_COUNT {
+        bail!("{}", crate::format::too_large(c, &x.to_string()));
+    }
+    Ok(x)
+}
+
+/// A count, total, duration or work: present, finite and not negative
+/// (an engine's table can hold -5, NaN or inf, which no profile gives).
+fn amount(v: Option<f64>, c: &str) -> Result<f64> {
+    match v {
+        None => bail!("{c} is NULL"),
+        Some(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        Some(x) => bail!("{c} is {x}; expected a finite number, 0 or more"),
+    }
 }
 
 /// The run-level values of one row.
