@@ -22,6 +22,7 @@ mod raw;
 mod report;
 mod report_output;
 mod skip;
+mod stats_filters;
 mod stats_vectors;
 mod table;
 mod testdata;
