@@ -11,7 +11,7 @@ Test vectors (docs/statistics.md section 13), from testdata/stats/*.folded:
 
     python3 scripts/verify-stats.py --vectors                 # plain listing
     python3 scripts/verify-stats.py --vectors --markdown      # tables for section 13
-    python3 scripts/verify-stats.py --vectors --json-out tests/vectors/statistics-v2.json
+    python3 scripts/verify-stats.py --vectors --json-out tests/vectors/statistics-v3.json
     python3 scripts/verify-stats.py --vectors --selfcheck     # + mpmath cross-check
 
 Besides V1-V8 the vectors hold V6b (old2 vs new1, one run per side), an extra
@@ -579,8 +579,10 @@ ADJ_NAMES = {"Benjamini-Hochberg": "bh", "Benjamini-Yekutieli": "by", "Holm": "h
 # =====================================================================
 
 
-def analyse(keys, oc, nc, on, nn, alpha=0.05, adjust="bh", model=None, noise_cv=None):
+def analyse(keys, oc, nc, on, nn, alpha=0.05, adjust="bh", model=None, noise_cv=None, shown=None):
     """One comparison.  oc/nc: per symbol, per-run counts; on/nn: exposures.
+    shown: None (every row) or a predicate on a row's key: the rows shown
+    and tested (section 8.2, version 3); every row teaches the noise.
 
     Returns (rows, noise): rows a list of dicts (same order as keys)."""
     n_old, n_new = len(on), len(nn)
@@ -651,7 +653,8 @@ def analyse(keys, oc, nc, on, nn, alpha=0.05, adjust="bh", model=None, noise_cv=
         r["F"] = r["lr"] / r["phi"]
         r["p_ql"] = f1_sf(r["F"], r["nu"])
         r["p"] = max(r["p_exact"], r["p_ql"])
-        if r["tested"]:
+        r["shown"] = shown is None or shown(r["key"])
+        if r["tested"] and r["shown"]:
             tested.append(r)
     # -------- section 8
     m = len(tested)
@@ -665,7 +668,7 @@ def analyse(keys, oc, nc, on, nn, alpha=0.05, adjust="bh", model=None, noise_cv=
     noise["interval_level"] = 1.0 - t if t is not None else None
     # -------- section 9
     for r in rows:
-        if not r["tested"]:
+        if not r["tested"] or not r["shown"]:
             r["q"], r["significant"] = None, False
             continue
         x, y, k = r["x"], r["y"], r["k"]
@@ -835,6 +838,22 @@ def compute_vectors():
                                   "exposures_old": oe, "exposures_new": ne},
                        "outputs": {"noise": noise_outputs(nz),
                                    "rows": {s: row_outputs(r) for s, r in zip(syms, rows)}}}
+    # ---- V9 (version 3, section 8.2): a symbol filter chooses the shown
+    # rows; the noise is learned from all of them
+    oruns, oe = load_runs(["old1", "old2"])
+    nruns, ne = load_runs(["new1", "new2"])
+    syms, keys, oc, nc = table_of(oruns, nruns)
+    pattern = re.compile(r"^[a-h]_")
+    rows, nz = analyse(keys, oc, nc, oe, ne, alpha, shown=lambda k: bool(pattern.search(k[0])))
+    cases["V9"] = {"description": "symbol filter --include '^[a-h]_' on V5's runs: p as without it, q over "
+                                  "the shown rows (section 8.2)",
+                   "alpha": alpha, "adjust": "Benjamini-Hochberg", "normalize": "share",
+                   "include": "^[a-h]_",
+                   "inputs": {"old": ["testdata/stats/old1.folded", "testdata/stats/old2.folded"],
+                              "new": ["testdata/stats/new1.folded", "testdata/stats/new2.folded"],
+                              "exposures_old": oe, "exposures_new": ne},
+                   "outputs": {"noise": noise_outputs(nz),
+                               "rows": {s: row_outputs(r) for s, r in zip(syms, rows) if r["shown"]}}}
     # ---- V7
     rep, re_ = load_runs(["rep1", "rep2", "rep3"])
     msyms = sorted(set().union(*[set(r) for r in rep]))
@@ -884,7 +903,7 @@ def compute_vectors():
 
 def vectors_json(cases):
     return {
-        "schema": "diffprofile statistical test vectors, docs/statistics.md version 2",
+        "schema": "diffprofile statistical test vectors, docs/statistics.md version 3",
         "generated_by": "scripts/verify-stats.py --vectors --json-out (independent; scipy)",
         "conventions": {
             "infinity": "the strings \"inf\" / \"-inf\"; null = not applicable (untested p/q/intervals, "

@@ -66,6 +66,10 @@ pub struct SymbolInfo {
     /// The input names folded, aliased or grouped into this row (empty when
     /// the row is exactly one input name).
     pub members: Members,
+    /// Shown and tested: not left out by a symbol filter or `--kernel-only`
+    /// (hidden rows are in the matrix so that the noise is learned from
+    /// every symbol, docs/statistics.md §8.2).
+    pub shown: bool,
 }
 
 pub const UNKNOWN_ROW: &str = "*unknown*";
@@ -91,24 +95,26 @@ pub fn build(sides: &[Side], identity: &Identity) -> Matrix {
             .all(|r| r.counts.keys().all(|k| k.dso.is_some()));
     let mut warnings = Vec::new();
     let mut placed = place(sides, identity, use_dso);
-    let pseudo = |name: &str| -> Option<Ident> {
-        identity.keeps(name).then(|| Ident {
+    // Pseudo rows a filter removes are kept hidden, as symbols are.
+    let pseudo = |name: &str| -> Option<(Ident, bool)> {
+        let id = Ident {
             name: Name::new(name),
             dso: None,
-        })
+        };
+        Some((id, identity.keeps(name)))
     };
     let unknown = pseudo(UNKNOWN_ROW);
     let unlisted = pseudo(UNLISTED_ROW);
     for run in sides.iter().flat_map(|s| &s.runs) {
         if run.unattributed > 0.0 {
-            if let Some(id) = &unknown {
-                placed.row(id, Some(Mode::Kernel));
+            if let Some((id, shown)) = &unknown {
+                placed.row(id, Some(Mode::Kernel), *shown);
             }
         }
         let rest = remainder(run);
         if rest > 0.0 && run.total_approximate.is_some() {
-            if let Some(id) = &unlisted {
-                placed.row(id, None);
+            if let Some((id, shown)) = &unlisted {
+                placed.row(id, None, *shown);
             }
         } else if rest < 0.0 && run.weight != Weight::Percent {
             // (percent-only runs: rounded percentages may add up past 100%)
@@ -120,7 +126,8 @@ pub fn build(sides: &[Side], identity: &Identity) -> Matrix {
             ));
         }
     }
-    let slot = |id: &Option<Ident>| id.as_ref().and_then(|id| placed.ids.get(id)).copied();
+    let slot =
+        |id: &Option<(Ident, bool)>| id.as_ref().and_then(|(id, _)| placed.ids.get(id)).copied();
     let (unknown_at, unlisted_at) = (slot(&unknown), slot(&unlisted));
     let (symbols, at) = placed.in_order();
     let slot = |row: Option<u32>| row.map(|r| at[r as usize]);
@@ -166,14 +173,17 @@ struct Placed {
     keys: ByName<SymbolKey, Option<u32>>,
     /// Every row's identity and number.
     ids: ByName<Ident, u32>,
-    /// By number: each row's mode and the input names it holds.
-    rows: Vec<(Option<Mode>, Gathered)>,
+    /// By number: each row's mode, the input names it holds, and whether
+    /// it is shown (any of its inputs is).
+    rows: Vec<(Option<Mode>, Gathered, bool)>,
 }
 
 impl Placed {
     /// The number of the row `ident` (a new row of `mode` if there is none).
-    fn row(&mut self, ident: &Ident, mode: Option<Mode>) -> u32 {
-        row_of(&mut self.ids, &mut self.rows, *ident, mode)
+    fn row(&mut self, ident: &Ident, mode: Option<Mode>, shown: bool) -> u32 {
+        let i = row_of(&mut self.ids, &mut self.rows, *ident, mode);
+        self.rows[i as usize].2 |= shown;
+        i
     }
 
     /// Rows sorted by identity, each with its mode and members, and where
@@ -194,12 +204,13 @@ impl Placed {
             .enumerate()
             .map(|(pos, (ident, i))| {
                 at[i as usize] = pos;
-                let (mode, names) = std::mem::take(&mut self.rows[i as usize]);
+                let (mode, names, shown) = std::mem::take(&mut self.rows[i as usize]);
                 let members = names.of(ident.name);
                 SymbolInfo {
                     ident,
                     mode,
                     members,
+                    shown,
                 }
             })
             .collect();
@@ -211,12 +222,12 @@ impl Placed {
 /// if there is none).
 fn row_of(
     ids: &mut ByName<Ident, u32>,
-    rows: &mut Vec<(Option<Mode>, Gathered)>,
+    rows: &mut Vec<(Option<Mode>, Gathered, bool)>,
     ident: Ident,
     mode: Option<Mode>,
 ) -> u32 {
     *ids.get_or_insert_with(ident, || {
-        rows.push((mode, Gathered::default()));
+        rows.push((mode, Gathered::default(), false));
         (rows.len() - 1) as u32
     })
     .0
@@ -279,7 +290,8 @@ fn place(sides: &[Side], identity: &Identity, use_dso: bool) -> Placed {
             if !new {
                 continue;
             }
-            let row = match identity.place(key) {
+            let (placement, shown) = identity.place_all(key);
+            let row = match placement {
                 Placement::Dropped => None,
                 Placement::Row { name, grouped } => {
                     let ident = Ident {
@@ -292,6 +304,7 @@ fn place(sides: &[Side], identity: &Identity, use_dso: bool) -> Placed {
                         entry.0 = entry.0.or(key.mode);
                     }
                     entry.1.add(key.name);
+                    entry.2 |= shown;
                     Some(i)
                 }
             };
@@ -401,7 +414,13 @@ pub fn exposures(
         let mut row = Vec::new();
         for (r, run) in side.runs.iter().enumerate() {
             let e = match mode {
-                Normalize::Share if relative => matrix.counts[s][r].iter().sum(),
+                // (the shown rows: those the filters keep)
+                Normalize::Share if relative => matrix.counts[s][r]
+                    .iter()
+                    .zip(&matrix.symbols)
+                    .filter(|(_, sym)| sym.shown)
+                    .map(|(c, _)| c)
+                    .sum(),
                 // Rounded percentages can add up to a little over 100%.
                 Normalize::Share if run.weight == Weight::Percent => {
                     run.total.max(matrix.counts[s][r].iter().sum())

@@ -230,10 +230,14 @@ fn read_notes(cli: &Cli, notes: &mut Vec<String>) -> WeightBy {
         notes.push(KERNEL_ONLY_NOTE.to_string());
     }
     if let Some(c) = &cli.comm {
-        notes.push(format!("filter: --comm {c}"));
+        notes.push(format!(
+            "filter: --comm {c} (a sample filter: the data, and the noise learned from them, are the matching samples only)"
+        ));
     }
     if let Some(d) = &cli.dso {
-        notes.push(format!("filter: --dso {d}"));
+        notes.push(format!(
+            "filter: --dso {d} (a sample filter: the data, and the noise learned from them, are the matching samples only)"
+        ));
     }
     weight
 }
@@ -468,7 +472,10 @@ pub fn export_config(args: crate::cli::ExportArgs) -> Result<crate::table::Expor
         layout,
         shard,
         jobs: config.jobs,
-        load: config.load,
+        // Read whole: `--kernel-only` removes the other rows by placement
+        // (kept in the table as removed, so a comparison of it learns the
+        // noise from them).
+        load: crate::compare::reading(&config.load),
         identity: config.identity,
         run_info: config.run_info,
         notes: config.notes,
@@ -570,6 +577,7 @@ fn identity(cli: &Cli, notes: &mut Vec<String>) -> Result<Identity> {
         include: regex("--include", &cli.include)?,
         exclude: regex("--exclude", &cli.exclude)?,
         exclude_idle: cli.exclude_idle,
+        kernel_only: cli.kernel_only,
         by_name: cli.by_name,
         placed: None,
     })

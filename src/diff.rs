@@ -428,13 +428,16 @@ fn compare_one(
         mut rows,
         total,
         symbol_order,
+        shown,
     } = built;
     // Whatever depends on the rows' order sees them in symbol order: the
     // row of the i-th symbol is at `place(i)`.
     let order = symbol_order.as_deref();
     let place = |i: usize| order.map_or(i, |o| o[i] as usize);
+    // Every row teaches the noise; the shown ones are the tested family.
+    let family: Vec<bool> = (0..rows.len()).map(|i| shown[place(i)]).collect();
     let (verdicts, noise) = judge_rows(
-        &in_symbol_order(&rows, place),
+        (&in_symbol_order(&rows, place), &family),
         j,
         exposures,
         opts,
@@ -445,6 +448,19 @@ fn compare_one(
     for i in 0..rows.len() {
         rows[place(i)].judged = verdicts.row(i);
     }
+    // Rows left out by the filters go; the others keep their order.
+    let all_shown = shown.iter().all(|&s| s);
+    let mut order: Option<Vec<u32>> = symbol_order;
+    if !all_shown {
+        order = order.map(|o| shown_order(&o, &shown));
+        let mut at = 0;
+        rows.retain(|_| {
+            at += 1;
+            shown[at - 1]
+        });
+    }
+    let order = order.as_deref();
+    let place = |i: usize| order.map_or(i, |o| o[i] as usize);
     // (tested, regressions, improvements), one verdict lookup a row.
     let (tested, regressions, improvements) = rows
         .par_iter()
@@ -489,6 +505,25 @@ fn compare_one(
     }
 }
 
+/// A symbol order (the row of the i-th symbol at `order[i]`) of the rows
+/// that stay when only the `shown` ones (by row) do.
+fn shown_order(order: &[u32], shown: &[bool]) -> Vec<u32> {
+    // A row's new place: the shown rows before it.
+    let mut new_place = vec![u32::MAX; shown.len()];
+    let mut k = 0;
+    for (p, &s) in shown.iter().enumerate() {
+        if s {
+            new_place[p] = k;
+            k += 1;
+        }
+    }
+    order
+        .iter()
+        .filter(|&&p| shown[p as usize])
+        .map(|&p| new_place[p as usize])
+        .collect()
+}
+
 /// `rows` in symbol order: the i-th symbol's row is at `place(i)`.
 fn in_symbol_order(rows: &[Row], place: impl Fn(usize) -> usize) -> Vec<&Row> {
     (0..rows.len()).map(|i| &rows[place(i)]).collect()
@@ -502,6 +537,9 @@ struct Built {
     /// rank by values alone, so a million rows are made where they go and
     /// never moved): the place of each row, in symbol order.
     symbol_order: Option<Vec<u32>>,
+    /// By row: shown and tested (else a row only the noise is learned
+    /// from: a symbol filter or `--kernel-only` left it out).
+    shown: Vec<bool>,
 }
 
 /// One row per symbol present on either side of comparison j (values in
@@ -519,8 +557,9 @@ fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, opts: &DiffOpti
         new: 0.0,
         delta: 0.0,
     };
-    // The total row sums every symbol in order (rows are made in parallel).
-    for i in 0..n {
+    // The total row sums every shown symbol in order (rows are made in
+    // parallel).
+    for i in (0..n).filter(|&i| matrix.symbols[i].shown) {
         total.old += sum(old_runs, i) / m_old * scale;
         total.new += sum(new_runs, i) / m_new * scale;
     }
@@ -566,6 +605,10 @@ fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, opts: &DiffOpti
     kept.par_iter()
         .map(|&i| make(i as usize))
         .collect_into_vec(&mut rows);
+    let shown = kept
+        .iter()
+        .map(|&i| matrix.symbols[i as usize].shown)
+        .collect();
     let symbol_order = key.map(|_| {
         let mut place = vec![u32::MAX; n];
         for (k, &i) in kept.iter().enumerate() {
@@ -578,6 +621,7 @@ fn build_rows(j: usize, exposures: &[Vec<f64>], matrix: &Matrix, opts: &DiffOpti
         rows,
         total,
         symbol_order,
+        shown,
     }
 }
 
@@ -621,7 +665,7 @@ fn kept_symbols(
 /// intervals (scaled to the output unit), dispersions; warnings about how
 /// noise was judged and about the noise model's fit to these rows.
 fn judge_rows(
-    rows: &[&Row],
+    (rows, family): (&[&Row], &[bool]),
     j: usize,
     exposures: &[Vec<f64>],
     opts: &DiffOptions,
@@ -650,7 +694,7 @@ fn judge_rows(
         testable,
     };
     let (verdicts, noise) =
-        significance::judge_all(rows, old_exp, new_exp, model.as_ref(), &sig_opts);
+        significance::judge_family(rows, family, old_exp, new_exp, model.as_ref(), &sig_opts);
     let shared = judged::Shared::new(verdicts, opts.normalize.scale());
     match noise.method {
         Method::OneRun => warnings.push(format!(

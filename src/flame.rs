@@ -93,6 +93,16 @@ impl FlameView {
     /// One stack (root first) of `run` as this view shows it.
     pub fn shape<'a>(&self, stack: &'a [String], run: &Profile) -> Vec<&'a str> {
         let mut frames: Vec<&str> = stack.iter().map(String::as_str).collect();
+        // `--kernel-only`: the runs are read whole (their noise is learned
+        // from every symbol); a stack whose leaf is not a kernel frame is
+        // a user-space sample, left out here as the rows leave it out.
+        if self.kernel_only
+            && frames
+                .last()
+                .is_none_or(|f| !run.kernel_frames.contains(*f))
+        {
+            return Vec::new();
+        }
         if self.kernel_only {
             if let Some(i) = frames.iter().position(|f| run.kernel_frames.contains(*f)) {
                 frames.drain(..i);
@@ -392,12 +402,13 @@ mod tests {
         let sides = [side("old", vec![r.clone()]), side("new", vec![r])];
         let f = graphs(&sides, &Identity::default(), view);
         let t = &f.graphs[0].tree;
-        assert_eq!(names(t, Tree::ROOT), ["entry_SYSCALL_64", "main"]);
+        assert_eq!(names(t, Tree::ROOT), ["entry_SYSCALL_64"]);
         let entry = t.find(&["entry_SYSCALL_64"]).unwrap();
         assert_eq!(names(t, entry), ["ksys_read", "ksys_write"]);
-        // A stack with no kernel frame keeps its frames (nothing says where
-        // the kernel starts); --kernel-only's sample filter drops such samples.
-        assert_eq!(names(t, t.find(&["main"]).unwrap()), ["compute"]);
+        // A stack whose leaf is not a kernel frame is a user-space sample:
+        // the runs are read whole (the rows' noise is learned from every
+        // symbol), and the view leaves it out as the rows do.
+        assert!(t.find(&["main"]).is_none());
         assert_eq!(
             f.graphs[0].view.describe().map(|d| d.contains("kernel")),
             Some(true)

@@ -196,6 +196,10 @@ pub struct Identity {
     pub include: Option<Regex>,
     pub exclude: Option<Regex>,
     pub exclude_idle: bool,
+    /// `--kernel-only` as a view: rows of other modes are kept in the count
+    /// matrix (the noise is learned from them) but not shown or tested
+    /// (docs/statistics.md §8.2).
+    pub kernel_only: bool,
     /// `--by-name`: rows are symbols by name alone, across binaries (as
     /// `perf diff --sort sym`), never split by dso.
     pub by_name: bool,
@@ -248,9 +252,48 @@ impl Identity {
             });
         }
         let named = self.frame_name(key.name.as_str());
-        if !self.keeps(&named) {
+        if !self.keeps(&named) || (self.kernel_only && !is_kernel_mode(key.mode)) {
             return Placement::Dropped;
         }
+        self.group_named(named, key)
+    }
+
+    /// Where `key` goes and whether its row is shown: a symbol that the
+    /// filters (`--include`, `--exclude`, `--exclude-idle`, `--kernel-only`)
+    /// leave out still gets its row, hidden, so that the noise is learned
+    /// from every symbol of the runs; except when it would be grouped (a
+    /// group's row holds its kept members only), or a counts table already
+    /// placed it as removed (then its own name, hidden).
+    pub fn place_all(&self, key: &SymbolKey) -> (Placement, bool) {
+        let mode_ok = !self.kernel_only || is_kernel_mode(key.mode);
+        if let Some(placed) = &self.placed {
+            return match placed.rows.get(key) {
+                Some(Placement::Dropped) => (
+                    Placement::Row {
+                        name: key.name,
+                        grouped: false,
+                    },
+                    false,
+                ),
+                Some(p) => (p.clone(), mode_ok),
+                None => (
+                    Placement::Row {
+                        name: key.name,
+                        grouped: false,
+                    },
+                    mode_ok,
+                ),
+            };
+        }
+        let named = self.frame_name(key.name.as_str());
+        let shown = mode_ok && self.keeps(&named);
+        match self.group_named(named, key) {
+            Placement::Row { grouped: true, .. } if !shown => (Placement::Dropped, false),
+            p => (p, shown),
+        }
+    }
+
+    fn group_named(&self, named: Cow<'_, str>, key: &SymbolKey) -> Placement {
         match self.group.as_ref().and_then(|g| g.group(&named, key)) {
             Some(group) => Placement::Row {
                 name: Name::new(&group),
@@ -282,6 +325,11 @@ impl Identity {
     pub fn has_filters(&self) -> bool {
         self.include.is_some() || self.exclude.is_some() || self.exclude_idle
     }
+}
+
+/// A kernel sample's mode (host or guest kernel), as `--kernel-only` keeps.
+pub fn is_kernel_mode(mode: Option<Mode>) -> bool {
+    matches!(mode, Some(Mode::Kernel | Mode::GuestKernel))
 }
 
 pub fn is_idle(name: &str) -> bool {

@@ -30,7 +30,7 @@ use std::collections::BTreeSet;
 /// The header note of `--kernel-only` (replaced by the scope note when
 /// runs are restricted to their kernel samples, see [`crate::scope`]).
 pub const KERNEL_ONLY_NOTE: &str =
-    "filter: kernel samples only (--kernel-only); shares stay relative to all samples";
+    "filter: kernel symbols only shown and tested (--kernel-only); shares stay relative to all samples, and the noise is learned from every symbol";
 
 /// What a run's samples cover.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

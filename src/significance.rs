@@ -67,6 +67,11 @@ pub struct Noise {
     pub one_run: Option<OneRun>,
     pub model: Option<ModelInfo>,
     pub noise_cv: Option<f64>,
+    /// The rows the noise was learned from (every row of the comparison)
+    /// and those shown and tested (the FDR family, §8.2): fewer when a
+    /// symbol filter or `--kernel-only` left some out.
+    pub learned_rows: usize,
+    pub shown_rows: usize,
 }
 
 /// What to test and how.
@@ -183,7 +188,8 @@ impl Verdicts {
         let k = k as usize;
         let disp = &self.disp[k];
         let p = self.ps[k];
-        let q = p.map(|_| self.qs[i]);
+        // (NaN: untested, or outside the family)
+        let q = p.map(|_| self.qs[i]).filter(|q| !q.is_nan());
         let bounds = self.bounds.get(k).copied().flatten();
         Verdict {
             p,
@@ -222,6 +228,23 @@ pub fn judge_all<R: RowCounts>(
     model: Option<&ModelPriors>,
     opts: &Options,
 ) -> (Verdicts, Noise) {
+    judge_family(rows, &[], old_exp, new_exp, model, opts)
+}
+
+/// [`judge_all`] where only the rows marked in `family` (by row; empty:
+/// all) are shown and tested: every row teaches the noise (the trend, the
+/// prior, the one-run κ), the q-values and marks are over the family's
+/// tested rows (docs/statistics.md §8.2). A row outside the family has its
+/// p but no q.
+pub fn judge_family<R: RowCounts>(
+    rows: &[R],
+    family: &[bool],
+    old_exp: &[f64],
+    new_exp: &[f64],
+    model: Option<&ModelPriors>,
+    opts: &Options,
+) -> (Verdicts, Noise) {
+    let in_family = |i: usize| family.get(i).copied().unwrap_or(true);
     let (m_old, m_new): (f64, f64) = (old_exp.iter().sum(), new_exp.iter().sum());
     let n = old_exp.len() + new_exp.len();
     let d = n as f64 - 2.0;
@@ -230,6 +253,8 @@ pub fn judge_all<R: RowCounts>(
         .map(|r| pool(&r.counts(), old_exp, new_exp, d, m_old, m_new))
         .collect();
     let (disp, mut noise) = dispersions(&pooled, d, m_old, m_new, model, opts);
+    noise.learned_rows = rows.len();
+    noise.shown_rows = (0..rows.len()).filter(|&i| in_family(i)).count();
     let mut out = Verdicts {
         len: rows.len(),
         alpha: opts.alpha,
@@ -264,7 +289,7 @@ pub fn judge_all<R: RowCounts>(
     let rep_disp: Vec<Dispersion> = reps.iter().map(|&i| disp.of(i, &pooled[i])).collect();
     drop((pooled, disp, reps));
     let tested: Vec<u32> = (0..rows.len() as u32)
-        .filter(|&i| ps[slot[i as usize] as usize].is_some())
+        .filter(|&i| in_family(i as usize) && ps[slot[i as usize] as usize].is_some())
         .collect();
     let p_tested: Vec<f64> = tested
         .iter()
@@ -354,6 +379,8 @@ fn dispersions(
         one_run: None,
         model: None,
         noise_cv: None,
+        learned_rows: pooled.len(),
+        shown_rows: pooled.len(),
     };
     let fixed = |phi: f64, df: f64| Dispersions::Fixed(Dispersion { phi, df });
     if !opts.testable {

@@ -26,6 +26,7 @@ mod report;
 mod report_output;
 mod runs;
 mod skip;
+mod stats_filters;
 mod stats_vectors;
 mod table;
 mod testdata;

@@ -1,6 +1,6 @@
-//! Every test vector of docs/statistics.md §13 (version 2), as computed by
+//! Every test vector of docs/statistics.md §13 (version 3), as computed by
 //! the independent implementation (`scripts/verify-stats.py --vectors
-//! --json-out tests/vectors/statistics-v2.json`, written from the document
+//! --json-out tests/vectors/statistics-v3.json`, written from the document
 //! alone), reproduced to a relative 1e-6 twice: through the library (the
 //! `stats` functions and `significance::judge`) and end to end through the
 //! binary on the profiles of testdata/stats/ (`-o json`).
@@ -10,10 +10,10 @@ use diffprofile::significance::{self, Counts, Method, Options};
 use diffprofile::stats::{self, Adjust};
 use serde_json::Value;
 
-const VECTORS: &str = "tests/vectors/statistics-v2.json";
+const VECTORS: &str = "tests/vectors/statistics-v3.json";
 
 fn vectors() -> Value {
-    let text = std::fs::read_to_string(VECTORS).expect("tests/vectors/statistics-v2.json");
+    let text = std::fs::read_to_string(VECTORS).expect("tests/vectors/statistics-v3.json");
     serde_json::from_str(&text).expect("vectors are JSON")
 }
 
@@ -287,6 +287,22 @@ fn check_comparison(inputs: &Value, outputs: &Value, extra: &[&str], name: &str)
             &w["delta_ci"],
             1.0,
             &format!("{what} Δ"),
+        );
+    }
+}
+
+/// §8.2: a symbol filter shows fewer rows; their p is V5's, their q is
+/// over the rows shown.
+#[test]
+fn v9_filters_choose_the_family_end_to_end() {
+    let v = vectors();
+    let c = &v["cases"]["V9"];
+    let include = c["include"].as_str().unwrap();
+    check_comparison(&c["inputs"], &c["outputs"], &["--include", include], "V9");
+    for (sym, row) in c["outputs"]["rows"].as_object().unwrap() {
+        assert_eq!(
+            row["p"], v["cases"]["V5"]["outputs"]["rows"][sym]["p"],
+            "{sym}"
         );
     }
 }

@@ -57,7 +57,7 @@ type Done = (usize, Result<std::result::Result<Profile, String>>);
 
 /// Read every member of the archive (see the module comment).
 pub(super) fn walk(config: &BatchConfig, reader: Box<dyn BufRead>) -> Result<Walked> {
-    let opts = &config.config.load;
+    let opts = &crate::compare::reading(&config.config.load);
     let mut archive = tar::Archive::new(crate::input::TarTail::new(reader));
     let entries = archive
         .entries()

@@ -227,7 +227,8 @@ fn parse_members(
     let (members, maps) = list(config, warnings)?;
     bar.set_length(members.len() as u64);
     bar.set_message("parsing");
-    let opts = &config.config.load;
+    // (read whole: --kernel-only is the rows' view, as in a comparison)
+    let opts = &crate::compare::reading(&config.config.load);
     let mut members = members;
     let loaded: Vec<MemberRead> = members
         .par_iter_mut()

@@ -46,7 +46,7 @@ pub fn build_report(config: &Config) -> Result<Finished> {
     let loaded: Vec<Result<load::Loaded>> = config
         .sides
         .par_iter()
-        .map(|spec| load::load_side(&spec.paths, &config.load))
+        .map(|spec| load::load_side(&spec.paths, &reading(&config.load)))
         .collect();
     for (spec, loaded) in config.sides.iter().zip(loaded) {
         let loaded = loaded?;
@@ -89,6 +89,15 @@ fn report_of_sides(
     warnings.append(&mut report.warnings);
     report.warnings = diff::dedup_warnings(warnings);
     Ok(done)
+}
+
+/// How a comparison reads its runs: whole, `--kernel-only` left to the
+/// rows' view ([`crate::identity::Identity::kernel_only`]), so that the
+/// noise is learned from every symbol of the runs (docs/statistics.md §8.2).
+pub fn reading(load: &load::LoadOptions) -> load::LoadOptions {
+    let mut load = load.clone();
+    load.parse.kernel_only = false;
+    load
 }
 
 /// The sides' count matrix (identity options applied) and every run's

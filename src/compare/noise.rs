@@ -12,7 +12,7 @@ use std::sync::Arc;
 /// Learn a noise model from replicate runs (files, directories, archives)
 /// read, filtered, named and normalised as `config` says; with its warnings.
 pub fn learn_model(paths: &[String], config: &Config) -> Result<(NoiseModel, Vec<String>)> {
-    let loaded = load::load_side(paths, &config.load)?;
+    let loaded = load::load_side(paths, &super::reading(&config.load))?;
     let side = Side {
         name: "replicates".to_string(),
         label: paths.join(" "),

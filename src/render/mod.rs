@@ -476,8 +476,18 @@ pub fn summary_sentence(report: &Report, c: &Comparison) -> String {
     if c.noise.method == Method::NotTested {
         return "summary: significance not tested (counts are not sample counts)".to_string();
     }
+    // When filters leave rows out, the family is said: the shown symbols
+    // are tested, the noise is learned from all (docs/statistics.md §8.2).
+    let family = if c.noise.shown_rows < c.noise.learned_rows {
+        format!(
+            " over the {} tested symbols shown; noise learned from all {} symbols of the runs",
+            c.tested, c.noise.learned_rows
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "summary: {} significant regression{}, {} significant improvement{} ({} q <= {}); {} within noise; {} untested (too few samples)",
+        "summary: {} significant regression{}, {} significant improvement{} ({} q <= {}{family}); {} within noise; {} untested (too few samples)",
         c.regressions,
         if c.regressions == 1 { "" } else { "s" },
         c.improvements,
