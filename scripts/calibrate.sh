@@ -1,17 +1,30 @@
 #!/usr/bin/env bash
-# Calibrate diffprofile's statistics on a fresh recording set (issue 13):
-# A/A false-flag rates at 1v1, 1v2, 2v2, 2v3 and 1v1 with a noise model,
-# power on a large and a subtle change at 1v1 to 5v5, and consistency checks.
+# Calibrate diffprofile's statistics on fresh recording sets: A/A false-flag
+# rates per workload at 1v1, 1v2, 2v2, 2v3, 3v3 and 1v1 with a noise model
+# (with the symbols flagged most often), power on large changes at 2+2, 3+3
+# and 1v1 with a model against what 5+5 finds (busy runs included), and
+# consistency checks; `--comm` variants for system-wide sets.
 #
-#   sudo bash scripts/record-calibration.sh /tmp/cal     # once, ~3 minutes
-#   bash scripts/calibrate.sh /tmp/cal                   # ~3 minutes on 2 cores
+#   sudo SET=all bash scripts/record-calibration.sh /tmp/cal   # once, ~25 minutes
+#   bash scripts/calibrate.sh /tmp/cal                         # every set in it
+#   bash scripts/calibrate.sh /tmp/cal/busy --comm both        # one set
+#   BIN=/path/to/diffprofile bash scripts/calibrate.sh DIR     # another build
 #
-# Extra arguments go to scripts/calibrate.py (--formats readprofile,
-# --aa-per-workload N, --draws N, --bin PATH). Prints markdown tables for the
-# README; exits 1 when a target or a check fails. Not run in CI.
+# Builds this checkout's release binary first (unless BIN is set), so a
+# branch measures its own statistics. Extra arguments go to
+# scripts/calibrate.py (--formats perf-script,readprofile,perf-data, --aa N,
+# --draws N, --jobs N, --comm no|yes|both, --workloads a,b, --extra ARG;
+# `bash scripts/calibrate.sh --help` lists them). Prints markdown tables;
+# exits 1 when a target or a check fails. Not run in CI.
 set -euo pipefail
-DIR=${1:?usage: calibrate.sh CALIBRATION_SET_DIR [calibrate.py options]}
-shift
 HERE=$(cd "$(dirname "$0")" && pwd)
-(cd "$HERE/.." && cargo build --release --locked -q)
-exec python3 "$HERE/calibrate.py" "$DIR" "$@"
+case ${1:-} in
+-h | --help | "") exec python3 "$HERE/calibrate.py" --help ;;
+esac
+DIR=$1
+shift
+if [ -z "${BIN:-}" ]; then
+	(cd "$HERE/.." && nice -n 10 cargo build --release --locked -q)
+	BIN=$HERE/../target/release/diffprofile
+fi
+exec python3 "$HERE/calibrate.py" "$DIR" --bin "$BIN" "$@"
