@@ -120,5 +120,9 @@ fn percentages_only_say_how_precise_their_counts_are() {
             && w.contains("2-decimal percentages (±0.005% each)"),
         "{w}"
     );
-    assert!(p.total_approximate.as_deref().unwrap().contains("5000 to 5999"));
+    assert!(p
+        .total_approximate
+        .as_deref()
+        .unwrap()
+        .contains("5000 to 5999"));
 }
