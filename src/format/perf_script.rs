@@ -121,7 +121,8 @@ pub fn jit_map_dso(dso: &str) -> Option<&'static str> {
                 .unwrap_or("")
         }
     };
-    let jit = !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit());
+    // (The name given is itself one.)
+    let jit = pid == "PID" || (!pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
     jit.then(|| std::str::from_utf8(line::JIT_MAP).unwrap_or("/tmp/perf-PID.map"))
 }
 

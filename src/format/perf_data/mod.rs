@@ -477,6 +477,19 @@ fn finish(
     }
     let why = |dso: &str| {
         let d = st.dso_ids.get(dso).map(|&i| &st.dsos[i as usize]);
+        if d.is_none() && super::perf_script::jit_map_dso(dso).is_some() {
+            // The one name of every process's JIT map: each map's reason.
+            let mut whys: Vec<String> = st
+                .dsos
+                .iter()
+                .filter(|d| d.is_jit())
+                .map(|d| user::unresolved_hint(Some(d), dso))
+                .collect();
+            whys.dedup();
+            if !whys.is_empty() {
+                return Some(whys.join("; "));
+            }
+        }
         Some(user::unresolved_hint(d, dso))
     };
     p.unresolved = unresolved::note(&p, &why, "");

@@ -101,3 +101,28 @@ fn group_columns_are_read_per_event() {
         "g.txt: holds several events (cpu-clock, task-clock); choose one with --event"
     );
 }
+
+#[test]
+fn percentages_only_say_how_precise_their_counts_are() {
+    let path = "testdata/perf-report/percent/sockets/run1.txt";
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.contains("# Samples: 5K of event 'cpu-clock'"));
+    let p = read(path, None);
+    assert_eq!(p.weight, Weight::Percent);
+    assert_eq!(p.total, 5000.0);
+    let w = p
+        .warnings
+        .iter()
+        .find(|w| w.starts_with("percentages only"))
+        .unwrap_or_else(|| panic!("{:?}", p.warnings));
+    assert!(
+        w.contains("perf truncates to thousands (4K is 4000 to 4999: up to 25% more)")
+            && w.contains("2-decimal percentages (±0.005% each)"),
+        "{w}"
+    );
+    assert!(p
+        .total_approximate
+        .as_deref()
+        .unwrap()
+        .contains("5000 to 5999"));
+}

@@ -116,11 +116,7 @@ fn percent_totals(
             Some("percentages only and no '# Samples:' header: counts are percents".into()),
         ),
     };
-    profile.warnings.push(
-        "percentages only (no Samples or Period column): counts are estimates; \
-         re-run perf report with -n for exact sample counts"
-            .to_string(),
-    );
+    profile.warnings.push(precision(header.map(|h| h.unit)));
     let reason = match (reason, missing) {
         (Some(r), Some(m)) => Some(format!("{r}; {}", missing_text(m))),
         (r, _) => r,
@@ -133,4 +129,31 @@ fn percent_totals(
     }
     profile.total = total;
     profile.total_approximate = reason;
+}
+
+/// What the estimated counts of a percent-only report are worth: each is a
+/// percentage of 2 decimals (±0.005% of the total) times a total that perf
+/// may have truncated (`# Samples: 4K` is 4000 to 4999). One text per kind
+/// of header, so that the warnings of many runs merge.
+fn precision(unit: Option<u64>) -> String {
+    let total = match unit {
+        Some(1) => "the exact '# Samples:' total".to_string(),
+        Some(u) => {
+            let (word, example) = match u {
+                1_000 => ("thousands", "4K is 4000 to 4999"),
+                1_000_000 => ("millions", "4M is 4000000 to 4999999"),
+                _ => ("billions", "4G is 4e9 to 4.999e9"),
+            };
+            format!(
+                "the '# Samples:' total, which perf truncates to {word} ({example}: up \
+                 to 25% more)"
+            )
+        }
+        None => "no sample total (none in the header)".to_string(),
+    };
+    format!(
+        "percentages only (no Samples or Period column): counts are estimates, \
+         2-decimal percentages (±0.005% each) of {total}; re-run perf report with -n \
+         for exact sample counts"
+    )
 }

@@ -237,6 +237,7 @@ fn a_deleted_memfd_is_one_dso_and_a_jit_map_one_name_across_runs() {
         Some("/tmp/perf-PID.map")
     );
     assert_eq!(jit_map_dso("[JIT] tid 25492"), Some("/tmp/perf-PID.map"));
+    assert_eq!(jit_map_dso("/tmp/perf-PID.map"), Some("/tmp/perf-PID.map"));
     assert_eq!(jit_map_dso("/tmp/perf-x.map"), None);
     assert_eq!(jit_map_dso("/usr/lib/libperf-1.map"), None);
 }
