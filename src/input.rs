@@ -459,12 +459,20 @@ pub struct Skipped {
     dir_links: Vec<String>,
     dangling: Vec<String>,
     special: Vec<String>,
+    backups: Vec<String>,
 }
 
 impl Skipped {
     /// Note `path` when `kind` is one a walk passes over; true if it was.
     pub fn note(&mut self, path: &Path, kind: EntryKind) -> bool {
         let list = match kind {
+            EntryKind::File
+                if path
+                    .file_name()
+                    .is_some_and(|n| is_editor_backup(&n.to_string_lossy())) =>
+            {
+                &mut self.backups
+            }
             EntryKind::File | EntryKind::Dir => return false,
             EntryKind::DirLink => &mut self.dir_links,
             EntryKind::Dangling => &mut self.dangling,
@@ -487,6 +495,7 @@ impl Skipped {
                 self.special,
                 "special file(s) (FIFO, socket, device) skipped",
             ),
+            (self.backups, BACKUPS_SKIPPED),
         ] {
             if list.is_empty() {
                 continue;
@@ -504,6 +513,69 @@ impl Skipped {
             ));
         }
         out
+    }
+}
+
+/// The warning's words for editor backups passed over (with their count
+/// before and their names after).
+pub const BACKUPS_SKIPPED: &str =
+    "editor backup(s) and leftovers (name~, #name#, .swp, .orig, .rej, .bak) skipped";
+
+/// A file name an editor, a merge or a patch leaves beside a file, never a
+/// run of its own: `run2.folded~` (Emacs, vim, nano backups), `#run#`
+/// (Emacs auto-save), `*.swp`/`*.swo`/`*.swx` (vim swap files, when not
+/// hidden), `*.orig` and `*.rej` (patch, git merges), `*.bak`. Hidden names
+/// (`.run.swp`, `.#run`) are passed over as hidden already.
+pub fn is_editor_backup(name: &str) -> bool {
+    const SUFFIXES: [&str; 6] = [".swp", ".swo", ".swx", ".orig", ".rej", ".bak"];
+    name.ends_with('~')
+        || (name.len() > 2 && name.starts_with('#') && name.ends_with('#'))
+        || SUFFIXES
+            .iter()
+            .any(|s| name.len() > s.len() && name.ends_with(s))
+}
+
+/// `ROOT: 2 editor backup(s) … skipped: a~, b.orig`, the first few named.
+pub fn backups_warning(root: Option<&str>, paths: &[String]) -> String {
+    let mut paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+    paths.sort_unstable();
+    let shown: Vec<&str> = paths.iter().take(WALK_LIST_MAX).copied().collect();
+    let more = match paths.len() - shown.len() {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    format!(
+        "{}{} {BACKUPS_SKIPPED}: {}{more}",
+        root.map(|r| format!("{r}: ")).unwrap_or_default(),
+        paths.len(),
+        shown.join(", ")
+    )
+}
+
+/// The member paths of one tar archive met so far: a path met twice
+/// (`tar -r` appends a new copy, `tar -x` keeps the last) would be read as
+/// two runs of one name, so it is refused.
+#[derive(Debug, Default)]
+pub struct TarSeen(std::collections::BTreeSet<String>);
+
+impl TarSeen {
+    /// `Err` when `member` (a leading `./` aside) was met before in `archive`.
+    pub fn check(&mut self, archive: &str, member: &str) -> Result<()> {
+        let path = member.trim_start_matches("./");
+        if !self.0.insert(path.to_string()) {
+            bail!(
+                "{archive}: member {path} appears twice in the archive (appended with tar -r?); \
+                 which copy is the run is not known: rebuild the archive with each member once"
+            );
+        }
+        Ok(())
+    }
+
+    /// [`TarSeen::check`] `member`, and whether it is an editor backup
+    /// ([`is_editor_backup`]), to pass over.
+    pub fn backup(&mut self, archive: &str, member: &str) -> Result<bool> {
+        self.check(archive, member)?;
+        Ok(member.rsplit('/').next().is_some_and(is_editor_backup))
     }
 }
 
@@ -525,10 +597,8 @@ pub fn walk_dir(root: &Path) -> Result<Walk> {
         }
         let path = entry.path();
         let kind = entry_kind(path, entry.file_type());
-        if kind == EntryKind::File {
+        if !skipped.note(path, kind) && kind == EntryKind::File {
             walk.files.push(path.to_path_buf());
-        } else {
-            skipped.note(path, kind);
         }
     }
     walk.files.sort();

@@ -216,28 +216,16 @@ fn load_tar(
         .entries()
         .with_context(|| format!("{name}: cannot read tar archive"))?;
     let mut members = 0usize;
+    let mut seen = input::TarSeen::default();
     for entry in entries {
         let entry = entry.with_context(|| format!("{name}: corrupt tar archive"))?;
         let member = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
         let origin = format!("{name}:{member}");
-        let kind = entry.header().entry_type();
-        if kind.is_dir() {
+        if let Some(why) = passed_over(&member, entry.header().entry_type(), &origin) {
+            out.extend(why.map(|w| Some(Outcome::Skipped(w))));
             continue;
         }
-        let link = kind.is_hard_link() || kind.is_symlink();
-        if !kind.is_file() && !link {
-            out.push(Some(Outcome::Skipped(format!(
-                "{origin}: not a regular file"
-            ))));
-            continue;
-        }
-        if member
-            .rsplit('/')
-            .next()
-            .is_some_and(|b| b.starts_with('.'))
-        {
-            continue;
-        }
+        seen.check(name, &member)?;
         members += 1;
         let dir = member.rsplit_once('/').map_or("", |(d, _)| d).to_string();
         let mut raw: Box<dyn BufRead + '_> = match tar_link_of(&entry, path, &member, &origin)? {
@@ -299,6 +287,26 @@ fn load_tar(
         out[slot] = Some(Outcome::Run(Box::new(profile)));
     }
     Ok(out.into_iter().flatten().collect())
+}
+
+/// Why a tar member is not read: `Some(None)` for what is passed over
+/// without a word (a directory, a hidden name), `Some(Some(why))` for what
+/// is said (not a regular file or link, an editor backup); `None` to read it.
+fn passed_over(member: &str, kind: tar::EntryType, origin: &str) -> Option<Option<String>> {
+    let base = member.rsplit('/').next().unwrap_or(member);
+    if kind.is_dir() {
+        Some(None)
+    } else if !(kind.is_file() || kind.is_hard_link() || kind.is_symlink()) {
+        Some(Some(format!("{origin}: not a regular file")))
+    } else if base.starts_with('.') {
+        Some(None)
+    } else if input::is_editor_backup(base) {
+        Some(Some(format!(
+            "{origin}: an editor backup or leftover, not a run"
+        )))
+    } else {
+        None
+    }
 }
 
 /// For a tar link member (hard or symbolic), the bytes of the member it

@@ -328,3 +328,128 @@ fn table_values_are_checked_and_pooling_is_said() {
         assert!(o.stdout.is_empty());
     }
 }
+
+/// A tar of `(member path, bytes)` in order, as `tar -r` leaves one (a
+/// path may come twice).
+fn tarball(path: &Path, members: &[(String, Vec<u8>)]) {
+    let mut b = tar::Builder::new(Vec::new());
+    for (rel, bytes) in members {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(bytes.len() as u64);
+        h.set_mode(0o644);
+        h.set_cksum();
+        b.append_data(&mut h, rel, &bytes[..]).unwrap();
+    }
+    fs::write(path, b.into_inner().unwrap()).unwrap();
+}
+
+/// Editor backups and leftovers beside the runs (`run1.txt~`, `#run2.txt#`,
+/// `run3.txt.orig`, `run1.txt.bak`, `run2.txt.swp`) are not runs: skipped
+/// with a counted warning naming them, in a directory and an archive, by
+/// the main command, `batch` and `export` (they were read as copies).
+#[test]
+fn editor_backups_are_not_runs() {
+    let d = scratch("backups");
+    let t = d.join("tree");
+    tree(&t);
+    let backups = [
+        ("run1.txt~", 1),
+        ("#run2.txt#", 2),
+        ("run3.txt.orig", 3),
+        ("run1.txt.bak", 1),
+        ("run2.txt.swp", 2),
+    ];
+    for (name, r) in backups {
+        fs::copy(rp("pipes", r), t.join("base/rp").join(name)).unwrap();
+    }
+    let members: Vec<(String, Vec<u8>)> = ["base", "next"]
+        .iter()
+        .flat_map(|k| {
+            let dir = t.join(k).join("rp");
+            let mut names: Vec<String> = fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .collect();
+            names.sort();
+            names
+                .into_iter()
+                .map(move |n| (format!("{k}/rp/{n}"), fs::read(dir.join(&n)).unwrap()))
+        })
+        .collect();
+    let tar = d.join("tree.tar");
+    tarball(&tar, &members);
+    let base = t.join("base/rp");
+    let next = t.join("next/rp");
+    let o = run(&["-o", "json", s(&base), s(&next)]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(
+        e.contains(&format!(
+            "{}: 5 editor backup(s) and leftovers (name~, #name#, .swp, .orig, .rej, .bak) skipped: {}/#run2.txt#",
+            s(&base),
+            s(&base)
+        )),
+        "{e}"
+    );
+    let o = run(&["-o", "json", s(&tar), s(&next)]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(
+        e.contains("skipped 5 file(s) that are not profiles: ")
+            && e.contains(&format!(
+                "{}:base/rp/run1.txt~: an editor backup or leftover, not a run",
+                s(&tar)
+            )),
+        "{e}"
+    );
+    for root in [&t, &tar] {
+        let o = run(&["batch", s(root), "--baseline", "base", "-o", "json"]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(0), "{}: {e}", s(root));
+        assert!(e.contains("5 editor backup(s) and leftovers"), "{e}");
+        let table = d.join("t.parquet");
+        let o = run(&["export", s(root), "-o", s(&table)]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(0), "{}: {e}", s(root));
+        assert!(
+            e.contains("5 editor backup(s) and leftovers") && e.contains("exported 6 runs"),
+            "{e}"
+        );
+    }
+}
+
+/// A tar holding one member path twice (`tar -r` appends a new copy) is
+/// refused, naming the member, by the main command, `batch` and `export`
+/// (it was read as two runs).
+#[test]
+fn an_archive_with_a_member_twice_is_refused() {
+    let d = scratch("tar-twice");
+    let one = fs::read(rp("pipes", 1)).unwrap();
+    let two = fs::read(rp("pipes", 2)).unwrap();
+    let next = fs::read(rp("sockets", 1)).unwrap();
+    let tar = d.join("t.tar");
+    tarball(
+        &tar,
+        &[
+            ("base/rp/run1.txt".into(), one.clone()),
+            ("base/rp/run2.txt".into(), two),
+            ("next/rp/run1.txt".into(), next),
+            ("./base/rp/run1.txt".into(), one),
+        ],
+    );
+    let want = format!(
+        "{}: member base/rp/run1.txt appears twice in the archive (appended with tar -r?)",
+        s(&tar)
+    );
+    let table = d.join("t.parquet");
+    for args in [
+        vec![s(&tar), rp("sockets", 2).leak() as &str],
+        vec!["batch", s(&tar), "--baseline", "base"],
+        vec!["export", s(&tar), "-o", s(&table)],
+    ] {
+        let o = run(&args);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert!(e.contains(&want), "{args:?}: {e}");
+    }
+}

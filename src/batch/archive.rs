@@ -50,6 +50,8 @@ pub(super) struct Walked {
     pub read: usize,
     /// The archive ends without its end-of-archive blocks.
     pub cut: bool,
+    /// Editor backups and leftovers ([`crate::input::is_editor_backup`]).
+    pub backups: Vec<String>,
 }
 
 /// One parsed member: its slot and result.
@@ -75,6 +77,7 @@ pub(super) fn walk(config: &BatchConfig, reader: Box<dyn BufRead>) -> Result<Wal
             in_flight,
         };
         let mut last = String::from("(start)");
+        let mut seen = crate::input::TarSeen::default();
         for entry in entries {
             let mut entry = entry.with_context(|| {
                 format!("{}: corrupt tar archive after member {last}", config.root)
@@ -91,6 +94,10 @@ pub(super) fn walk(config: &BatchConfig, reader: Box<dyn BufRead>) -> Result<Wal
                 continue;
             }
             if path.is_empty() || hidden(&path) {
+                continue;
+            }
+            if seen.backup(&config.root, &path)? {
+                w.backups.push(path);
                 continue;
             }
             let link = kind.is_hard_link() || kind.is_symlink();
@@ -121,22 +128,8 @@ pub(super) fn walk(config: &BatchConfig, reader: Box<dyn BufRead>) -> Result<Wal
             };
             let (kernel, bench) = (kernel.to_string(), bench.to_string());
             let slot = w.members.len();
-            let size = linked.as_ref().map_or(entry.size(), |b| b.len() as u64);
-            let data = if size <= SMALL || linked.is_some() {
-                let mut bytes = Vec::with_capacity(size as usize);
-                let read = match linked {
-                    Some(b) => Ok(b),
-                    None => entry.read_to_end(&mut bytes).map(|_| bytes),
-                };
-                match read {
-                    Err(e) => Data::Loaded(Box::new(Err(
-                        anyhow::Error::new(e).context(format!("{path}: cannot read member"))
-                    ))),
-                    Ok(bytes) => small(bytes, &path, slot, opts, &pool),
-                }
-            } else {
-                from_stream(&mut entry, &path, opts)
-            };
+            let size = entry.size();
+            let data = member_data(&mut entry, size, linked, &path, slot, opts, &pool);
             w.members.push(Member {
                 path,
                 kernel,
@@ -161,6 +154,34 @@ struct Pool<'a, 's> {
     scope: &'a rayon::Scope<'s>,
     done: &'s Mutex<Vec<Done>>,
     in_flight: &'s AtomicUsize,
+}
+
+/// A member's data: a small one (or a link's bytes) read whole
+/// ([`small`]), a large one parsed as it streams by ([`from_stream`]).
+fn member_data<'s>(
+    entry: &mut dyn Read,
+    size: u64,
+    linked: Option<Vec<u8>>,
+    path: &str,
+    slot: usize,
+    opts: &'s LoadOptions,
+    pool: &Pool<'_, 's>,
+) -> Data {
+    let size = linked.as_ref().map_or(size, |b| b.len() as u64);
+    if size > SMALL && linked.is_none() {
+        return from_stream(entry, path, opts);
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    let read = match linked {
+        Some(b) => Ok(b),
+        None => entry.read_to_end(&mut bytes).map(|_| bytes),
+    };
+    match read {
+        Err(e) => Data::Loaded(Box::new(Err(
+            anyhow::Error::new(e).context(format!("{path}: cannot read member"))
+        ))),
+        Ok(bytes) => small(bytes, path, slot, opts, pool),
+    }
 }
 
 /// A small member read whole: parsed on the pool (or here, when too many

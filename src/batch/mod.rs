@@ -551,6 +551,9 @@ fn list(config: &BatchConfig, warnings: &mut Vec<String>) -> Result<(Vec<Member>
         if walked.cut {
             warnings.push(input::tar_cut_warning(walked.read));
         }
+        if !walked.backups.is_empty() {
+            warnings.push(input::backups_warning(None, &walked.backups));
+        }
         if !walked.dropped.is_empty() {
             warnings.push(format!(
                 "{} member(s) not read: an absolute path or a `..` component has no place \

@@ -259,21 +259,16 @@ impl Acc {
             );
             run_key(&mut key, [k, b, src, r]);
             let (slot, stretch, created) = self.slot(&key, &mut last, || {
+                let fields = [k, b, r, src].map(Some);
                 let fields = [
-                    Some(k),
-                    Some(b),
-                    Some(r),
-                    Some(src),
+                    fields[0],
+                    fields[1],
+                    fields[2],
+                    fields[3],
                     format.get(i),
                     event.get(i),
                 ];
-                filter.keeps(&fields).then(|| TableRun {
-                    kernel: k.to_string(),
-                    benchmark: b.to_string(),
-                    run: r.to_string(),
-                    profile: Profile::new(src, Format::Readprofile),
-                    work: None,
-                })
+                filter.keeps(&fields).then(|| new_run([k, b, r, src]))
             });
             let Some(run) = &mut self.runs[slot] else {
                 continue;
@@ -285,33 +280,22 @@ impl Acc {
                 total: count_of(total.get(i), s::RUN_TOTAL).with_context(at)?,
                 weight: weight.get(i).unwrap_or("samples"),
                 approximate: approx.get(i),
-                duration: duration
-                    .get(i)
-                    .map(|v| amount(Some(v), s::DURATION_S))
-                    .transpose()
-                    .with_context(at)?,
-                work: work
-                    .get(i)
-                    .map(|v| amount(Some(v), s::WORK))
-                    .transpose()
-                    .with_context(at)?,
+                duration: optional(duration.get(i), s::DURATION_S).with_context(at)?,
+                work: optional(work.get(i), s::WORK).with_context(at)?,
             };
-            if created {
-                set(run, &fields).with_context(at)?;
-                run.profile.warnings = warnings.get(i, s::WARNINGS, file)?;
-                run.profile.unresolved = unresolved_of(unresolved.get(i), &at)?;
-            } else {
-                check(run, &fields).with_context(at)?;
-                let same = !stretch || warnings.get(i, s::WARNINGS, file)? == run.profile.warnings;
-                anyhow::ensure!(same, "{}: rows disagree on the run's warnings", at());
-            }
+            let listed = || warnings.get(i, s::WARNINGS, file);
+            let first = created.then(|| unresolved.get(i));
+            run_fields(run, &fields, first, stretch, &listed, &at)?;
             let row = Row {
                 symbol: symbol.get(i),
                 dso: dso.get(i),
                 mode: mode_of(mode.get(i), &at)?,
                 count: count_of(count.get(i), s::COUNT).with_context(|| {
-                    let name = in_sym.get(i).or(symbol.get(i)).unwrap_or("(none)");
-                    format!("{}, symbol {name}", at())
+                    format!(
+                        "{}, symbol {}",
+                        at(),
+                        in_sym.get(i).or(symbol.get(i)).unwrap_or("(none)")
+                    )
                 })?,
                 input_symbol: in_sym.get(i),
                 input_dso: in_dso.get(i),
@@ -320,6 +304,43 @@ impl Acc {
                 .map_err(|e| anyhow::anyhow!("{}: {e}", at()))?;
         }
         Ok(())
+    }
+}
+
+/// A run's values from one of its rows: taken from its first row
+/// (`first`: the row's `unresolved`), else checked to agree (its warnings
+/// where a stretch of its rows starts).
+fn run_fields(
+    run: &mut TableRun,
+    fields: &RunFields,
+    first: Option<Option<&str>>,
+    stretch: bool,
+    listed: &dyn Fn() -> Result<Vec<String>>,
+    at: &dyn Fn() -> String,
+) -> Result<()> {
+    match first {
+        Some(unresolved) => {
+            set(run, fields).with_context(at)?;
+            run.profile.warnings = listed()?;
+            run.profile.unresolved = unresolved_of(unresolved, at)?;
+        }
+        None => {
+            check(run, fields).with_context(at)?;
+            let same = !stretch || listed()? == run.profile.warnings;
+            anyhow::ensure!(same, "{}: rows disagree on the run's warnings", at());
+        }
+    }
+    Ok(())
+}
+
+/// A run of the table, before its rows: its kernel, benchmark, run and source.
+fn new_run([kernel, benchmark, run, source]: [&str; 4]) -> TableRun {
+    TableRun {
+        kernel: kernel.to_string(),
+        benchmark: benchmark.to_string(),
+        run: run.to_string(),
+        profile: Profile::new(source, Format::Readprofile),
+        work: None,
     }
 }
 
@@ -374,6 +395,11 @@ fn count_of(v: Option<f64>, c: &str) -> Result<f64> {
         bail!("{}", crate::format::too_large(c, &x.to_string()));
     }
     Ok(x)
+}
+
+/// A duration or work, when set: an [`amount`].
+fn optional(v: Option<f64>, c: &str) -> Result<Option<f64>> {
+    v.map(|v| amount(Some(v), c)).transpose()
 }
 
 /// A count, total, duration or work: present, finite and not negative

@@ -72,12 +72,25 @@ pub fn visit(root: &str, layout: &Layout, v: &mut dyn Visitor) -> Result<()> {
     if !opened.tar {
         bail!("{root}: not a directory or a tar archive (plain, gz, zst, xz)");
     }
-    let mut archive = tar::Archive::new(input::TarTail::new(opened.reader));
+    visit_tar(root, path, opened.reader, layout, v)
+}
+
+/// [`visit`] of a tar archive at `path` (`root` as given), read from `reader`.
+fn visit_tar(
+    root: &str,
+    path: &Path,
+    reader: Box<dyn std::io::BufRead>,
+    layout: &Layout,
+    v: &mut dyn Visitor,
+) -> Result<()> {
+    let mut archive = tar::Archive::new(input::TarTail::new(reader));
     let entries = archive
         .entries()
         .with_context(|| format!("{root}: cannot read tar archive"))?;
     let mut last = String::from("(start)");
     let mut read = 0usize;
+    let mut seen = input::TarSeen::default();
+    let mut backups = Vec::new();
     for entry in entries {
         let mut entry =
             entry.with_context(|| format!("{root}: corrupt tar archive after member {last}"))?;
@@ -94,6 +107,10 @@ pub fn visit(root: &str, layout: &Layout, v: &mut dyn Visitor) -> Result<()> {
             continue;
         }
         if hidden(&rel) {
+            continue;
+        }
+        if seen.backup(root, &rel)? {
+            backups.push(rel);
             continue;
         }
         let link = kind.is_hard_link() || kind.is_symlink();
@@ -150,6 +167,9 @@ pub fn visit(root: &str, layout: &Layout, v: &mut dyn Visitor) -> Result<()> {
     }
     if !archive.into_inner().ended() {
         v.warning(format!("{root}: {}", input::tar_cut_warning(read)));
+    }
+    if !backups.is_empty() {
+        v.warning(input::backups_warning(Some(root), &backups));
     }
     Ok(())
 }
