@@ -1715,7 +1715,7 @@ def h_trend_deviance(C, E):
     return min(deviance(b), best.fun)
 
 
-def h_candidate(C, E, a, b, phi, nu, alpha):
+def h_candidate(C, E, N, a, b, phi, nu, alpha):
     """Section 14.1: the best split of kernels [a, b) and its test."""
     L = b - a
     if L < 2:
@@ -1725,11 +1725,15 @@ def h_candidate(C, E, a, b, phi, nu, alpha):
         return None
     best = None
     for tau in range(a + 1, b):
+        if sum(N[a:tau]) < 2 or sum(N[tau:b]) < 2:
+            continue  # each side of a split needs two runs
         x, mx = math.fsum(C[a:tau]), math.fsum(E[a:tau])
         y, my = math.fsum(C[tau:b]), math.fsum(E[tau:b])
         lr = lr_stat(x, y, mx, my)
         if best is None or lr > best[1] * (1 + 1e-12):
             best = (tau, lr, x, mx, y, my)
+    if best is None:
+        return None
     tau, lr, x, mx, y, my = best
     if min_reachable_p(tc, mx, my) * (L - 1) > alpha:
         return None
@@ -1744,12 +1748,12 @@ def h_candidate(C, E, a, b, phi, nu, alpha):
                 split=(not drift) and p <= alpha)
 
 
-def h_segment(C, E, phi, nu, alpha):
+def h_segment(C, E, N, phi, nu, alpha):
     """Section 14.2: every segment's candidate met by binary segmentation."""
     out, todo = [], [(0, len(C))]
     while todo:
         a, b = todo.pop()
-        c = h_candidate(C, E, a, b, phi, nu, alpha)
+        c = h_candidate(C, E, N, a, b, phi, nu, alpha)
         if c is None:
             continue
         out.append(c)
@@ -1792,6 +1796,7 @@ def h_analyse(kernels, runs_of, alpha=0.05, adjust="bh"):
     R, K = len(expo), len(kernels)
     counts = {s: [float(r.get(s, 0)) for k in kernels for r in runs_of[k]] for s in syms}
     runs_idx = [[j for j in range(R) if kern_of[j] == ki] for ki in range(K)]
+    nk = [len(r) for r in runs_idx]
 
     def pooled(cs):
         return ([math.fsum(cs[j] for j in runs_idx[k]) for k in range(K)],
@@ -1808,7 +1813,7 @@ def h_analyse(kernels, runs_of, alpha=0.05, adjust="bh"):
             g = len(pairs) - 1
             terms.append(h_pearson(pairs) / h_chi2_median(g))
         phi0 = max(1.0, median(terms))
-        cands = h_segment(C, E, phi0, INF, alpha)
+        cands = h_segment(C, E, nk, phi0, INF, alpha)
         bounds = sorted({0, K} | {c["at"] for c in cands if c["split"]})
         if len(bounds) - 1 >= R:
             bounds = [0, K]
@@ -1837,7 +1842,7 @@ def h_analyse(kernels, runs_of, alpha=0.05, adjust="bh"):
     allc = []
     for i, s in enumerate(syms):
         C, E = pooled(counts[s])
-        for c in h_segment(C, E, phi[i], nu[i], alpha):
+        for c in h_segment(C, E, nk, phi[i], nu[i], alpha):
             c["symbol"] = s
             c["i"] = i
             allc.append(c)

@@ -17,6 +17,9 @@ use statrs::distribution::{ChiSquared, ContinuousCDF};
 /// The prior never weighs more than twice a symbol's own data (§5.2 step 5).
 const CAP: f64 = 2.0;
 
+/// A split needs this many runs on each side (§14.1).
+pub const MIN_SIDE_RUNS: usize = 2;
+
 /// The runs of a series: each run's kernel (0-based, in series order,
 /// runs grouped by kernel) and exposure.
 #[derive(Clone, Debug)]
@@ -111,6 +114,8 @@ pub struct Analysis {
 struct Pooled {
     c: Vec<f64>,
     e: Vec<f64>,
+    /// Runs per kernel.
+    n: Vec<usize>,
 }
 
 fn pool(counts: &[f64], runs: &Runs, ranges: &[std::ops::Range<usize>]) -> Pooled {
@@ -122,7 +127,8 @@ fn pool(counts: &[f64], runs: &Runs, ranges: &[std::ops::Range<usize>]) -> Poole
         .iter()
         .map(|r| runs.exposure[r.clone()].iter().sum())
         .collect();
-    Pooled { c, e }
+    let n = ranges.iter().map(|r| r.len()).collect();
+    Pooled { c, e, n }
 }
 
 /// Analyse every symbol of a series (the module comment).
@@ -351,11 +357,17 @@ fn best_split(
     if total_c <= 0.0 {
         return None;
     }
-    let (mut x, mut mx) = (0.0, 0.0);
+    let total_n: usize = p.n[a..b].iter().sum();
+    let (mut x, mut mx, mut nx) = (0.0, 0.0, 0);
     let mut best: Option<(usize, f64, f64, f64)> = None;
     for tau in a + 1..b {
         x += p.c[tau - 1];
         mx += p.e[tau - 1];
+        nx += p.n[tau - 1];
+        // A level measured by one run has no replicate: each side needs two.
+        if nx < MIN_SIDE_RUNS || total_n - nx < MIN_SIDE_RUNS {
+            continue;
+        }
         let (y, my) = (total_c - x, total_e - mx);
         let lr = stats::lr_stat(x, y, mx, my);
         if best.is_none_or(|bst| lr > bst.1) {
