@@ -7,14 +7,18 @@
 #   libLLVM-N        nm -D --defined-only of each /usr/lib libLLVM-*.so.1
 #   libclang-cpp-N   nm -D --defined-only of each libclang-cpp.so.N
 #   rustc-libLLVM    nm (.symtab) of rustup's stable libLLVM.so.*-rust-*
+#   wide             (with --wide) nm -D of every ELF file under /usr/lib,
+#                    /usr/bin and /usr/libexec (a few minutes)
 #
-# Usage: scripts/check-demangle.sh [OUTDIR]   (default /tmp/check-demangle)
+# Usage: scripts/check-demangle.sh [--wide] [OUTDIR]   (default /tmp/check-demangle)
 # Prints one line per corpus: names, identical, percentage; writes each
 # corpus's differences to OUTDIR/NAME.diff (mangled, c++filt, diffprofile,
 # three lines each). Exits 1 if any corpus is below 99.9% identical.
 # Needs binutils (nm, c++filt); builds `examples/demangle.rs`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+wide=no
+if [ "${1:-}" = --wide ]; then wide=yes; shift; fi
 out="${1:-/tmp/check-demangle}"
 mkdir -p "$out"
 nice -n 10 cargo build --locked --quiet --example demangle
@@ -23,8 +27,12 @@ lib=/usr/lib/x86_64-linux-gnu
 
 corpora=()
 [ -e "$lib/libstdc++.so.6" ] && corpora+=("libstdc++ -D $lib/libstdc++.so.6")
+seen=" "
 for f in "$lib"/libLLVM-*.so.1 "$lib"/libclang-cpp.so.[0-9]*; do
     [ -e "$f" ] || continue
+    real=$(realpath "$f")
+    case "$seen" in *" $real "*) continue ;; esac
+    seen="$seen$real "
     n=$(basename "$f"); n=${n%.so*}; n=${n%.so}
     corpora+=("$n -D $f")
 done
@@ -32,10 +40,15 @@ for f in "$HOME"/.rustup/toolchains/stable-*/lib/libLLVM.so.*-rust-*; do
     [ -e "$f" ] && corpora+=("rustc-libLLVM -s $f") && break
 done
 
+[ "$wide" = yes ] && corpora+=("wide -W -")
+
 status=0
 for c in "${corpora[@]}"; do
     read -r name how file <<<"$c"
-    if [ "$how" = -D ]; then
+    if [ "$how" = -W ]; then
+        find /usr/lib /usr/bin /usr/libexec -type f \( -name '*.so*' -o -perm -u+x \) -size +10k 2>/dev/null |
+            while read -r f; do nm -D --defined-only "$f" 2>/dev/null || true; done
+    elif [ "$how" = -D ]; then
         nm -D --defined-only "$file"
     else
         nm "$file"

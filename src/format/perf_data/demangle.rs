@@ -6,16 +6,16 @@
 //! no options: Rust first (legacy `_ZN…17h<hash>E` and v0 `_R…`, hash and
 //! crate disambiguators hidden, any `.suffix` such as `.llvm.123` or `.cold`
 //! dropped), then C++ (Itanium) without parameter lists, return types or
-//! clone suffixes. The demangling itself is done by the `rustc-demangle`
-//! and `cpp_demangle` crates; [`cxx`] only maps cpp_demangle's spelling onto
-//! libiberty's where the two differ (the standard abbreviations `Si`, `So`,
-//! `Sd`, `Ss`, qualifiers printed after a parameterless name, thunks and
-//! transaction clones, vtables, function types' `void (int)`, `nullptr`'s
-//! type, function addresses, and three of cpp_demangle's misplacements:
-//! `A&::B` for `A::B&`, `A const::B` for `A::B const` and a const member's
-//! parameters after its class in a local name's scope), checked against
-//! `c++filt -p -i` on every exported C++ name of libstdc++ and Debian's
-//! libLLVM-15 (45,254, all identical; testdata/demangle/ holds a sample).
+//! clone suffixes. C++ is demangled by [`super::itanium`], which prints
+//! as libiberty does; the names it leaves (productions it does not know)
+//! go to the `cpp_demangle` crate, and [`cxx`] maps cpp_demangle's
+//! spelling onto libiberty's where the two differ (the standard
+//! abbreviations, thunks, vtables, function types' `void (int)`,
+//! `nullptr`'s type, function addresses, literals, misplaced qualifiers).
+//! Rust is demangled by `rustc-demangle`. scripts/check-demangle.sh
+//! compares every C++ name of libstdc++, libLLVM-14/15, libclang-cpp and
+//! rustc's libLLVM-22 with `c++filt -p -i` (all identical; tests/demangle.rs
+//! checks a sample).
 
 use super::itanium::Outcome;
 
