@@ -304,6 +304,26 @@ mod tests {
     }
 
     #[test]
+    fn relative_shares_are_of_the_kept_samples() {
+        // 40 of each run's 100 samples were kept by a filter.
+        let r = || run(&[("a;b", 30.0), ("a", 10.0)], 100.0);
+        let sides = [side("old", vec![r()]), side("new", vec![r()])];
+        let close = |x: f64, y: f64| (x - y).abs() < 1e-12;
+        let abs = graphs(&sides, &Identity::default(), FlameView::default());
+        assert!(close(abs.graphs[0].tree.root().old_incl, 0.4));
+        let view = FlameView {
+            relative: true,
+            ..FlameView::default()
+        };
+        let rel = graphs(&sides, &Identity::default(), view);
+        let t = &rel.graphs[0].tree;
+        assert!(close(t.root().old_incl, 1.0) && close(t.root().new_incl, 1.0));
+        let b = t.node(t.find(&["a", "b"]).unwrap());
+        assert!(close(b.old_incl, 0.75), "{b:?}");
+        assert!(view.describe().unwrap().contains("--percentage relative"));
+    }
+
+    #[test]
     fn shares_pool_runs_and_keep_vanished_frames() {
         let old = side(
             "old",
