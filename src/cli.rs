@@ -400,9 +400,20 @@ pub struct Analysis {
     #[arg(long, help_heading = FILTERS)]
     pub kernel_only: bool,
 
-    /// Keep only samples whose command matches this regex.
-    #[arg(long, value_name = "RE", help_heading = FILTERS)]
+    /// Keep only samples of these commands: names, comma-separated, each matched whole (as perf's --comms).
+    ///
+    /// An item may be a regular expression, matched against the whole name
+    /// (`kworker/.*`). A name longer than the 15 bytes perf records also
+    /// matches its first 15.
+    #[arg(long, value_name = "NAMES", help_heading = FILTERS)]
     pub comm: Option<String>,
+
+    /// Keep only samples of these processes (PIDs, comma-separated) and of the processes they forked (perf.data).
+    ///
+    /// For a name several processes share (another user's process, another
+    /// job): the warning of `--comm` names each process's PID.
+    #[arg(hide_short_help = true, long, value_name = "PIDS", help_heading = FILTERS)]
+    pub pid: Option<String>,
 
     /// Keep only samples whose shared object matches this regex.
     #[arg(hide_short_help = true, long, value_name = "RE", help_heading = FILTERS)]

@@ -14,6 +14,7 @@ use crate::cli::{
 pub use crate::compare::{Config, NoiseSpec, SideSpec};
 use crate::diff::{DiffOptions, SortBy};
 use crate::flame::FlameView;
+use crate::format::filter::{CommFilter, PidFilter};
 use crate::format::perf_data::UserSymbolOptions;
 use crate::format::{ParseOptions, WeightBy};
 use crate::identity::{AliasMap, GroupBy, Identity};
@@ -99,13 +100,15 @@ impl Config {
                     .to_string(),
             );
         }
+        let (comm, pid) = process_filters(&cli)?;
         let parse = ParseOptions {
             event: cli.event.clone(),
             lenient: cli.lenient,
             weight,
             inclusive: cli.inclusive,
             kernel_only: cli.kernel_only,
-            comm: regex("--comm", &cli.comm)?,
+            comm,
+            pid,
             dso: regex("--dso", &cli.dso)?,
             map: read_map("--map", &cli.map)?,
             kallsyms: read_map("--kallsyms", &cli.kallsyms)?,
@@ -151,6 +154,7 @@ impl Config {
                 kernel_only: cli.kernel_only,
                 merge_roots: cli.report.flame_merge_roots,
                 reverse: cli.report.flame_reverse,
+                relative,
             },
             table,
         })
@@ -197,6 +201,16 @@ fn check_ranges(cli: &Cli, sides: &[SideSpec]) -> Result<()> {
     Ok(())
 }
 
+/// `--comm` and `--pid`, parsed.
+fn process_filters(cli: &Cli) -> Result<(Option<CommFilter>, Option<PidFilter>)> {
+    let comm = cli.comm.as_deref().map(CommFilter::parse).transpose();
+    let pid = cli.pid.as_deref().map(PidFilter::parse).transpose();
+    Ok((
+        comm.map_err(anyhow::Error::msg)?,
+        pid.map_err(anyhow::Error::msg)?,
+    ))
+}
+
 /// `-n`, or its default: ticks for `-o classic`, shares otherwise.
 fn normalize_of(n: Option<NormalizeArg>, output: OutputArg) -> Normalize {
     match n {
@@ -226,13 +240,18 @@ fn read_notes(cli: &Cli, notes: &mut Vec<String>) -> WeightBy {
             "inclusive: every distinct symbol of a callchain counted once per sample".to_string(),
         );
     }
-    if cli.kernel_only {
+    if cli.kernel_only && cli.percentage == PercentageArg::Relative {
+        notes.push(crate::scope::KERNEL_ONLY_RELATIVE_NOTE.to_string());
+    } else if cli.kernel_only {
         notes.push(KERNEL_ONLY_NOTE.to_string());
     }
     if let Some(c) = &cli.comm {
         notes.push(format!(
             "filter: --comm {c} (a sample filter: the data, and the noise learned from them, are the matching samples only)"
         ));
+    }
+    if let Some(p) = &cli.pid {
+        notes.push(format!("filter: --pid {p} (and the processes they forked)"));
     }
     if let Some(d) = &cli.dso {
         notes.push(format!(
@@ -309,6 +328,9 @@ fn noise_spec(report: &ReportArgs) -> Result<Option<NoiseSpec>> {
 impl BatchConfig {
     pub fn from_args(args: BatchArgs) -> Result<BatchConfig> {
         let layout = Layout::parse(&args.layout)?;
+        if args.analysis.pid.is_some() {
+            bail!(PID_ONE_COMPARISON);
+        }
         if args.baseline.is_empty() || args.baseline.contains('/') {
             bail!(
                 "--baseline must be one kernel name (a path component), not {:?}",
@@ -446,6 +468,9 @@ impl NoiseModelConfig {
 pub fn export_config(args: crate::cli::ExportArgs) -> Result<crate::table::ExportConfig> {
     use clap::{Args, FromArgMatches};
     let layout = Layout::parse(&args.layout)?;
+    if args.analysis.pid.is_some() {
+        bail!(PID_ONE_COMPARISON);
+    }
     let shard = args
         .shard
         .as_deref()
@@ -534,6 +559,11 @@ fn resolve_sides(cli: &Cli) -> Result<Vec<SideSpec>> {
             .collect()),
     }
 }
+
+/// Why `batch` and `export` refuse `--pid`.
+const PID_ONE_COMPARISON: &str = "--pid names processes of one comparison's recordings; a \
+     results tree's kernels ran their workloads as other processes: keep the workload with \
+     --comm NAME";
 
 /// The header's statement of `--by-name`.
 pub const BY_NAME_NOTE: &str =

@@ -274,6 +274,9 @@ pub struct RunSummary {
     pub format: Format,
     pub total: f64,
     pub approximate: Option<String>,
+    /// The samples the sample filters (`--comm`, `--pid`, `--dso`,
+    /// `--kernel-only`) kept of `total`, when any was given.
+    pub kept: Option<f64>,
     /// What the run's counts were divided by (`Normalize`): its total in
     /// share mode, 1 in ticks mode, its duration, work count or size factor.
     pub exposure: f64,
@@ -389,6 +392,7 @@ fn summaries(sides: &[Side], exposures: &[Vec<f64>]) -> Vec<SideSummary> {
                     format: r.format,
                     total: r.total,
                     approximate: r.total_approximate.clone(),
+                    kept: None,
                     exposure,
                 })
                 .collect(),

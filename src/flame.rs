@@ -4,7 +4,8 @@
 //! root first, summed weights). Each side's stacks are pooled over its runs
 //! and divided by the pooled total of those runs (`Profile::total`, every
 //! sample before filters, as `--normalize share` does), so a frame's value is
-//! a share of all samples. Output: one [`Flame`] per compared side: the
+//! a share of all samples (of the samples kept, with `--percentage
+//! relative`, as the table's shares). Output: one [`Flame`] per compared side: the
 //! merged call tree of the baseline and that side, each node with its old
 //! and new inclusive share (samples whose stack passes through this path)
 //! and self share (samples whose stack ends here). Children are in name
@@ -72,6 +73,9 @@ pub struct FlameView {
     pub merge_roots: bool,
     /// Leaf first.
     pub reverse: bool,
+    /// `--percentage relative`: shares of the samples the filters kept
+    /// (each run's stacks), not of all its samples.
+    pub relative: bool,
 }
 
 impl FlameView {
@@ -86,6 +90,9 @@ impl FlameView {
         }
         if self.reverse {
             parts.push("reversed: functions at the top, their callers below (--flame-reverse)");
+        }
+        if self.relative {
+            parts.push("shares of the samples the filters kept (--percentage relative)");
         }
         (!parts.is_empty()).then(|| parts.join("; "))
     }
@@ -182,14 +189,15 @@ impl Flames {
 
 /// A side's runs that have stacks, and each one's exposure: its total
 /// samples (every sample before filters, as `--normalize share` divides
-/// by), or the sum of its stacks when it has no total. None when a side
+/// by), or the sum of its stacks (the samples kept) when it has no total
+/// or with `--percentage relative`. None when a side
 /// has no such run or an exposure is not a positive number.
-fn stacked_runs(side: &Side) -> Option<(Vec<&Profile>, Vec<f64>)> {
+fn stacked_runs(side: &Side, relative: bool) -> Option<(Vec<&Profile>, Vec<f64>)> {
     let runs: Vec<&Profile> = side.runs.iter().filter(|r| !r.stacks.is_empty()).collect();
     let exposures: Vec<f64> = runs
         .iter()
         .map(|r| {
-            if r.total > 0.0 {
+            if r.total > 0.0 && !relative {
                 r.total
             } else {
                 r.stacks.values().sum()
@@ -240,11 +248,11 @@ pub fn build(
             }
         }
     }
-    let Some(base) = sides.first().and_then(stacked_runs) else {
+    let Some(base) = sides.first().and_then(|s| stacked_runs(s, view.relative)) else {
         return out;
     };
     for (j, side) in sides.iter().enumerate().skip(1) {
-        let Some(other) = stacked_runs(side) else {
+        let Some(other) = stacked_runs(side, view.relative) else {
             continue;
         };
         let (n_old, n_new) = (base.0.len(), other.0.len());
@@ -303,6 +311,26 @@ mod tests {
 
     fn names(t: &Tree, i: u32) -> Vec<&str> {
         t.children(i).iter().map(|&c| t.name(c)).collect()
+    }
+
+    #[test]
+    fn relative_shares_are_of_the_kept_samples() {
+        // 40 of each run's 100 samples were kept by a filter.
+        let r = || run(&[("a;b", 30.0), ("a", 10.0)], 100.0);
+        let sides = [side("old", vec![r()]), side("new", vec![r()])];
+        let close = |x: f64, y: f64| (x - y).abs() < 1e-12;
+        let abs = graphs(&sides, &Identity::default(), FlameView::default());
+        assert!(close(abs.graphs[0].tree.root().old_incl, 0.4));
+        let view = FlameView {
+            relative: true,
+            ..FlameView::default()
+        };
+        let rel = graphs(&sides, &Identity::default(), view);
+        let t = &rel.graphs[0].tree;
+        assert!(close(t.root().old_incl, 1.0) && close(t.root().new_incl, 1.0));
+        let b = t.node(t.find(&["a", "b"]).unwrap());
+        assert!(close(b.old_incl, 0.75), "{b:?}");
+        assert!(view.describe().unwrap().contains("--percentage relative"));
     }
 
     #[test]

@@ -192,6 +192,10 @@ pub struct Profile {
     pub event_scope: Option<EventScope>,
     /// What the recording says of the machine it was made on.
     pub provenance: Provenance,
+    /// The process trees whose samples `--comm` kept (perf.data): each
+    /// tree's top PID and its kept samples, largest first; empty without
+    /// `--comm` (see `format::perf_data::procs`).
+    pub kept_processes: Vec<(i32, f64)>,
 }
 
 /// Which privilege levels an event samples (perf's `exclude_user`,
@@ -269,6 +273,7 @@ impl Profile {
             unresolved: None,
             event_scope: None,
             provenance: Provenance::default(),
+            kept_processes: Vec::new(),
         }
     }
 

@@ -23,6 +23,7 @@
 //! their samples are kernel.
 
 use crate::aggregate::Side;
+use crate::format::ParseOptions;
 use crate::profile::{EventScope, Format, Mode, Profile};
 use anyhow::{bail, Result};
 use std::collections::BTreeSet;
@@ -31,6 +32,111 @@ use std::collections::BTreeSet;
 /// runs are restricted to their kernel samples, see [`crate::scope`]).
 pub const KERNEL_ONLY_NOTE: &str =
     "filter: kernel symbols only shown and tested (--kernel-only); shares stay relative to all samples, and the noise is learned from every symbol";
+
+/// The header note of `--kernel-only` with `--percentage relative`, whose
+/// own note says what the shares are of.
+pub const KERNEL_ONLY_RELATIVE_NOTE: &str = "filter: kernel samples only (--kernel-only)";
+
+/// Runs listed by `--comm`'s warning, at most; the rest are counted.
+const TREES_LISTED: usize = 6;
+
+/// `--pid` reads the processes of perf.data recordings: runs of other
+/// formats are refused, naming them.
+pub fn pid_unfilterable(sides: &[Side], parse: &ParseOptions) -> Result<()> {
+    let Some(pid) = &parse.pid else {
+        return Ok(());
+    };
+    let bad: Vec<String> = sides
+        .iter()
+        .flat_map(|s| &s.runs)
+        .filter(|r| r.format != Format::PerfData)
+        .map(|r| format!("{} ({})", r.source, r.format.name()))
+        .collect();
+    if bad.is_empty() {
+        return Ok(());
+    }
+    let more = bad.len().saturating_sub(TREES_LISTED);
+    bail!(
+        "--pid {pid} filters perf.data recordings only (their fork records tell each process's \
+         children); {} run(s) are of another format: {}{}; give the perf.data files, or drop \
+         --pid and keep the workload with --comm NAME",
+        bad.len(),
+        bad[..bad.len().min(TREES_LISTED)].join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// The one warning of `--comm` when, in some runs, it kept samples of
+/// processes of that name that were not forked from one another (see
+/// `format::perf_data::procs`): another user's process, another job. It
+/// names those runs' processes and the `--pid` that keeps each run's
+/// largest.
+pub fn shared_comm(sides: &[Side], parse: &ParseOptions) -> Option<String> {
+    let comm = parse.comm.as_ref()?;
+    let runs: Vec<(String, &Profile)> = sides
+        .iter()
+        .flat_map(|s| {
+            s.runs
+                .iter()
+                .enumerate()
+                .map(move |(k, r)| (format!("{} run {}", s.name, k + 1), r))
+        })
+        .collect();
+    let shared: Vec<&(String, &Profile)> = runs
+        .iter()
+        .filter(|(_, r)| r.kept_processes.len() > 1)
+        .collect();
+    if shared.is_empty() {
+        return None;
+    }
+    let listed: Vec<String> = shared
+        .iter()
+        .take(TREES_LISTED)
+        .map(|(name, r)| {
+            let sum: f64 = r.kept_processes.iter().map(|t| t.1).sum();
+            let trees: Vec<String> = r
+                .kept_processes
+                .iter()
+                .take(3)
+                .map(|&(pid, w)| format!("PID {pid} {:.1}%", w / sum * 100.0))
+                .collect();
+            let rest = r.kept_processes.len().saturating_sub(3);
+            let rest = if rest > 0 {
+                format!(", {rest} more")
+            } else {
+                String::new()
+            };
+            format!("{name}: {}{rest}", trees.join(", "))
+        })
+        .collect();
+    let more = shared.len().saturating_sub(TREES_LISTED);
+    let more = if more > 0 {
+        format!("; {more} more runs")
+    } else {
+        String::new()
+    };
+    // Every run's largest tree: --pid applies to every run.
+    let largest: Vec<String> = runs
+        .iter()
+        .filter_map(|(_, r)| r.kept_processes.first().map(|t| t.0.to_string()))
+        .collect();
+    let fix = if largest.len() == runs.len() && largest.len() <= 12 {
+        format!("--pid {} keeps each run's largest", largest.join(","))
+    } else {
+        "--pid PID,... (one per run) keeps the ones you name".to_string()
+    };
+    Some(format!(
+        "--comm {comm}: {} of {} runs hold processes of that name not forked from one another \
+         ({}{more}): another user's or another job's? {fix} (and the processes it forked)",
+        shared.len(),
+        runs.len(),
+        listed.join("; ")
+    ))
+}
 
 /// What a run's samples cover.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -101,8 +101,9 @@ impl SymbolMap {
             let Some(addr) = fields.next() else { continue };
             let (Some(kind), Some(name)) = (fields.next(), fields.next()) else {
                 bail!(
-                    "{source}:{line_no}: expected a symbol map line `ADDRESS TYPE NAME [MODULE]`, found \"{}\"",
-                    crate::text::excerpt(&line)
+                    "{source}:{line_no}: expected a symbol map line `ADDRESS TYPE NAME [MODULE]`, found \"{}\"{}",
+                    crate::text::excerpt(&line),
+                    not_a_map(line_no, &line)
                 );
             };
             let module = fields.next();
@@ -119,8 +120,9 @@ impl SymbolMap {
             };
             let Some(addr) = addr.filter(|_| kind.len() <= 7 && fields.next().is_none()) else {
                 bail!(
-                    "{source}:{line_no}: expected a symbol map line `ADDRESS TYPE NAME [MODULE]` with a hexadecimal address, found \"{}\"",
-                    crate::text::excerpt(&line)
+                    "{source}:{line_no}: expected a symbol map line `ADDRESS TYPE NAME [MODULE]` with a hexadecimal address, found \"{}\"{}",
+                    crate::text::excerpt(&line),
+                    not_a_map(line_no, &line)
                 );
             };
             symbols.push(MapSymbol {
@@ -132,6 +134,9 @@ impl SymbolMap {
         }
         if symbols.is_empty() {
             bail!("{source}: empty symbol map");
+        }
+        if symbols.iter().all(|s| s.addr == 0) {
+            bail!("{}", zero_addresses(source));
         }
         Ok(SymbolMap {
             source: source.to_string(),
@@ -241,6 +246,51 @@ impl SymbolMap {
     }
 }
 
+/// What a file that fails on its first line is, when it is no map at
+/// all (a perf.data recording, a profile), and how a map is made.
+fn not_a_map(line_no: u64, line: &[u8]) -> &'static str {
+    if line_no > 1 {
+        return "";
+    }
+    if line.starts_with(b"PERFILE2") || line.starts_with(b"PERFFILE") {
+        "; this is a perf.data recording, not a kernel map: give the recording as a profile \
+         and its kernel's symbols as the map, saved on that kernel with \
+         `sudo cat /proc/kallsyms > kallsyms`"
+    } else {
+        "; a kernel map is /proc/kallsyms or System.map: save it on the recorded kernel with \
+         `sudo cat /proc/kallsyms > kallsyms`"
+    }
+}
+
+/// A map whose every address is zero: /proc/kallsyms as a user who may
+/// not see kernel addresses reads it (`kernel.kptr_restrict`; with 0 a
+/// user also needs `kernel.perf_event_paranoid` <= 1).
+fn zero_addresses(source: &str) -> String {
+    if source == "/proc/kallsyms" {
+        format!(
+            "{source}: every address reads as 0: this user may not see kernel addresses \
+             (kernel.kptr_restrict {}, kernel.perf_event_paranoid {}); run diffprofile as root, \
+             or let every user see them: `sudo sysctl kernel.kptr_restrict=0 \
+             kernel.perf_event_paranoid=1`",
+            sysctl("kptr_restrict"),
+            sysctl("perf_event_paranoid")
+        )
+    } else {
+        format!(
+            "{source}: every address is 0: it was saved by a user who may not see kernel \
+             addresses (kernel.kptr_restrict); save it again as root, on the kernel the runs \
+             were recorded on: `sudo cat /proc/kallsyms > {source}`"
+        )
+    }
+}
+
+/// A kernel setting as `/proc/sys/kernel/NAME` holds it, or `?`.
+fn sysctl(name: &str) -> String {
+    std::fs::read_to_string(format!("/proc/sys/kernel/{name}"))
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "?".to_string())
+}
+
 /// Function padding: the filler before each function (`__pfx_*` with call
 /// padding, `__cfi_*` with kCFI), which the CPU does not execute in a
 /// kernel without call-depth tracking. Samples there mean that the map is
@@ -295,5 +345,43 @@ ffffffffc0000000 t mod_fn\t[kvm]\n";
         let e = SymbolMap::parse("ffff T\n".as_bytes(), "m").unwrap_err();
         assert!(e.to_string().starts_with("m:1: expected"), "{e}");
         assert!(SymbolMap::parse("\n".as_bytes(), "m").is_err());
+        // Not a map at all: what it is, and how a map is made.
+        let e = SymbolMap::parse(&b"PERFILE2h\0\0\0"[..], "r.data").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("this is a perf.data recording, not a kernel map"),
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .ends_with("`sudo cat /proc/kallsyms > kallsyms`"),
+            "{e}"
+        );
+    }
+
+    /// kallsyms saved by a user who may not see kernel addresses: every
+    /// address is 0. The error says why and the command that fixes it.
+    #[test]
+    fn zero_addresses_are_explained() {
+        let zeros = "0000000000000000 T _text\n0000000000000000 T do_one\n";
+        let e = SymbolMap::parse(zeros.as_bytes(), "v6.8/kallsyms")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("kernel.kptr_restrict"), "{e}");
+        assert!(
+            e.ends_with("`sudo cat /proc/kallsyms > v6.8/kallsyms`"),
+            "{e}"
+        );
+        let e = SymbolMap::parse(zeros.as_bytes(), "/proc/kallsyms")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("run diffprofile as root"), "{e}");
+        assert!(
+            e.ends_with("`sudo sysctl kernel.kptr_restrict=0 kernel.perf_event_paranoid=1`"),
+            "{e}"
+        );
+        // One real address is enough.
+        let one = "0000000000000000 A fixed_percpu_data\nffffffff81000000 T _text\n";
+        assert!(SymbolMap::parse(one.as_bytes(), "k").is_ok());
     }
 }

@@ -68,6 +68,8 @@ fn report_of_sides(
     sides: &mut [Side],
     mut warnings: Vec<String>,
 ) -> Result<Finished> {
+    crate::scope::pid_unfilterable(sides, &config.load.parse)?;
+    warnings.extend(crate::scope::shared_comm(sides, &config.load.parse));
     let mut found = sanity::prepare(
         sides,
         &config.load.parse,
@@ -156,6 +158,8 @@ fn compare_and_release(sides: &mut [Side], config: &Config) -> Result<Finished> 
 
 /// All a comparison needs of its sides, taken from them.
 struct Taken {
+    /// Each run's samples kept by the sample filters, when any was given.
+    kept: Option<Vec<Vec<f64>>>,
     matrix: aggregate::Matrix,
     exposures: Vec<Vec<f64>>,
     ctx: diff::Context,
@@ -178,7 +182,21 @@ fn take(sides: &[Side], config: &Config) -> Result<Taken> {
         };
         flame::build(sides, &config.identity, config.flame, &tests)
     });
+    let p = &config.load.parse;
+    let filtered = p.comm.is_some() || p.pid.is_some() || p.dso.is_some() || p.kernel_only;
+    let kept = filtered.then(|| {
+        sides
+            .iter()
+            .map(|s| {
+                s.runs
+                    .iter()
+                    .map(|r| r.symbol_sum() + r.unattributed)
+                    .collect()
+            })
+            .collect()
+    });
     Ok(Taken {
+        kept,
         matrix,
         exposures,
         ctx,
@@ -190,6 +208,11 @@ impl Taken {
     fn compare(self, config: &Config) -> Finished {
         let mut report = diff::compare(self.ctx, &self.exposures, self.matrix, &config.diff);
         report.notes.extend(config.notes.iter().cloned());
+        for (side, kept) in report.sides.iter_mut().zip(self.kept.iter().flatten()) {
+            for (run, &k) in side.runs.iter_mut().zip(kept) {
+                run.kept = Some(k);
+            }
+        }
         Finished {
             report,
             flames: self.flames,

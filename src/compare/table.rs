@@ -208,6 +208,7 @@ fn refuse_read_options(config: &Config, what: &str) -> Result<()> {
         (p.inclusive, "--inclusive"),
         (p.kernel_only, "--kernel-only"),
         (p.comm.is_some(), "--comm"),
+        (p.pid.is_some(), "--pid"),
         (p.dso.is_some(), "--dso"),
         (
             p.map.is_some() || !config.load.path_maps.is_empty(),

@@ -13,6 +13,7 @@ use regex::Regex;
 use std::io::{self, BufRead, Read};
 use std::sync::Arc;
 
+pub mod filter;
 pub mod folded;
 pub mod opreport;
 pub mod perf_data;
@@ -55,8 +56,11 @@ pub struct ParseOptions {
     /// `--kernel-only`: keep only kernel samples (perf script: leaf frame in
     /// the kernel; perf report: `[k]` rows).
     pub kernel_only: bool,
-    /// `--comm RE`: keep samples whose command matches.
-    pub comm: Option<Regex>,
+    /// `--comm LIST`: keep samples whose command is listed ([`filter`]).
+    pub comm: Option<filter::CommFilter>,
+    /// `--pid LIST`: keep samples of these processes and those they forked
+    /// (perf.data only).
+    pub pid: Option<filter::PidFilter>,
     /// `--dso RE`: keep samples whose (leaf) dso matches.
     pub dso: Option<Regex>,
     /// Collect callchains into `Profile::stacks` (for flame graphs; off by

@@ -199,7 +199,10 @@ impl Section {
             Some(re) => field.as_deref().is_some_and(|f| re.is_match(f)),
         };
         if (opts.kernel_only && row.mode != Some(Mode::Kernel))
-            || !matches(&opts.comm, &row.comm)
+            || !opts
+                .comm
+                .as_ref()
+                .is_none_or(|f| row.comm.as_deref().is_some_and(|c| f.is_match(c)))
             || !matches(&opts.dso, &row.dso)
         {
             return;

@@ -7,7 +7,7 @@
 //! no total row (a sum over all symbols has no fixed meaning there).
 //!
 //! One line before the table states the unit, so a pasted table says what
-//! its numbers are; in ticks (the classic unit, mean ticks per run) a
+//! its numbers are, and the header's notes follow (filters, groupings): in ticks (the classic unit, mean ticks per run) a
 //! second line warns when a side's runs are on average more than
 //! [`TOTALS_APART`] longer or shorter than OLD's, since then Δ in ticks
 //! mostly measures run length (`-n share` compares shares).
@@ -24,6 +24,10 @@ pub const TOTALS_APART: f64 = 0.20;
 pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
     let nf = super::NumFmt::for_report(report);
     writeln!(out, "unit: {}; delta% against old", unit(report.normalize))?;
+    // The filters, groupings and aliases: what the numbers are of.
+    for n in &report.notes {
+        super::text::write_wrapped(out, &super::printable(n))?;
+    }
     if report.normalize == Normalize::Ticks {
         for line in totals_warnings(report, opts) {
             writeln!(out, "{line}")?;
@@ -38,8 +42,8 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
             )?;
         }
         for r in &c.rows {
-            let (delta, pct) = (nf.value(r.delta), pct(r));
-            let mut symbol = super::printable(&r.symbol);
+            let (delta, pct) = (unsigned_zero(nf.value(r.delta)), pct(r));
+            let mut symbol = super::printable(&super::symbol_label(r));
             if !opts.wide {
                 // `{delta:>10} {pct:>9} {symbol} *`
                 let fixed = delta.len().max(10) + 1 + pct.len().max(9) + 1 + 2;
@@ -59,14 +63,17 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
             continue;
         }
         let total_pct = if c.total.old > 0.0 {
-            format!("{:8.1}%", c.total.delta / c.total.old * 100.0)
+            format!(
+                "{:>8}%",
+                unsigned_zero(format!("{:.1}", c.total.delta / c.total.old * 100.0))
+            )
         } else {
             String::new()
         };
         writeln!(
             out,
             "{:>10} {:>9} total",
-            nf.value(c.total.delta),
+            unsigned_zero(nf.value(c.total.delta)),
             total_pct
         )?;
     }
@@ -114,7 +121,15 @@ pub fn totals_warnings(report: &Report, opts: &RenderOptions) -> Vec<String> {
 fn pct(r: &Row) -> String {
     match (r.status, r.delta_pct()) {
         (Status::New, _) | (_, None) => "new".to_string(),
-        (_, Some(p)) => format!("{p:8.1}%"),
+        (_, Some(p)) => format!("{:>8}%", unsigned_zero(format!("{p:.1}"))),
+    }
+}
+
+/// `-0.000` → `0.000`: a value that rounds to zero has no sign.
+fn unsigned_zero(s: String) -> String {
+    match s.strip_prefix('-') {
+        Some(rest) if rest.bytes().all(|b| b == b'0' || b == b'.') => rest.to_string(),
+        _ => s,
     }
 }
 

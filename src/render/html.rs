@@ -105,10 +105,13 @@ fn header(report: &Report, opts: &RenderOptions, s: &mut String) {
             .iter()
             .map(|r| {
                 format!(
-                    "<li><code>{}</code> ({}): {} samples{}</li>",
+                    "<li><code>{}</code> ({}): {} samples{}{}</li>",
                     escape(&r.source),
                     r.format,
                     fmt_count(r.total),
+                    r.kept
+                        .map(|k| format!(", {} kept by the filters", fmt_count(k)))
+                        .unwrap_or_default(),
                     r.approximate
                         .as_deref()
                         .map(|a| format!(" (approximate: {})", escape(a)))

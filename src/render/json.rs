@@ -52,6 +52,9 @@ struct JRun<'a> {
     total: Num,
     #[serde(skip_serializing_if = "Option::is_none")]
     total_approximate: Option<&'a str>,
+    /// The samples the sample filters kept of `total` (when one was given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kept: Option<Num>,
     /// What the run's counts were divided by: `total` in share mode, 1 in
     /// ticks mode, the duration, work count or size factor otherwise.
     exposure: Num,
@@ -556,6 +559,7 @@ pub fn doc(report: &Report) -> Doc<'_> {
                     format: r.format.name(),
                     total: Num(r.total),
                     total_approximate: r.approximate.as_deref(),
+                    kept: r.kept.map(Num),
                     exposure: Num(r.exposure),
                 })
                 .collect(),

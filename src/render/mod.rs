@@ -243,6 +243,10 @@ pub fn push_delta_pct(out: &mut String, row: &Row) {
 
 /// [`signed_pct`] appended to `out`.
 pub fn push_signed_pct(out: &mut String, p: f64) {
+    if p.is_finite() && p.abs() >= EXPONENT_FROM {
+        out.push_str(&format!("{p:+.2e}%"));
+        return;
+    }
     let start = out.len();
     fixed::push(out, p, 1, true);
     if &out[start..] == "+0.0" || &out[start..] == "-0.0" {
@@ -252,10 +256,17 @@ pub fn push_signed_pct(out: &mut String, p: f64) {
     out.push('%');
 }
 
-/// A ratio: `1.280`, `inf`.
+/// Values from this size on are written in exponent form (`1.23e42`):
+/// an interval's bound can be astronomically wide (a consistent change
+/// measured on two runs a side), and 45 digits say nothing more.
+pub const EXPONENT_FROM: f64 = 1e5;
+
+/// A ratio: `1.280`, `inf`, `3.17e44`.
 pub fn ratio(r: f64) -> String {
     if r.is_infinite() {
         "inf".to_string()
+    } else if r.abs() >= EXPONENT_FROM {
+        format!("{r:.2e}")
     } else {
         fixed::fixed(r, 3)
     }
@@ -318,8 +329,9 @@ pub fn side_lines(
             s.runs.len()
         );
         let tail = format!(
-            "total{plural} {}{approx}{}",
+            "total{plural} {}{approx}{}{}",
             listed(&totals, &|t| fmt_count(t)),
+            kept_phrase(&s.runs),
             exposure_phrase(report.normalize, &s.runs),
         );
         let one = format!("{head}, {tail}");
@@ -337,6 +349,32 @@ pub fn side_lines(
         }
     }
     out
+}
+
+/// What the sample filters kept of the runs' totals, when any was given:
+/// `, kept 812 790 (26.3%)` (the filters are named below it).
+pub fn kept_phrase(runs: &[RunSummary]) -> String {
+    let kept: Vec<f64> = runs.iter().filter_map(|r| r.kept).collect();
+    if kept.len() != runs.len() || kept.is_empty() {
+        return String::new();
+    }
+    let total: f64 = runs.iter().map(|r| r.total).sum();
+    let share = if total > 0.0 {
+        let k: f64 = kept.iter().sum();
+        // Never "100.0%" for a filter that dropped samples, nor "0.0%" for
+        // one that kept some.
+        let p = (k / total * 100.0).clamp(0.0, 100.0);
+        let p = match p {
+            _ if k >= total => "100".to_string(),
+            p if p > 99.9 => "99.9".to_string(),
+            p if k > 0.0 && p < 0.1 => "<0.1".to_string(),
+            p => format!("{p:.1}"),
+        };
+        format!(" ({p}%)")
+    } else {
+        String::new()
+    };
+    format!(", kept {}{share}", listed(&kept, &|t| fmt_count(t)))
 }
 
 /// Per-run values a header lists one by one: at most this many, then how

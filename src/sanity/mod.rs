@@ -373,7 +373,7 @@ mod tests {
             vec![run("rp.txt", Format::Readprofile, &[("a", 1.0)])],
         )];
         let opts = ParseOptions {
-            comm: Some(regex::Regex::new("x").unwrap()),
+            comm: crate::format::filter::CommFilter::parse("x").ok(),
             ..ParseOptions::default()
         };
         let e = unfilterable(&sides, &opts).unwrap_err().to_string();

@@ -45,6 +45,7 @@ mod kernel;
 mod mapcheck;
 mod maps;
 mod plt;
+mod procs;
 mod provenance;
 mod symsrc;
 mod symtab;
@@ -467,6 +468,9 @@ fn finish(
             "{origin}: --inclusive: {no_chain} sample(s) have no callchain (record with -g); \
              counted at their leaf only"
         ));
+    }
+    if let Some(f) = &opts.comm {
+        p.kept_processes = tally.procs.trees(&st.comms, f);
     }
     p.provenance = provenance::of(&st, tally.counts.keys());
     // Each distinct frame is named once (demangling happens here).

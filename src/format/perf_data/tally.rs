@@ -9,6 +9,7 @@
 
 use super::event::Event;
 use super::maps::{mmap, MapRecord, PROT_EXEC};
+use super::procs::Procs;
 use super::{at_record, Frame, State};
 use super::{ParseError, ParseOptions, WeightBy};
 use crate::profile::Mode;
@@ -34,6 +35,8 @@ pub(super) struct Tally {
     pub distinct: Vec<Frame>,
     pub rev: Vec<Frame>,
     pub stacks: FxHashMap<Vec<Frame>, f64>,
+    /// Who forked whom and whom `--comm` kept ([`Procs`]).
+    pub procs: Procs,
 }
 
 impl Tally {
@@ -53,6 +56,9 @@ impl Tally {
                 st.comms.insert(c.tid, name.into());
             }
             EventRecord::Fork(f) => {
+                if f.pid != f.ppid {
+                    self.procs.fork(f.pid, f.ppid);
+                }
                 if let Some(c) = st.comms.get(&f.ptid).cloned() {
                     st.comms.insert(f.tid, c);
                 }
@@ -126,6 +132,7 @@ impl Tally {
             },
         };
         self.total += w;
+        self.procs.sample_seen();
         if let Some(t) = s.timestamp {
             self.first_t.get_or_insert(t);
             self.last_t = Some(t);
@@ -143,6 +150,14 @@ impl Tally {
             if !re.is_match(comm.map_or(fallback.as_str(), |c| c)) {
                 return Ok(());
             }
+        }
+        if let Some(f) = &opts.pid {
+            if !self.procs.in_trees(pid, f) {
+                return Ok(());
+            }
+        }
+        if opts.comm.is_some() {
+            self.procs.kept(pid, w);
         }
         let leaf = st
             .frame(pid, mode, ip)

@@ -588,7 +588,7 @@ fn filters_keep_the_whole_total() {
     assert_eq!(p.total, 23.0);
 
     let opts = ParseOptions {
-        comm: Regex::new("^perf$").ok(),
+        comm: crate::format::filter::CommFilter::parse("perf").ok(),
         ..ParseOptions::default()
     };
     let p = parse_with(text.as_bytes(), &opts).unwrap_or_else(|e| panic!("{e}"));
@@ -618,7 +618,7 @@ fn filters_need_their_column() {
     assert!(e.contains("--dso needs a Shared Object column"), "{e}");
     assert!(e.contains("(columns: Overhead, Samples, Symbol)"), "{e}");
     let opts = ParseOptions {
-        comm: Regex::new("perf").ok(),
+        comm: crate::format::filter::CommFilter::parse("perf").ok(),
         ..ParseOptions::default()
     };
     let e = err(&format!("{TINY_HEAD}{TINY_DSO_SYM}"), &opts);

@@ -230,7 +230,7 @@ fn event_modifiers_match_the_bare_name() {
 #[test]
 fn filters_keep_the_total() {
     let comm = ParseOptions {
-        comm: Some(Regex::new("^my prog$").unwrap()),
+        comm: crate::format::filter::CommFilter::parse("my prog").ok(),
         event: Some("cpu-clock".into()),
         ..ParseOptions::default()
     };
@@ -540,7 +540,7 @@ fn stacks_are_root_first_and_their_leaves_are_the_self_counts() {
 #[test]
 fn caches_do_not_change_real_profiles() {
     use std::io::Read;
-    let sched = Regex::new("^sched-").unwrap();
+    let sched = crate::format::filter::CommFilter::parse("sched-.*").unwrap();
     for name in ["sockets", "pipes-g", "sockets-F", "threads-g"] {
         let path = format!(
             "{}/testdata/perf-script/{name}.txt.gz",
