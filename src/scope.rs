@@ -274,12 +274,17 @@ pub fn common_scope(sides: &mut [Side]) -> Result<(Option<String>, Option<String
     };
     let warning = (any(narrow) && any(Scope::Unknown)).then(|| {
         format!(
-            "scope: {} run(s) ({}) do not say which samples are kernel, while the {} runs \
+            "scope: {} ({}) {does} not say which samples are kernel, while the {} runs \
              hold {} samples only: their shares may not compare",
-            count(&scopes, Scope::Unknown),
+            crate::text::plural(count(&scopes, Scope::Unknown) as u64, "run"),
             formats_of(sides, &scopes, Scope::Unknown),
             kinds_of(sides, &scopes, narrow),
-            what(narrow)
+            what(narrow),
+            does = if count(&scopes, Scope::Unknown) == 1 {
+                "does"
+            } else {
+                "do"
+            }
         )
     });
     if !(any(narrow) && any(Scope::Full)) {
@@ -315,16 +320,17 @@ fn note(sides: &[Side], scopes: &[Vec<Scope>], narrow: Scope, kept: &[(String, f
     };
     let what = what(narrow);
     format!(
-        "scope: {what} samples only: the {} runs hold nothing else, so {} run(s) of {} were \
+        "scope: {what} samples only: the {} runs hold nothing else, so {} of {} {were} \
          restricted to their {what} samples ({range} of their samples), and every share is \
          of {what} samples",
         kinds_of(sides, scopes, narrow),
-        kept.len(),
+        crate::text::plural(kept.len() as u64, "run"),
         names
             .into_iter()
             .map(str::to_uppercase)
             .collect::<Vec<_>>()
-            .join(", ")
+            .join(", "),
+        were = if kept.len() == 1 { "was" } else { "were" }
     )
 }
 
@@ -477,7 +483,7 @@ mod tests {
         let note = note.unwrap();
         assert!(
             note.contains("the readprofile runs hold nothing else")
-                && note.contains("1 run(s) of NEW")
+                && note.contains("1 run of NEW was restricted")
                 && note.contains("(75.0% of their samples)"),
             "{note}"
         );

@@ -183,7 +183,7 @@ fn kernel_only_against_full_compares_the_kernel() {
         assert!(
             notes.contains(
                 "scope: kernel samples only: the readprofile runs hold nothing else, so 2 \
-                 run(s) of NEW were restricted to their kernel samples"
+                 runs of NEW were restricted to their kernel samples"
             ),
             "{extra:?}: {notes}"
         );
@@ -227,8 +227,8 @@ fn filters_that_cannot_apply_or_match_nothing() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let e = stderr(&o);
     assert!(
-        e.contains("warning: filter --dso ^nosuch$ matches no sample of OLD's 4 run(s)")
-            && e.contains("matches no sample of NEW's 4 run(s)"),
+        e.contains("warning: filter --dso ^nosuch$ matches no sample of OLD's 4 runs")
+            && e.contains("matches no sample of NEW's 4 runs"),
         "{e}"
     );
     let o = run(&[
@@ -347,7 +347,7 @@ fn the_same_file_on_both_sides_is_a_warning() {
         "csv",
     ]);
     assert!(
-        stderr(&o).contains("2 run(s) on different sides hold the same counts"),
+        stderr(&o).contains("2 runs on different sides hold the same counts"),
         "{}",
         stderr(&o)
     );

@@ -270,7 +270,7 @@ fn problems_are_named() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
         err.contains(
-            "1 run(s) selected as OLD (kernel=base,benchmark=rp) and as NEW \
+            "1 run selected as OLD (kernel=base,benchmark=rp) and as NEW \
              (benchmark=rp,run=run1.txt): a recording compared with itself: base/rp/run1.txt"
         ),
         "{err}"

@@ -143,7 +143,7 @@ fn unresolved_warning_is_one_short_line() {
     assert!(para.lines().count() <= 2, "{para}");
     let wide = text(&[PS_OLD, PS_NEW, "--top", "1", "--wide"]);
     assert!(
-        wide.contains("counted as [unknown]\n  in their dso: /usr/bin/perf 217;"),
+        wide.contains("228 samples in 2 runs not resolved to a symbol, counted as [unknown] in\n  their dso: /usr/bin/perf 217;"),
         "{wide}"
     );
 }

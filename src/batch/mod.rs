@@ -441,7 +441,11 @@ fn bench_noise_model(
     let Some(src) = best else {
         return Ok(None);
     };
-    let source = format!("kernel {}'s {} runs", src.name, src.runs.len());
+    let source = format!(
+        "kernel {}'s {}",
+        src.name,
+        crate::text::plural(src.runs.len() as u64, "run")
+    );
     let (model, w) = crate::compare::learn_from_side(src, config, source)?;
     warnings.extend(w);
     Ok(Some(model))

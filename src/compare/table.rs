@@ -136,9 +136,9 @@ fn shared_runs(
                 n => format!(" and {n} more"),
             };
             format!(
-                "{}: {} run(s) selected as {} ({}) and as {} ({}): a recording compared with itself: {}{more}",
+                "{}: {} selected as {} ({}) and as {} ({}): a recording compared with itself: {}{more}",
                 spec.path,
-                sources.len(),
+                crate::text::plural(sources.len() as u64, "run"),
                 name(a),
                 spec.sides[a].1,
                 name(b),

@@ -554,8 +554,8 @@ fn finish(mut st: State<'_>) -> Result<Profile, ParseError> {
     }
     if let Some(first) = st.first_mismatch.take() {
         p.warnings.push(format!(
-            "{origin}: {} symbol(s) whose bin lines do not match their count; first: {first}",
-            st.bin_mismatches
+            "{origin}: {} whose bin lines do not match their count; first: {first}",
+            crate::text::plural(st.bin_mismatches, "symbol")
         ));
     }
     if let Some(first) = st.first_skipped {
@@ -822,6 +822,11 @@ exc_page_fault:
         assert_eq!(count(&p, "dup_mmap"), Some(1.0));
         assert_eq!(p.warnings.len(), 1);
         assert!(p.warnings[0].contains("`dup_mmap` (line 4) has total 1 but its bins add up to 2"));
+        assert!(
+            p.warnings[0].contains(": 1 symbol whose bin lines do not match"),
+            "{}",
+            p.warnings[0]
+        );
         // -s bins may add up to less (readprofile's off-by-one bin), never more.
         let p = ok(&format!(
             "{COUNTERS_64}\n     0 *unknown*\n   514 total 0.0000\n"

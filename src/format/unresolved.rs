@@ -89,9 +89,10 @@ pub fn summary(runs: &[&Profile], detail: bool) -> Option<String> {
         return Some(short(&rows, total, all, first.weight));
     }
     let unit = match first.weight {
-        Weight::Samples => "sample(s)",
+        Weight::Samples if total == 1.0 => "sample",
+        Weight::Samples => "samples",
         Weight::Period => "period",
-        Weight::Percent => "estimated sample(s)",
+        Weight::Percent => "estimated samples",
     };
     let mut list: Vec<String> = rows
         .iter()
@@ -209,7 +210,7 @@ mod tests {
         let w = summary(&[&p], true).unwrap();
         assert_eq!(
             w,
-            "x.data: 11 sample(s) not resolved to a symbol, counted as [unknown] in their dso: \
+            "x.data: 11 samples not resolved to a symbol, counted as [unknown] in their dso: \
              libc.so.6 7; /usr/bin/dd 3 (stripped); [unknown] 1; give --symfs"
         );
         assert!(is_address("0x00000000000f5746") && !is_address("0x") && !is_address("0xg"));
@@ -219,7 +220,7 @@ mod tests {
         q.unresolved = note(&q, &|_| None, "give --symfs");
         let w = summary(&[&p, &q], true).unwrap();
         assert!(
-            w.starts_with("16 sample(s) in 2 runs not resolved to a symbol, counted as [unknown] in their dso: /usr/bin/dd 8 (stripped); libc.so.6 7; [unknown] 1; give --symfs"),
+            w.starts_with("16 samples in 2 runs not resolved to a symbol, counted as [unknown] in their dso: /usr/bin/dd 8 (stripped); libc.so.6 7; [unknown] 1; give --symfs"),
             "{w}"
         );
         for i in 0..6 {

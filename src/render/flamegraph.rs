@@ -164,7 +164,7 @@ fn svg_sized(
     let _ = writeln!(
         s,
         "<text x=\"0\" y=\"14\" font-size=\"13\" font-weight=\"bold\">Differential flame graph: {} vs {} \
-         ({} + {} run(s) with callchains, shares of all samples)</text>",
+         ({} + {} runs with callchains, shares of all samples)</text>",
         escape(&new),
         escape(&old),
         f.runs.1,

@@ -252,7 +252,7 @@ pub(super) fn check(sides: &[Side], allow: bool) -> Result<Vec<String>> {
         let n = across.len();
         across.truncate(3);
         warnings.push(format!(
-            "{across_runs} run(s) on different sides hold the same counts, the same \
+            "{across_runs} runs on different sides hold the same counts, the same \
              recording on both sides? {}{}",
             across.join("; "),
             if n > 3 {
@@ -332,7 +332,7 @@ mod tests {
         );
         // Across sides: a warning each.
         assert!(
-            w.contains("3 run(s) on different sides hold the same counts")
+            w.contains("3 runs on different sides hold the same counts")
                 && w.contains("rp.txt (readprofile) of OLD = new.txt (readprofile) of NEW"),
             "{w}"
         );

@@ -169,9 +169,9 @@ fn unfilterable(sides: &[Side], parse: &ParseOptions) -> Result<()> {
         let bad: Vec<&Profile> = runs.iter().copied().filter(|r| !can(r.format)).collect();
         if !bad.is_empty() {
             bail!(
-                "{flag} cannot filter {} run(s) whose format carries {lacks}: {}; drop {flag}, \
+                "{flag} cannot filter {} whose format carries {lacks}: {}; drop {flag}, \
                  or give those runs as perf report, perf script or perf.data",
-                bad.len(),
+                crate::text::plural(bad.len() as u64, "run"),
                 list(&bad)
             );
         }
@@ -199,10 +199,10 @@ fn empty_sample_filters(sides: &[Side], parse: &ParseOptions) -> Vec<String> {
         .filter(|s| !s.runs.is_empty() && s.runs.iter().all(|r| r.counts.is_empty()))
         .map(|s| {
             format!(
-                "filter {} matches no sample of {}'s {} run(s): its rows are empty",
+                "filter {} matches no sample of {}'s {}: its rows are empty",
                 flags.join(" "),
                 s.name.to_uppercase(),
-                s.runs.len()
+                crate::text::plural(s.runs.len() as u64, "run")
             )
         })
         .collect()
@@ -378,7 +378,7 @@ mod tests {
         };
         let e = unfilterable(&sides, &opts).unwrap_err().to_string();
         assert!(
-            e.starts_with("--comm cannot filter 1 run(s) whose format carries no command names: rp.txt (readprofile)"),
+            e.starts_with("--comm cannot filter 1 run whose format carries no command names: rp.txt (readprofile)"),
             "{e}"
         );
         let opts = ParseOptions {

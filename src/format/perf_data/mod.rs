@@ -465,8 +465,9 @@ fn finish(
     }
     if no_chain > 0 && opts.inclusive {
         warnings.push(format!(
-            "{origin}: --inclusive: {no_chain} sample(s) have no callchain (record with -g); \
-             counted at their leaf only"
+            "{origin}: --inclusive: {} without a callchain (record with -g); \
+             counted at their leaf only",
+            crate::text::plural(no_chain, "sample")
         ));
     }
     if let Some(f) = &opts.comm {

@@ -748,7 +748,7 @@ fn symbol_markers_and_unresolved_addresses() {
         .collect();
     assert_eq!(unknown, [Some(Mode::Kernel), Some(Mode::User)]);
     let w = crate::format::unresolved::summary(&[&p], true).unwrap_or_default();
-    assert!(w.contains("2 sample(s) not resolved to a symbol"), "{w}");
+    assert!(w.contains("2 samples not resolved to a symbol"), "{w}");
     assert_eq!(modes["guest_fn"], Some(Mode::GuestKernel));
     assert_eq!(modes["guest_user_fn"], Some(Mode::GuestUser));
     assert_eq!(modes["hv_fn"], Some(Mode::Hypervisor));

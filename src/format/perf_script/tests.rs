@@ -324,7 +324,7 @@ perf  6648   249.307642:     500250 cpu-clock:
     assert_eq!(
         crate::format::unresolved::summary(&[&p], true).as_deref(),
         Some(
-            "t.txt: 1 sample(s) not resolved to a symbol, counted as [unknown] in their dso: \
+            "t.txt: 1 sample not resolved to a symbol, counted as [unknown] in their dso: \
              [unknown] 1; perf script could not name them: run it where the binaries and their \
              debug files are (perf's --symfs), or give diffprofile the perf.data"
         )
