@@ -116,7 +116,7 @@ pub fn build(sides: &[Side], identity: &Identity) -> Matrix {
             if let Some((id, shown)) = &unlisted {
                 placed.row(id, None, *shown);
             }
-        } else if rest < 0.0 && run.weight != Weight::Percent {
+        } else if rest < 0.0 && run.weight != Weight::Percent && !run.inclusive {
             // (percent-only runs: rounded percentages may add up past 100%)
             warnings.push(format!(
                 "{}: symbol counts add up to {} but the run's total is {}",

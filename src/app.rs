@@ -322,7 +322,7 @@ pub fn gate_sentence(report: &diff::Report) -> String {
                 .filter(|r| r.significant() && r.delta > 0.0)
                 .map(move |r| {
                     let at = if multi {
-                        format!("{}: ", side.to_uppercase())
+                        format!("{}: ", crate::text::side_name(side))
                     } else {
                         String::new()
                     };

@@ -196,6 +196,9 @@ pub struct Profile {
     /// tree's top PID and its kept samples, largest first; empty without
     /// `--comm` (see `format::perf_data::procs`).
     pub kept_processes: Vec<(i32, f64)>,
+    /// Counts are inclusive (`--inclusive`): every symbol of a sample's
+    /// callchain counted once, so symbols add up to more than the total.
+    pub inclusive: bool,
 }
 
 /// Which privilege levels an event samples (perf's `exclude_user`,
@@ -274,6 +277,7 @@ impl Profile {
             event_scope: None,
             provenance: Provenance::default(),
             kept_processes: Vec::new(),
+            inclusive: false,
         }
     }
 

@@ -179,3 +179,34 @@ mod escaping_tests {
         );
     }
 }
+
+/// A side as messages name it: the default names in capitals (`OLD`, `NEW`,
+/// `NEW2`, `REPLICATES`), any other name (a `batch` kernel, `v6.1`) as given.
+pub fn side_name(name: &str) -> String {
+    let lower = name.to_ascii_lowercase();
+    let default = lower == "old"
+        || lower == "replicates"
+        || lower
+            .strip_prefix("new")
+            .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
+    if default {
+        name.to_uppercase()
+    } else {
+        name.to_string()
+    }
+}
+
+#[cfg(test)]
+mod side_name_tests {
+    use super::side_name;
+
+    #[test]
+    fn default_names_in_capitals_kernels_as_given() {
+        assert_eq!(side_name("old"), "OLD");
+        assert_eq!(side_name("new"), "NEW");
+        assert_eq!(side_name("new2"), "NEW2");
+        assert_eq!(side_name("replicates"), "REPLICATES");
+        assert_eq!(side_name("v6.1"), "v6.1");
+        assert_eq!(side_name("newer-tree"), "newer-tree");
+    }
+}

@@ -232,8 +232,8 @@ pub fn same_paths(sides: &[SideSpec]) -> Vec<String> {
             match seen.get(&canon) {
                 Some(&(side, first)) if side != s.name => out.push(format!(
                     "{first} is named as {} and as {}: a recording compared with itself",
-                    side.to_uppercase(),
-                    s.name.to_uppercase()
+                    crate::text::side_name(side),
+                    crate::text::side_name(&s.name)
                 )),
                 Some(_) => {}
                 None => {

@@ -76,7 +76,7 @@ type Pooled = (BTreeSet<String>, BTreeSet<String>);
 fn pooling(config: &Config, spec: &TableSpec, pooled: &[Pooled]) -> Vec<String> {
     let mut out = Vec::new();
     for (i, (benches, kernels)) in pooled.iter().enumerate() {
-        let side = config.sides[i].name.to_uppercase();
+        let side = crate::text::side_name(&config.sides[i].name);
         let label = &spec.sides[i].1;
         for (what, column, values) in [
             ("benchmarks", "benchmark", benches),
@@ -125,7 +125,7 @@ fn shared_runs(
     shared
         .into_iter()
         .map(|((a, b), sources)| {
-            let name = |i: usize| config.sides[i].name.to_uppercase();
+            let name = |i: usize| crate::text::side_name(&config.sides[i].name);
             let shown: Vec<&str> = sources
                 .iter()
                 .take(crate::sanity::LIST_MAX)

@@ -106,7 +106,7 @@ fn claim(
     match &chosen[i] {
         Some((f, g)) if f != file => bail!(
             "{} is given two kernel maps: {g} {f} and {flag} {file}; give one",
-            sides[i].name.to_uppercase()
+            crate::text::side_name(&sides[i].name)
         ),
         Some(_) => Ok(()),
         None => {
@@ -180,7 +180,7 @@ fn advice(i: usize, sides: &[SideSpec]) -> MapAdvice {
     let flags = |k: String, m: String| MapAdvice::Flags {
         kallsyms: k,
         map: m,
-        side: Some(name.to_uppercase()),
+        side: Some(crate::text::side_name(name)),
     };
     match (sides.len(), i) {
         (0 | 1, _) => MapAdvice::default(),

@@ -250,7 +250,7 @@ pub fn parse(
     origin: &str,
     opts: &ParseOptions,
 ) -> Result<Profile, ParseError> {
-    match format {
+    let parsed = match format {
         Format::Readprofile => readprofile::parse(input, origin, opts),
         Format::PerfReport => perf_report::parse(input, origin, opts),
         Format::PerfScript => perf_script::parse(input, origin, opts),
@@ -258,7 +258,20 @@ pub fn parse(
         Format::Opreport => opreport::parse(input, origin, opts),
         Format::ProcProfile => proc_profile::parse(input, origin, opts),
         Format::PerfData => perf_data::parse(input, origin, opts),
-    }
+    };
+    parsed.map(|p| mark_inclusive(p, opts))
+}
+
+/// Marks a run whose counts are inclusive (`--inclusive` on a format with
+/// callchains): its symbols' counts add up to more than its total by
+/// design, which is then not worth a warning.
+fn mark_inclusive(mut p: Profile, opts: &ParseOptions) -> Profile {
+    p.inclusive = opts.inclusive
+        && matches!(
+            p.format,
+            Format::PerfScript | Format::PerfData | Format::Folded
+        );
+    p
 }
 
 /// Whether [`parse_file`] maps files of this format instead of reading them.
@@ -357,7 +370,7 @@ pub fn parse_file(
     origin: &str,
     opts: &ParseOptions,
 ) -> Result<Profile, ParseError> {
-    match format {
+    let parsed = match format {
         Format::PerfScript => perf_script::parse_file(file, origin, opts),
         Format::Folded => folded::parse_file(file, origin, opts),
         Format::PerfData | Format::ProcProfile => {
@@ -383,7 +396,8 @@ pub fn parse_file(
             origin,
             opts,
         ),
-    }
+    };
+    parsed.map(|p| mark_inclusive(p, opts))
 }
 
 /// The result of detection on a prefix.

@@ -198,7 +198,7 @@ pub(super) fn check(sides: &[Side], allow: bool) -> Result<Vec<String>> {
             let shown: Vec<String> = ids.iter().take(GROUP_SHOWN).map(|&id| name(id)).collect();
             within.push(format!(
                 "{}: {}{}",
-                sides[*side].name.to_uppercase(),
+                crate::text::side_name(&sides[*side].name),
                 shown.join(" = "),
                 if ids.len() > GROUP_SHOWN {
                     format!(" (and {} more)", ids.len() - GROUP_SHOWN)
@@ -219,9 +219,9 @@ pub(super) fn check(sides: &[Side], allow: bool) -> Result<Vec<String>> {
                 across.push(format!(
                     "{} of {} = {} of {}",
                     name(a),
-                    sides[s1].name.to_uppercase(),
+                    crate::text::side_name(&sides[s1].name),
                     name(b),
-                    sides[s2].name.to_uppercase()
+                    crate::text::side_name(&sides[s2].name)
                 ));
             }
         }

@@ -98,7 +98,7 @@ fn two_kernels(side: &Side) -> Option<String> {
     Some(format!(
         "{} pools runs of {} kernels: {}; a side's runs are meant to be replicates of one \
          kernel: give each kernel its own side",
-        side.name.to_uppercase(),
+        crate::text::side_name(&side.name),
         groups.len(),
         list.join(" and ")
     ))
@@ -187,7 +187,11 @@ fn maps_note(sides: &[Side]) -> Option<String> {
         maps.dedup();
         if !maps.is_empty() {
             let maps: Vec<&str> = maps.iter().map(String::as_str).collect();
-            parts.push(format!("{} {}", side.name.to_uppercase(), names(&maps)));
+            parts.push(format!(
+                "{} {}",
+                crate::text::side_name(&side.name),
+                names(&maps)
+            ));
         }
     }
     (!parts.is_empty()).then(|| format!("kernel symbols: {}", parts.join("; ")))

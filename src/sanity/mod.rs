@@ -97,10 +97,14 @@ fn no_samples(sides: &[Side]) -> Result<()> {
     let empty: Vec<String> = sides
         .iter()
         .flat_map(|s| {
-            s.runs
-                .iter()
-                .filter(|r| holds_no_samples(r))
-                .map(|r| format!("{} ({}) of {}", r.source, r.format, s.name.to_uppercase()))
+            s.runs.iter().filter(|r| holds_no_samples(r)).map(|r| {
+                format!(
+                    "{} ({}) of {}",
+                    r.source,
+                    r.format,
+                    crate::text::side_name(&s.name)
+                )
+            })
         })
         .collect();
     if empty.is_empty() {
@@ -201,7 +205,7 @@ fn empty_sample_filters(sides: &[Side], parse: &ParseOptions) -> Vec<String> {
             format!(
                 "filter {} matches no sample of {}'s {}: its rows are empty",
                 flags.join(" "),
-                s.name.to_uppercase(),
+                crate::text::side_name(&s.name),
                 crate::text::plural(s.runs.len() as u64, "run")
             )
         })
@@ -234,8 +238,8 @@ fn empty_symbol_filters(sides: &[Side], identity: &Identity) -> Vec<String> {
     for side in emptied {
         let cause = emptied_by(side, identity);
         match by_cause.iter_mut().find(|(c, _)| *c == cause) {
-            Some((_, names)) => names.push(side.name.to_uppercase()),
-            None => by_cause.push((cause, vec![side.name.to_uppercase()])),
+            Some((_, names)) => names.push(crate::text::side_name(&side.name)),
+            None => by_cause.push((cause, vec![crate::text::side_name(&side.name)])),
         }
     }
     by_cause
@@ -301,7 +305,7 @@ fn mixed_formats(sides: &[Side]) -> Vec<String> {
                 format!(
                     "{} mixes input formats ({} runs): are some of them one recording in \
                      several formats? every run must be a recording of its own",
-                    s.name.to_uppercase(),
+                    crate::text::side_name(&s.name),
                     parts.join(", ")
                 )
             })
