@@ -344,9 +344,9 @@ GRID = [0.0] + [10.0 ** (j / 20.0) for j in range(-120, 61)]
 assert len(GRID) == 182
 
 
-def s0sq_at(mu, chat, rhat, d0):
-    """Prior scale s0^2(mu) (step 4)."""
-    tr = chat + math.log1p(rhat * mu)
+def s0sq_at(mu, chat, rhat, d0, tlo=-INF, thi=INF):
+    """Prior scale s0^2(mu) (step 4), the trend held in [tlo, thi]."""
+    tr = min(thi, max(tlo, chat + math.log1p(rhat * mu)))
     if d0 == INF:
         return math.exp(tr)
     return math.exp(tr + float(sp.digamma(d0 / 2.0)) - math.log(d0 / 2.0))
@@ -372,23 +372,34 @@ def moderate(s2, mu, d):
     e = [math.log(max(s2[i], floor)) + corr for i in uidx]
     mu_u = [mu[i] for i in uidx]
     nu_ = len(uidx)
-    # step 2: grid search; r-hat is the last r whose RSS beats every earlier
-    # RSS by more than a factor 1 - 1e-12 (READING, see the report)
-    best_r, best_c, min_earlier = None, None, INF
+    # step 2 (version 3): the shape by least absolute deviations, each r
+    # with its median offset; r-hat is the last r whose SAD beats every
+    # earlier SAD by more than a factor 1 - 1e-12; the level is the mean.
+    best_r, min_earlier = None, INF
     for r in GRID:
         lg = [math.log1p(r * m) for m in mu_u]
-        c = math.fsum(ei - li for ei, li in zip(e, lg)) / nu_
-        rss = math.fsum((ei - c - li) ** 2 for ei, li in zip(e, lg))
-        if rss < min_earlier * (1.0 - 1e-12):
-            best_r, best_c = r, c
-        min_earlier = min(min_earlier, rss)
-    rhat, chat = best_r, best_c
+        cl = median([ei - li for ei, li in zip(e, lg)])
+        sad = math.fsum(abs(ei - cl - li) for ei, li in zip(e, lg))
+        if sad < min_earlier * (1.0 - 1e-12):
+            best_r = r
+        min_earlier = min(min_earlier, sad)
+    rhat = best_r
+    chat = math.fsum(ei - math.log1p(rhat * m) for ei, m in zip(e, mu_u)) / nu_
+    # the trend is held within the range of the bins' mean levels
+    by_mu = sorted(range(nu_), key=lambda j: (mu_u[j], j))
+    nbins = min(8, max(1, nu_ // 20))
+    levels = []
+    for b in range(nbins):
+        part = by_mu[b * nu_ // nbins:(b + 1) * nu_ // nbins]
+        levels.append(math.fsum(e[j] for j in part) / len(part))
+    tlo, thi = min(levels), max(levels)
+    trend = lambda m: min(thi, max(tlo, chat + math.log1p(rhat * m)))  # noqa: E731
     # step 3
-    rss_hat = math.fsum((ei - chat - math.log1p(rhat * m)) ** 2 for ei, m in zip(e, mu_u))
+    rss_hat = math.fsum((ei - trend(m)) ** 2 for ei, m in zip(e, mu_u))
     evar = rss_hat / (nu_ - 2) - float(sp.polygamma(1, d / 2.0))
     d0 = 2.0 * trigamma_inv(evar) if evar > 0 else INF
     # steps 4, 5
-    s0sq = [s0sq_at(m, chat, rhat, d0) for m in mu]
+    s0sq = [s0sq_at(m, chat, rhat, d0, tlo, thi) for m in mu]
     dc = min(d0, 2.0 * d)
     # step 6.  READING: "every symbol" = every row of the comparison (every
     # symbol with a nonzero count, tested or not); all of them enter the
@@ -417,7 +428,7 @@ def moderate(s2, mu, d):
     # step 7
     phit = [(d * s2[i] + d0r[i] * s0sq[i]) / (d + d0r[i]) for i in range(n_sym)]
     res.update(
-        moderated=True, median=med, rhat=rhat, chat=chat, evar=evar, d0=d0, dc=dc,
+        moderated=True, median=med, rhat=rhat, chat=chat, tlo=tlo, thi=thi, evar=evar, d0=d0, dc=dc,
         s0sq=s0sq, F=F, tail=tail, emp=emp, w=w, d0i_raw=d0i, d0i=d0r, phi_tilde=phit,
         phi=[max(1.0, v) for v in phit], nu=[d + v for v in d0r],
     )
@@ -466,7 +477,8 @@ class NoiseModel:
                              kappa=(phi - 1.0) / mus[j])
         prior = None
         if mod["moderated"]:
-            prior = dict(U=mod["U"], chat=mod["chat"], rhat=mod["rhat"], d0=mod["d0"], dc=mod["dc"])
+            prior = dict(U=mod["U"], chat=mod["chat"], rhat=mod["rhat"], tlo=mod["tlo"], thi=mod["thi"],
+                         d0=mod["d0"], dc=mod["dc"])
         nm = NoiseModel(source, rr, rr - 1, prior, syms)
         nm.U = mod["U"]
         nm.detail = (kk, mod)
@@ -478,6 +490,7 @@ class NoiseModel:
         prior = None
         if mo is not None:
             prior = dict(U=mo.get("symbols"), chat=mo["trend_c"], rhat=mo["trend_r"],
+                         tlo=num(mo.get("trend_lo"), -INF), thi=num(mo.get("trend_hi"), INF),
                          d0=num(mo["prior_df"], INF), dc=mo["prior_df_cap"])
         syms = {}
         for s in doc["symbols"]:
@@ -498,7 +511,7 @@ class NoiseModel:
         if self.moderation is None:
             return 1.0, float(self.dm)
         m = self.moderation
-        return max(1.0, s0sq_at(mubar, m["chat"], m["rhat"], m["d0"])), self.dm + m["dc"]
+        return max(1.0, s0sq_at(mubar, m["chat"], m["rhat"], m["d0"], m["tlo"], m["thi"])), self.dm + m["dc"]
 
 
 # =====================================================================
@@ -579,6 +592,14 @@ ADJ_NAMES = {"Benjamini-Hochberg": "bh", "Benjamini-Yekutieli": "by", "Holm": "h
 # =====================================================================
 
 
+def is_separated(a, on, b, nn, factor=2.0):
+    """Every run of one side at least `factor` times every run of the other,
+    in per-run rates, the larger side above 0 (section 7.1)."""
+    ra = [c / e for c, e in zip(a, on)]
+    rb = [c / e for c, e in zip(b, nn)]
+    return (min(rb) > 0 and min(rb) >= factor * max(ra)) or (min(ra) > 0 and min(ra) >= factor * max(rb))
+
+
 def analyse(keys, oc, nc, on, nn, alpha=0.05, adjust="bh", model=None, noise_cv=None, shown=None):
     """One comparison.  oc/nc: per symbol, per-run counts; on/nn: exposures.
     shown: None (every row) or a predicate on a row's key: the rows shown
@@ -620,6 +641,7 @@ def analyse(keys, oc, nc, on, nn, alpha=0.05, adjust="bh", model=None, noise_cv=
         noise["U"] = mod["U"]
         if mod["moderated"]:
             noise["moderation"] = {"symbols": mod["U"], "trend_c": mod["chat"], "trend_r": mod["rhat"],
+                                   "trend_lo": mod["tlo"], "trend_hi": mod["thi"],
                                    "prior_df": mod["d0"], "prior_df_cap": mod["dc"], "evar": mod["evar"]}
             for j, r in enumerate(rows):
                 for f in ("s0sq", "F", "tail", "emp", "w", "d0i_raw", "d0i", "phi_tilde"):
@@ -643,6 +665,36 @@ def analyse(keys, oc, nc, on, nn, alpha=0.05, adjust="bh", model=None, noise_cv=
             noise["method"] = "sampling-only"
             for r in rows:
                 r["phi"], r["nu"] = 1.0, 3.0
+    # -------- section 5.5 (version 3): runs unlike their siblings
+    noise["runs"] = []
+    if noise.get("moderation"):
+        fit = [r for r in rows if r["mubar"] >= 5]
+        for side, key, ex in (("old", "old_counts", on), ("new", "new_counts", nn)):
+            if len(ex) < 3:
+                continue
+            tot = math.fsum(ex)
+            # chi-square(1) quantile at 0.001/|U|: the square of the normal's
+            limit = float(sp.ndtri(0.001 / len(fit) / 2.0)) ** 2
+            zz = []
+            for rr in range(len(ex)):
+                rest = tot - ex[rr]
+                lever = 1.0 + ex[rr] / rest
+                z2 = []
+                for r in fit:
+                    c = r[key]
+                    mu = ex[rr] * (math.fsum(c) - c[rr]) / rest
+                    z2.append((c[rr] - mu) ** 2 / (max(r["phi"], 1.0) * max(mu, 1.0) * lever))
+                zz.append(z2)
+            # a symbol's extreme counts against the run furthest from its siblings in it
+            # (ties: the first run)
+            far = [max(range(len(ex)), key=lambda q: (zz[q][k], -q)) for k in range(len(fit))]
+            for rr in range(len(ex)):
+                z2 = zz[rr]
+                scale = median(z2) / float(sp.chdtri(1, 0.5))
+                extremes = sum(1 for k, z in enumerate(z2) if z > limit and far[k] == rr)
+                noise["runs"].append({"side": side, "run": rr + 1, "scale": scale, "extremes": extremes,
+                                      "weight": 1.0 / max(1.0, scale),
+                                      "unlike": scale > 2.0 or extremes > 0})
     # -------- tests (sections 4, 6, 7)
     tested = []
     for r in rows:
@@ -652,6 +704,14 @@ def analyse(keys, oc, nc, on, nn, alpha=0.05, adjust="bh", model=None, noise_cv=
         r["lr"] = lr_stat(r["x"], r["y"], mo, mn)
         r["F"] = r["lr"] / r["phi"]
         r["p_ql"] = f1_sf(r["F"], r["nu"])
+        # section 7.1 (version 3): with moderation, a separated row (every
+        # run of one side at least twice every run of the other) is also
+        # tested with its own dispersion, floored at 1, on d df
+        r["own"] = None
+        if noise.get("moderation") and is_separated(r["old_counts"], on, r["new_counts"], nn):
+            r["own"] = max(1.0, r["s2"])
+            r["p_own"] = f1_sf(r["lr"] / r["own"], d)
+            r["p_ql"] = min(r["p_ql"], r["p_own"])
         r["p"] = max(r["p_exact"], r["p_ql"])
         r["shown"] = shown is None or shown(r["key"])
         if r["tested"] and r["shown"]:
@@ -675,9 +735,16 @@ def analyse(keys, oc, nc, on, nn, alpha=0.05, adjust="bh", model=None, noise_cv=
         r["chi"] = chi = r["phi"] * f1_isf(t, r["nu"])
         r["ratio_cp"] = cp_ratio(x, y, mo, mn, t)
         r["ratio_lr"] = lr_ratio_interval(x, y, mo, mn, chi)
+        if r["own"] is not None:  # the values neither test rejects
+            chi_own = r["own"] * f1_isf(t, d)
+            lo, hi = lr_ratio_interval(x, y, mo, mn, chi_own)
+            r["ratio_lr"] = (max(lo, r["ratio_lr"][0]), min(hi, r["ratio_lr"][1]))
         r["ratio_ci"] = (min(r["ratio_cp"][0], r["ratio_lr"][0]), max(r["ratio_cp"][1], r["ratio_lr"][1]))
         r["delta_cp"] = (delta_of_theta(r["ratio_cp"][0], k, mo, mn), delta_of_theta(r["ratio_cp"][1], k, mo, mn))
         r["delta_lr"] = lr_delta_interval(x, y, mo, mn, chi)
+        if r["own"] is not None:
+            lo, hi = lr_delta_interval(x, y, mo, mn, r["own"] * f1_isf(t, d))
+            r["delta_lr"] = (max(lo, r["delta_lr"][0]), min(hi, r["delta_lr"][1]))
         r["delta_ci"] = (min(r["delta_cp"][0], r["delta_lr"][0]), max(r["delta_cp"][1], r["delta_lr"][1]))
     return rows, noise
 
@@ -775,6 +842,8 @@ def noise_outputs(nz):
         o["one_run"] = {k: jnum(v) for k, v in nz["one_run"].items()}
     if nz.get("model"):
         o["model"] = nz["model"]
+    if nz.get("runs"):
+        o["runs"] = [{k: jnum(v) for k, v in c.items()} for c in nz["runs"]]
     return o
 
 
@@ -854,6 +923,20 @@ def compute_vectors():
                               "exposures_old": oe, "exposures_new": ne},
                    "outputs": {"noise": noise_outputs(nz),
                                "rows": {s: row_outputs(r) for s, r in zip(syms, rows) if r["shown"]}}}
+    # ---- V10 (version 3, section 5.5): three OLD runs checked against
+    # their siblings
+    oruns, oe = load_runs(["rep1", "rep2", "rep3"])
+    nruns, ne = load_runs(["new1", "new2"])
+    syms, keys, oc, nc = table_of(oruns, nruns)
+    rows, nz = analyse(keys, oc, nc, oe, ne, alpha)
+    cases["V10"] = {"description": "runs unlike their siblings: rep1 rep2 rep3 vs new1 new2 (d = 3), each "
+                                   "OLD run against the other two (section 5.5)",
+                    "alpha": alpha, "adjust": "Benjamini-Hochberg", "normalize": "share",
+                    "inputs": {"old": [f"testdata/stats/rep{i}.folded" for i in (1, 2, 3)],
+                               "new": ["testdata/stats/new1.folded", "testdata/stats/new2.folded"],
+                               "exposures_old": oe, "exposures_new": ne},
+                    "outputs": {"noise": noise_outputs(nz),
+                                "rows": {s: row_outputs(r) for s, r in zip(syms, rows)}}}
     # ---- V7
     rep, re_ = load_runs(["rep1", "rep2", "rep3"])
     msyms = sorted(set().union(*[set(r) for r in rep]))
@@ -863,6 +946,7 @@ def compute_vectors():
     mprior = {"symbols": model.U, "residual_df": model.dm}
     if model.moderation:
         mprior.update(trend_c=model.moderation["chat"], trend_r=model.moderation["rhat"],
+                      trend_lo=model.moderation["tlo"], trend_hi=model.moderation["thi"],
                       prior_df=model.moderation["d0"], prior_df_cap=model.moderation["dc"], evar=mod["evar"])
     msym_out = {}
     for j, key in enumerate(mk):
@@ -979,7 +1063,8 @@ def vectors_markdown(cases):
     nz = c["outputs"]["noise"]
     md = nz["moderation"]
     L.append(f"**V5**, moderation, old1 old2 vs new1 new2 (d = 2): |U| = {md['symbols']}, "
-             f"r̂ = {fmt(md['trend_r'])}, ĉ = {fmt(md['trend_c'])}, d0 = {fmt(md['prior_df'])}, "
+             f"r̂ = {fmt(md['trend_r'])}, ĉ = {fmt(md['trend_c'])}, "
+             f"[T_lo, T_hi] = [{fmt(md['trend_lo'])}, {fmt(md['trend_hi'])}], d0 = {fmt(md['prior_df'])}, "
              f"d_c = {fmt(md['prior_df_cap'])}; {nz['tested']} tested, R = {nz['marked']}, "
              f"t = {fmt(nz['t'])}.\n")
     rows = c["outputs"]["rows"]
@@ -1011,7 +1096,8 @@ def vectors_markdown(cases):
     c = cases["V7"]
     pr = c["model"]["outputs"]["prior"]
     L.append(f"**V7**, noise model from rep1 rep2 rep3: d_m = {pr['residual_df']}, |U| = {pr['symbols']}, "
-             f"r̂ = {fmt(pr.get('trend_r'))}, ĉ = {fmt(pr.get('trend_c'))}, d0 = {fmt(pr.get('prior_df'))}, "
+             f"r̂ = {fmt(pr.get('trend_r'))}, ĉ = {fmt(pr.get('trend_c'))}, "
+             f"[T_lo, T_hi] = [{fmt(pr.get('trend_lo'))}, {fmt(pr.get('trend_hi'))}], d0 = {fmt(pr.get('prior_df'))}, "
              f"d_c = {fmt(pr.get('prior_df_cap'))}.\n")
     L.append(md_table(["symbol", "μ", "s²", "φ", "ν", "κ"],
                       [[s] + [fmt(r[f]) for f in ("mean_count", "s2", "dispersion", "df", "kappa")]
@@ -1026,6 +1112,16 @@ def vectors_markdown(cases):
                           [[s] + [fmt(r[f]) for f in ("phi", "nu", "p", "q")] + [r["mark"] or " "]
                            for s, r in cc["outputs"]["rows"].items()]))
         L.append("")
+    # V9
+    c = cases["V9"]
+    nz = c["outputs"]["noise"]
+    L.append(f"**V9**, V5's runs with `--include '{c['include']}'`: the noise as V5's; {nz['tested']} tested "
+             f"(the rows shown), R = {nz['marked']}, t = {fmt(nz['t'])}.\n")
+    L.append(md_table(["symbol", "p", "q", "mark", "ratio interval", "Δ interval (pp)"],
+                      [[s] + [fmt(r[f]) for f in ("p", "q")] + [r["mark"] or " ", fmt_ci(r["ratio_ci"]),
+                                                                 fmt_ci(r["delta_ci"])]
+                       for s, r in c["outputs"]["rows"].items()]))
+    L.append("")
     # V8
     c = cases["V8"]
     ps = c["inputs"]["p"]
@@ -1360,6 +1456,8 @@ def check_model_doc(ck, mdoc, mine, where):
         ck.err("model.symbols(|U|)", m["U"], mo.get("symbols"), where)
         ck.err("model.trend_c", m["chat"], mo.get("trend_c"), where)
         ck.err("model.trend_r", m["rhat"], mo.get("trend_r"), where)
+        ck.err("model.trend_lo", m["tlo"], mo.get("trend_lo"), where)
+        ck.err("model.trend_hi", m["thi"], mo.get("trend_hi"), where)
         ck.err("model.prior_df", None if m["d0"] == INF else m["d0"], mo.get("prior_df"), where)
         ck.err("model.prior_df_cap", m["dc"], mo.get("prior_df_cap"), where)
     fsyms = {(s["symbol"], s.get("dso")): s for s in mdoc.get("symbols", [])}
@@ -1394,7 +1492,8 @@ def model_self_consistency(ck, mdoc, where):
                        kappa=(mod["phi"][j] - 1) / mus[j])
     prior = None
     if mod["moderated"]:
-        prior = dict(U=mod["U"], chat=mod["chat"], rhat=mod["rhat"], d0=mod["d0"], dc=mod["dc"])
+        prior = dict(U=mod["U"], chat=mod["chat"], rhat=mod["rhat"], tlo=mod["tlo"], thi=mod["thi"],
+                     d0=mod["d0"], dc=mod["dc"])
     nm = NoiseModel("file", len(mdoc.get("runs", [])), dm, prior, ss)
     nm.U = mod["U"]
     check_model_doc(ck, mdoc, nm, where)

@@ -355,13 +355,25 @@ pub fn compare(ctx: Context, exposures: &[Vec<f64>], matrix: Matrix, opts: &Diff
         names,
         summaries,
     } = ctx;
+    let sources: Vec<Vec<&str>> = summaries
+        .iter()
+        .map(|s| s.runs.iter().map(|r| r.source.as_str()).collect())
+        .collect();
     let comparisons = built
         .into_iter()
         .enumerate()
         .map(|(k, built)| {
             let j = k + 1;
             let side = (j, names[j].as_str(), names.len());
-            compare_one(side, built, exposures, opts, testable, &mut warnings)
+            let runs = [sources[0].as_slice(), sources[j].as_slice()];
+            compare_one(
+                side,
+                built,
+                (exposures, runs),
+                opts,
+                testable,
+                &mut warnings,
+            )
         })
         .collect();
     Report {
@@ -422,7 +434,7 @@ pub fn common_event(sides: &[Side], warnings: &mut Vec<String>) -> Option<String
 fn compare_one(
     side: (usize, &str, usize),
     built: Built,
-    exposures: &[Vec<f64>],
+    (exposures, sources): (&[Vec<f64>], [&[&str]; 2]),
     opts: &DiffOptions,
     testable: bool,
     warnings: &mut Vec<String>,
@@ -440,8 +452,9 @@ fn compare_one(
     let place = |i: usize| order.map_or(i, |o| o[i] as usize);
     // Every row teaches the noise; the shown ones are the tested family.
     let family: Vec<bool> = (0..rows.len()).map(|i| shown[place(i)]).collect();
+    let judged = in_symbol_order(&rows, place);
     let (verdicts, noise) = judge_rows(
-        (&in_symbol_order(&rows, place), &family),
+        (&judged, &family),
         j,
         exposures,
         opts,
@@ -449,6 +462,14 @@ fn compare_one(
         side_name,
         warnings,
     );
+    warnings.extend(unlike_runs(
+        &noise,
+        &judged,
+        (&exposures[0], opts),
+        side_name,
+        sources,
+    ));
+    drop(judged);
     for i in 0..rows.len() {
         rows[place(i)].judged = verdicts.row(i);
     }
@@ -526,6 +547,47 @@ fn shown_order(order: &[u32], shown: &[bool]) -> Vec<u32> {
         .filter(|&&p| shown[p as usize])
         .map(|&p| new_place[p as usize])
         .collect()
+}
+
+/// §5.5's warnings: runs unlike their siblings, and with a noise model the
+/// single OLD run (`rows` as judged, OLD's exposures, the sources of both
+/// sides' runs) against the model's replicates.
+fn unlike_runs(
+    noise: &Noise,
+    rows: &[&Row],
+    (old_exp, opts): (&[f64], &DiffOptions),
+    side_name: &str,
+    sources: [&[&str]; 2],
+) -> Vec<String> {
+    let mut out: Vec<String> = warnings::unlike_runs(noise, rows, side_name, sources)
+        .into_iter()
+        .collect();
+    if noise.model.is_some() {
+        out.extend(old_run_against_model(
+            rows, old_exp, opts, side_name, sources[0],
+        ));
+    }
+    out
+}
+
+/// The single OLD run against the noise model's replicates.
+fn old_run_against_model(
+    rows: &[&Row],
+    old_exp: &[f64],
+    opts: &DiffOptions,
+    side_name: &str,
+    sources: &[&str],
+) -> Option<String> {
+    let (Some(model), [exposure]) = (opts.noise_model.as_ref(), old_exp) else {
+        return None;
+    };
+    let counts: Vec<(&str, Option<&str>, f64)> = rows
+        .iter()
+        .map(|r| (r.symbol.as_str(), r.dso.as_deref(), r.old_counts()[0]))
+        .collect();
+    let expected = model.expected_in(&counts, *exposure);
+    let check = stats::check_against(&expected, model.runs.len());
+    warnings::unlike_model(check.as_ref(), rows, side_name, sources)
 }
 
 /// `rows` in symbol order: the i-th symbol's row is at `place(i)`.

@@ -28,6 +28,12 @@ pub struct ModelPrior {
     pub symbols: usize,
     pub trend_c: f64,
     pub trend_r: f64,
+    /// The range the trend is held in (statistics version 3); absent in
+    /// models written before it (then unbounded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trend_lo: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trend_hi: Option<f64>,
     /// d0; `null` when infinite.
     pub prior_df: Option<f64>,
     pub prior_df_cap: f64,
@@ -136,6 +142,8 @@ pub fn learn(rep: Replicates) -> Result<NoiseModel> {
             symbols: p.symbols,
             trend_c: p.trend_c,
             trend_r: p.trend_r,
+            trend_lo: Some(p.trend_lo),
+            trend_hi: Some(p.trend_hi),
             prior_df: p.d0.is_finite().then_some(p.d0),
             prior_df_cap: p.d_cap,
         }),
@@ -190,9 +198,45 @@ impl NoiseModel {
             d: self.residual_df,
             trend_c: m.trend_c,
             trend_r: m.trend_r,
+            trend_lo: m.trend_lo.unwrap_or(f64::NEG_INFINITY),
+            trend_hi: m.trend_hi.unwrap_or(f64::INFINITY),
             d0: m.prior_df.unwrap_or(f64::INFINITY),
             d_cap: m.prior_df_cap,
         })
+    }
+
+    /// §5.5: one run of a comparison against the model's replicates: for
+    /// each row (name, dso, count in the run) the model knows with a mean
+    /// count of 5 or more, `(row, count, expected count, φ)`; the expected
+    /// count is the model's rate times the run's exposure, φ the model's
+    /// `1 + κ μ` there.
+    pub fn expected_in(
+        &self,
+        rows: &[(&str, Option<&str>, f64)],
+        exposure: f64,
+    ) -> Vec<(usize, f64, f64, f64)> {
+        let total: f64 = self.runs.iter().map(|r| r.exposure).sum();
+        let per_run = total / self.runs.len().max(1) as f64;
+        if !(per_run > 0.0) {
+            return Vec::new();
+        }
+        let by_name: FxHashMap<(&str, Option<&str>), &ModelSymbol> = self
+            .symbols
+            .iter()
+            .map(|s| ((s.symbol.as_str(), s.dso.as_deref()), s))
+            .collect();
+        rows.iter()
+            .enumerate()
+            .filter_map(|(i, &(name, dso, c))| {
+                let s = by_name
+                    .get(&(name, dso))
+                    .or_else(|| by_name.get(&(name, None)))?;
+                (s.mean_count >= stats::MIN_MEAN_COUNT).then(|| {
+                    let mu = s.mean_count * exposure / per_run;
+                    (i, c, mu, 1.0 + s.kappa * mu)
+                })
+            })
+            .collect()
     }
 
     /// Each row's prior (§5.3), rows given as (name, dso, mean count per

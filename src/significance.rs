@@ -72,6 +72,10 @@ pub struct Noise {
     /// symbol filter or `--kernel-only` left some out.
     pub learned_rows: usize,
     pub shown_rows: usize,
+    /// §5.5: each run of a side with three or more runs against its
+    /// siblings, `(side, check)` with side 0 for OLD, 1 for NEW (empty
+    /// without moderation).
+    pub runs: Vec<(usize, stats::RunCheck)>,
 }
 
 /// What to test and how.
@@ -139,6 +143,9 @@ struct Pooled {
     mean: f64,
     s2: f64,
     lr: f64,
+    /// Every run of one side beyond every run of the other by a factor of
+    /// [`stats::SEPARATION`] or more (§7.1).
+    separated: bool,
 }
 
 /// Judge every row of one comparison (OLD runs with exposures `old_exp`,
@@ -255,6 +262,9 @@ pub fn judge_family<R: RowCounts>(
     let (disp, mut noise) = dispersions(&pooled, d, m_old, m_new, model, opts);
     noise.learned_rows = rows.len();
     noise.shown_rows = (0..rows.len()).filter(|&i| in_family(i)).count();
+    if noise.moderation.is_some() {
+        noise.runs = check_runs(rows, &pooled, &disp, (old_exp, new_exp));
+    }
     let mut out = Verdicts {
         len: rows.len(),
         alpha: opts.alpha,
@@ -268,10 +278,19 @@ pub fn judge_family<R: RowCounts>(
         return (out, noise);
     }
     let pi0 = m_new / (m_old + m_new);
-    // A row's p and intervals depend on its (x, y, φ, ν) only: computed
-    // once per distinct tuple (profiles have long tails of rows with the
-    // same few counts), then given to every row that has it.
-    let (reps, slot) = distinct(&pooled, &disp);
+    // §7.1: with moderation, a separated row is also tested with its own
+    // dispersion (the Poisson floor, d df).
+    let guard = noise.moderation.is_some();
+    let own = |s: &Pooled| {
+        (guard && s.separated).then(|| Dispersion {
+            phi: s.s2.max(1.0),
+            df: d,
+        })
+    };
+    // A row's p and intervals depend on its (x, y, φ, ν, own φ) only:
+    // computed once per distinct tuple (profiles have long tails of rows
+    // with the same few counts), then given to every row that has it.
+    let (reps, slot) = distinct(&pooled, &disp, &own);
     let ps: Vec<Option<f64>> = reps
         .par_iter()
         .map(|&i| {
@@ -280,7 +299,11 @@ pub fn judge_family<R: RowCounts>(
                 return None; // too few samples to ever be significant
             }
             let p_exact = stats::exact_p(s.x, s.y, m_old, m_new);
-            Some(p_exact.max(stats::ql_p(s.lr, disp.phi, disp.df)))
+            let mut p_ql = stats::ql_p(s.lr, disp.phi, disp.df);
+            if let Some(own) = own(s) {
+                p_ql = p_ql.min(stats::ql_p(s.lr, own.phi, own.df));
+            }
+            Some(p_exact.max(p_ql))
         })
         .collect();
     // What the intervals need of the rows, per tuple; the per-row columns
@@ -305,7 +328,10 @@ pub fn judge_family<R: RowCounts>(
     noise.interval_level = 1.0 - t;
     let bounds: Vec<Option<Bounds>> = (rep_pooled.par_iter(), rep_disp.par_iter(), &ps)
         .into_par_iter()
-        .map(|(s, disp, p)| p.is_some().then(|| intervals(s, disp, m_old, m_new, t)))
+        .map(|(s, disp, p)| {
+            p.is_some()
+                .then(|| intervals(s, (disp, own(s)), m_old, m_new, t))
+        })
         .collect();
     out.disp = rep_disp;
     out.slot = slot;
@@ -315,15 +341,51 @@ pub fn judge_family<R: RowCounts>(
     (out, noise)
 }
 
+/// §5.5: every run of each side with three or more runs against its
+/// siblings, with the rows' moderated dispersions; U as in §5.2.
+fn check_runs<R: RowCounts>(
+    rows: &[R],
+    pooled: &[Pooled],
+    disp: &Dispersions,
+    (old_exp, new_exp): (&[f64], &[f64]),
+) -> Vec<(usize, stats::RunCheck)> {
+    let phi: Vec<f64> = (0..pooled.len())
+        .map(|i| disp.of(i, &pooled[i]).phi)
+        .collect();
+    let fit: Vec<bool> = pooled
+        .iter()
+        .map(|s| s.mean >= stats::MIN_MEAN_COUNT && s.s2.is_finite())
+        .collect();
+    let mut out = Vec::new();
+    for (side, exp) in [(0, old_exp), (1, new_exp)] {
+        let counts = |i: usize| {
+            let c = rows[i].counts();
+            if side == 0 {
+                c.old
+            } else {
+                c.new
+            }
+        };
+        for check in stats::check_side(rows.len(), counts, exp, &phi, &fit) {
+            out.push((side, check));
+        }
+    }
+    out
+}
+
 /// A row's ratio and Δ intervals.
 type Bounds = ((f64, f64), (f64, f64));
 
 /// The rows with distinct (x, y, φ, ν), in row order (their first row),
 /// and for every row the index of its tuple among them.
-fn distinct(pooled: &[Pooled], disp: &Dispersions) -> (Vec<usize>, Vec<u32>) {
+fn distinct(
+    pooled: &[Pooled],
+    disp: &Dispersions,
+    own: &impl Fn(&Pooled) -> Option<Dispersion>,
+) -> (Vec<usize>, Vec<u32>) {
     // (Fx: the keys are this comparison's own numbers, and a million rows
     // hash a million keys.)
-    let mut seen: rustc_hash::FxHashMap<[u64; 4], u32> = rustc_hash::FxHashMap::default();
+    let mut seen: rustc_hash::FxHashMap<[u64; 5], u32> = rustc_hash::FxHashMap::default();
     seen.reserve(pooled.len().min(1 << 16));
     let mut reps = Vec::new();
     let slot = pooled
@@ -331,7 +393,8 @@ fn distinct(pooled: &[Pooled], disp: &Dispersions) -> (Vec<usize>, Vec<u32>) {
         .enumerate()
         .map(|(i, s)| {
             let d = disp.of(i, s);
-            let key = [s.x, s.y, d.phi, d.df].map(f64::to_bits);
+            let own = own(s).map_or(f64::NAN, |o| o.phi);
+            let key = [s.x, s.y, d.phi, d.df, own].map(f64::to_bits);
             *seen.entry(key).or_insert_with(|| {
                 reps.push(i);
                 (reps.len() - 1) as u32
@@ -359,6 +422,7 @@ fn pool(r: &Counts, old_exp: &[f64], new_exp: &[f64], d: f64, m_old: f64, m_new:
         mean: (x + y) / n,
         s2,
         lr: stats::lr_stat(x, y, m_old, m_new),
+        separated: d >= 1.0 && stats::separated(r.old, old_exp, r.new, new_exp),
     }
 }
 
@@ -381,6 +445,7 @@ fn dispersions(
         noise_cv: None,
         learned_rows: pooled.len(),
         shown_rows: pooled.len(),
+        runs: Vec::new(),
     };
     let fixed = |phi: f64, df: f64| Dispersions::Fixed(Dispersion { phi, df });
     if !opts.testable {
@@ -463,15 +528,24 @@ fn dispersions(
 /// do not, and one incomplete beta per side says so.
 fn intervals(
     s: &Pooled,
-    disp: &Dispersion,
+    (disp, own): (&Dispersion, Option<Dispersion>),
     m_old: f64,
     m_new: f64,
     t: f64,
 ) -> ((f64, f64), (f64, f64)) {
     let (x, y) = (s.x, s.y);
     let chi = stats::critical(disp.phi, disp.df, t);
-    let (ql_lo, ql_hi) = stats::ratio_interval(x, y, m_old, m_new, chi);
-    let (d_lo, d_hi) = stats::delta_interval(x, y, m_old, m_new, chi);
+    let (mut ql_lo, mut ql_hi) = stats::ratio_interval(x, y, m_old, m_new, chi);
+    let (mut d_lo, mut d_hi) = stats::delta_interval(x, y, m_old, m_new, chi);
+    // §7.1: the run layer's p is the smaller of two tests, so its interval
+    // (the values neither rejects) is the intersection of theirs.
+    if let Some(own) = own {
+        let chi = stats::critical(own.phi, own.df, t);
+        let (lo, hi) = stats::ratio_interval(x, y, m_old, m_new, chi);
+        let (dl, dh) = stats::delta_interval(x, y, m_old, m_new, chi);
+        (ql_lo, ql_hi) = (ql_lo.max(lo), ql_hi.min(hi));
+        (d_lo, d_hi) = (d_lo.max(dl), d_hi.min(dh));
+    }
     // The ratio whose profile Δ is d: the inverse of Δ(θ) = k(θ − 1)/(M_old + θ M_new).
     let k = x + y;
     let ratio_at = |d: f64| {

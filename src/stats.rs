@@ -20,6 +20,7 @@ mod exact;
 mod moderate;
 mod onerun;
 mod ql;
+mod runs;
 mod special;
 
 pub use adjust::{adjust, interval_level, Adjust};
@@ -28,6 +29,10 @@ pub use dist::{digamma, f1_sf, f1_upper_quantile, f_sf, tetragamma, trigamma, tr
 pub use exact::{
     cp_ratio_interval, cp_reaches_beyond, exact_p, exact_test, min_reachable_p, Exact,
 };
-pub use moderate::{Dispersion, Prior};
+pub use moderate::{Dispersion, Prior, MIN_MEAN_COUNT};
 pub use onerun::{deviance_at_ratio, one_run, OneRun, ONE_RUN_DF};
-pub use ql::{critical, delta_at_ratio, delta_interval, lr_stat, pearson_x2, ql_p, ratio_interval};
+pub use ql::{
+    critical, delta_at_ratio, delta_interval, lr_stat, pearson_x2, ql_p, ratio_interval, separated,
+    SEPARATION,
+};
+pub use runs::{check_against, check_side, RunCheck};

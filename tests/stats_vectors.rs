@@ -307,6 +307,42 @@ fn v9_filters_choose_the_family_end_to_end() {
     }
 }
 
+/// §5.5: each OLD run against its siblings (scale, extremes, weight).
+#[test]
+fn v10_runs_against_their_siblings_end_to_end() {
+    let v = vectors();
+    let c = &v["cases"]["V10"];
+    check_comparison(&c["inputs"], &c["outputs"], &[], "V10");
+    let mut args: Vec<&str> = vec!["--old"];
+    let paths = |k: &str| -> Vec<String> {
+        c["inputs"][k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_str().unwrap().to_string())
+            .collect()
+    };
+    let (old, new) = (paths("old"), paths("new"));
+    args.extend(old.iter().map(String::as_str));
+    args.push("--new");
+    args.extend(new.iter().map(String::as_str));
+    let got = json_of(&args);
+    let (g, w) = (
+        got["noise"]["runs"].as_array().unwrap(),
+        c["outputs"]["noise"]["runs"].as_array().unwrap(),
+    );
+    assert_eq!(g.len(), w.len());
+    for (g, w) in g.iter().zip(w) {
+        assert_eq!((&g["side"], &g["run"]), (&w["side"], &w["run"]));
+        assert_eq!(
+            (&g["extremes"], &g["unlike"]),
+            (&w["extremes"], &w["unlike"])
+        );
+        same(g["scale"].as_f64().unwrap(), &w["scale"], "V10 scale");
+        same(g["weight"].as_f64().unwrap(), &w["weight"], "V10 weight");
+    }
+}
+
 #[test]
 fn v5_moderation_end_to_end() {
     let v = vectors();

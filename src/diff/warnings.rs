@@ -6,7 +6,71 @@
 //! other warning are said once with a count. First-seen order is kept.
 
 use crate::aggregate::Side;
+use crate::significance::Noise;
 use std::collections::BTreeMap;
+
+/// docs/statistics.md §5.5: the runs of comparison `side` (its OLD and NEW
+/// runs' sources) unlike their siblings, in one line: each run, how far
+/// beyond the model, and its worst symbols (count against what its
+/// siblings expect). `rows`: the rows as they were judged.
+pub fn unlike_runs(
+    noise: &Noise,
+    rows: &[&super::Row],
+    side: &str,
+    sources: [&[&str]; 2],
+) -> Option<String> {
+    let fmt = |x: f64| crate::aggregate::fmt_count(x.round());
+    let named: Vec<String> = noise
+        .runs
+        .iter()
+        .filter(|(_, c)| c.unlike())
+        .map(|(s, c)| {
+            let which = if *s == 0 { "OLD" } else { "NEW" };
+            let run = sources[*s].get(c.run).copied().unwrap_or("?");
+            let worst: Vec<String> = c
+                .worst
+                .iter()
+                .map(|&(i, _, got, want)| format!("{} {} vs {}", rows[i].symbol, fmt(got), fmt(want)))
+                .collect();
+            format!(
+                "{which} {run} (noise {:.1}x the model's in most symbols, {} symbol(s) far beyond it; worst: {})",
+                c.scale,
+                c.extremes,
+                worst.join(", ")
+            )
+        })
+        .collect();
+    (!named.is_empty()).then(|| {
+        format!(
+            "{side}: run(s) unlike their siblings: {}; compare them, or leave them out",
+            named.join("; ")
+        )
+    })
+}
+
+/// §5.5 with a noise model: the single OLD run of comparison `side`
+/// unlike the model's replicates, in one line with its worst symbols.
+pub fn unlike_model(
+    check: Option<&crate::stats::RunCheck>,
+    rows: &[&super::Row],
+    side: &str,
+    old_sources: &[&str],
+) -> Option<String> {
+    let c = check.filter(|c| c.unlike())?;
+    let fmt = |x: f64| crate::aggregate::fmt_count(x.round());
+    let worst: Vec<String> = c
+        .worst
+        .iter()
+        .map(|&(i, _, got, want)| format!("{} {} vs {}", rows[i].symbol, fmt(got), fmt(want)))
+        .collect();
+    Some(format!(
+        "{side}: OLD {} is unlike the noise model's replicates (noise {:.1}x the model's in most symbols, {} symbol(s) far beyond it; worst: {}): the model may not describe this run",
+        old_sources.first().copied().unwrap_or("?"),
+        c.scale,
+        c.extremes,
+        worst.join(", ")
+    ))
+}
 
 /// Every run's warnings, grouped by their text once the run's own path
 /// prefix (`SOURCE: `) is removed.

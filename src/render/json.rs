@@ -255,6 +255,20 @@ struct JNoise<'a> {
     one_run: Option<JOneRun>,
     model: Option<JModel<'a>>,
     noise_cv: Option<Float>,
+    /// statistics §5.5: each run of a side of three or more against its
+    /// siblings (absent when there is none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    runs: Vec<JRunCheck<'a>>,
+}
+
+#[derive(Serialize)]
+struct JRunCheck<'a> {
+    side: &'a str,
+    run: usize,
+    scale: Float,
+    extremes: usize,
+    weight: Float,
+    unlike: bool,
 }
 
 #[derive(Serialize)]
@@ -262,6 +276,9 @@ struct JModeration {
     symbols: usize,
     trend_c: Float,
     trend_r: Float,
+    /// The range the trend is held in (statistics §5.2 step 2).
+    trend_lo: Float,
+    trend_hi: Float,
     /// d0, `null` when infinite; `prior_df_cap` = min(d0, 2d).
     prior_df: Float,
     prior_df_cap: Float,
@@ -292,6 +309,8 @@ fn noise(c: &Comparison) -> JNoise<'_> {
             symbols: p.symbols,
             trend_c: Float(p.trend_c),
             trend_r: Float(p.trend_r),
+            trend_lo: Float(p.trend_lo),
+            trend_hi: Float(p.trend_hi),
             prior_df: Float(p.d0),
             prior_df_cap: Float(p.d_cap),
         }),
@@ -307,6 +326,18 @@ fn noise(c: &Comparison) -> JNoise<'_> {
             residual_df: Float(m.residual_df),
         }),
         noise_cv: n.noise_cv.map(Float),
+        runs: n
+            .runs
+            .iter()
+            .map(|(side, c)| JRunCheck {
+                side: if *side == 0 { "old" } else { "new" },
+                run: c.run + 1,
+                scale: Float(c.scale),
+                extremes: c.extremes,
+                weight: Float(c.weight),
+                unlike: c.unlike(),
+            })
+            .collect(),
     }
 }
 

@@ -32,9 +32,13 @@ pub struct Prior {
     pub symbols: usize,
     /// The symbols' own residual degrees of freedom.
     pub d: f64,
-    /// The trend `T(μ) = c + ln(1 + r μ)` of the log variances.
+    /// The trend `T(μ) = clamp(c + ln(1 + r μ), lo, hi)` of the log
+    /// variances (version 3: r by least absolute deviations, the trend held
+    /// within the range of the symbols' own levels, §5.2 step 2).
     pub trend_c: f64,
     pub trend_r: f64,
+    pub trend_lo: f64,
+    pub trend_hi: f64,
     /// Prior degrees of freedom d0 (may be ∞) and the capped `min(d0, 2d)`.
     pub d0: f64,
     pub d_cap: f64,
@@ -71,7 +75,14 @@ impl Prior {
             .map(|&(s, _)| s.max(floor).ln() - digamma(half) + half.ln())
             .collect();
         let mu: Vec<f64> = fit.iter().map(|f| f.1).collect();
-        let (trend_c, trend_r, rss) = fit_trend(&e, &mu);
+        let (trend_c, trend_r) = fit_trend(&e, &mu);
+        let (trend_lo, trend_hi) = trend_bounds(&e, &mu);
+        let trend = |m: f64| (trend_c + (trend_r * m).ln_1p()).clamp(trend_lo, trend_hi);
+        let rss: f64 = e
+            .iter()
+            .zip(&mu)
+            .map(|(e, &m)| (e - trend(m)).powi(2))
+            .sum();
         let evar = rss / (n as f64 - 2.0) - trigamma(half);
         let d0 = if evar > 0.0 {
             2.0 * trigamma_inverse(evar)
@@ -83,9 +94,16 @@ impl Prior {
             d,
             trend_c,
             trend_r,
+            trend_lo,
+            trend_hi,
             d0,
             d_cap: d0.min(CAP * d),
         })
+    }
+
+    /// The trend `T(μ)` of the log variances at mean count μ (§5.2 step 2).
+    pub fn trend(&self, mean: f64) -> f64 {
+        (self.trend_c + (self.trend_r * mean).ln_1p()).clamp(self.trend_lo, self.trend_hi)
     }
 
     /// The prior's scale `s0²(μ)` at mean count μ (§5.2 step 4).
@@ -95,7 +113,7 @@ impl Prior {
         } else {
             0.0
         };
-        (self.trend_c + (self.trend_r * mean).ln_1p() + offset).exp()
+        (self.trend(mean) + offset).exp()
     }
 
     /// Every symbol's posterior (§5.2 steps 5-7): robust prior weights, the
@@ -153,41 +171,66 @@ impl Prior {
     }
 }
 
-/// Least squares of `e_i` on `c + ln(1 + r μ_i)` over the grid of r (§5.2
-/// step 2). Returns (c, r, RSS).
-fn fit_trend(e: &[f64], mu: &[f64]) -> (f64, f64, f64) {
+/// The trend's shape (§5.2 step 2): for each r of the grid,
+/// `c_L(r) = median(e_i − ln(1 + r μ_i))` and the sum of absolute
+/// deviations `SAD(r) = Σ |e_i − c_L(r) − ln(1 + r μ_i)|`; r̂ is the last r
+/// whose SAD is below (1 − 1e-12) times the smallest SAD of the r before
+/// it (r = 0 always qualifies: ties go to the smaller r). The level is the
+/// mean `ĉ = mean(e_i − ln(1 + r̂ μ_i))` (the prior's scale is a mean of
+/// log variances). Returns (ĉ, r̂).
+fn fit_trend(e: &[f64], mu: &[f64]) -> (f64, f64) {
     let n = e.len() as f64;
     // Each r's sums run in symbol order (the same bits on any thread count);
     // the grid values are independent, so they are computed in parallel.
     let grid: Vec<f64> = trend_grid().collect();
-    let fits: Vec<(f64, f64, f64)> = grid
+    let fits: Vec<(f64, f64)> = grid
         .par_iter()
         .map(|&r| {
-            let c = e
-                .iter()
-                .zip(mu)
-                .map(|(e, m)| e - (r * m).ln_1p())
-                .sum::<f64>()
-                / n;
-            let rss: f64 = e
-                .iter()
-                .zip(mu)
-                .map(|(e, m)| (e - c - (r * m).ln_1p()).powi(2))
-                .sum();
-            (c, r, rss)
+            let mut resid: Vec<f64> = e.iter().zip(mu).map(|(e, m)| e - (r * m).ln_1p()).collect();
+            let c = median(&resid);
+            for v in &mut resid {
+                *v = (*v - c).abs();
+            }
+            (r, resid.iter().sum::<f64>())
         })
         .collect();
-    // r̂: the last r whose RSS is below (1 − 1e-12) times the smallest RSS
-    // of the r before it (r = 0 always qualifies): ties go to the smaller r.
-    let mut best = (0.0, 0.0, 0.0);
+    let mut best = 0.0;
     let mut smallest = f64::INFINITY;
-    for fit in fits {
-        if fit.2 < smallest * (1.0 - 1e-12) || smallest.is_infinite() {
-            best = fit;
+    for (r, sad) in fits {
+        if sad < smallest * (1.0 - 1e-12) || smallest.is_infinite() {
+            best = r;
         }
-        smallest = smallest.min(fit.2);
+        smallest = smallest.min(sad);
     }
-    best
+    let c = e
+        .iter()
+        .zip(mu)
+        .map(|(e, m)| e - (best * m).ln_1p())
+        .sum::<f64>()
+        / n;
+    (c, best)
+}
+
+/// The range the trend is held in (§5.2 step 2): the fitting symbols in
+/// order of mean count (ties in their order), cut into
+/// `B = clamp(⌊|U|/20⌋, 1, 8)` bins, bin b holding positions
+/// `⌊b|U|/B⌋ .. ⌊(b+1)|U|/B⌋`; each bin's level is the mean of its e_i
+/// (summed in that order; a mean, as the trend's level is).
+/// Returns the smallest and the largest level: a trend beyond them would
+/// claim more (or less) noise than any group of the symbols shows.
+fn trend_bounds(e: &[f64], mu: &[f64]) -> (f64, f64) {
+    let n = e.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| mu[a].total_cmp(&mu[b]).then(a.cmp(&b)));
+    let bins = (n / 20).clamp(1, 8);
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for b in 0..bins {
+        let (from, to) = (b * n / bins, (b + 1) * n / bins);
+        let level = order[from..to].iter().map(|&i| e[i]).sum::<f64>() / (to - from) as f64;
+        lo = lo.min(level);
+        hi = hi.max(level);
+    }
+    (lo, hi)
 }
 
 #[cfg(test)]
@@ -252,5 +295,31 @@ mod tests {
         let s2: Vec<f64> = mean.iter().map(|m| 1.0 + 0.01 * m).collect();
         let p = Prior::fit(&s2, &mean, 6.0).expect("40 symbols");
         assert!(close(p.trend_r, 0.01, 0.13), "{p:?}");
+    }
+
+    /// A few very noisy symbols at the top of the abundance range (other
+    /// processes in a system-wide recording) no longer pull the trend to
+    /// the edge of its grid: the shape is fitted by absolute deviations and
+    /// the trend is held within the bins' own levels, so a quiet symbol of
+    /// high abundance keeps a prior near the others'.
+    #[test]
+    fn a_few_noisy_abundant_symbols_cannot_run_the_trend_off() {
+        let mut mean: Vec<f64> = (0..60).map(|i| 10.0 * 1.08f64.powi(i)).collect();
+        let mut s2: Vec<f64> = (0..60)
+            .map(|i| 0.8 + 0.4 * ((i * 7 % 11) as f64 / 10.0))
+            .collect();
+        for k in 0..6 {
+            mean.push(1500.0 + 300.0 * k as f64);
+            s2.push(400.0 + 50.0 * k as f64);
+        }
+        let p = Prior::fit(&s2, &mean, 2.0).expect("66 symbols");
+        assert!(p.trend_lo <= p.trend_hi);
+        // Held within the bins' levels: at the largest abundance the prior
+        // is at most the top bin's level, far below the noisy symbols' s².
+        let top = p.scale(3000.0);
+        assert!(top < 50.0, "{p:?}: s0² at 3000 = {top}");
+        assert!(p.trend(1e9) <= p.trend_hi && p.trend(0.0) >= p.trend_lo);
+        // Least squares (version 2) ran to the grid's top: r = 1000.
+        assert!(p.trend_r < 1000.0, "{p:?}");
     }
 }

@@ -54,6 +54,32 @@ pub fn pearson_x2(runs: &[(f64, f64)]) -> f64 {
         .sum()
 }
 
+/// The factor by which every run of one side must be beyond every run of
+/// the other for a row to be *separated* (docs/statistics.md §7.1).
+pub const SEPARATION: f64 = 2.0;
+
+/// Every run of one side beyond every run of the other by [`SEPARATION`]
+/// or more, in per-run rates `c/N` (§7.1): `min(new) ≥ 2 max(old)` with
+/// `min(new) > 0`, or the same the other way. Runs given as counts and
+/// exposures of each side.
+pub fn separated(old: &[f64], old_exp: &[f64], new: &[f64], new_exp: &[f64]) -> bool {
+    let rates = |c: &[f64], e: &[f64]| -> (f64, f64) {
+        c.iter()
+            .zip(e)
+            .fold((f64::INFINITY, 0.0_f64), |(lo, hi), (&c, &e)| {
+                let r = clean_count(c) / e;
+                (lo.min(r), hi.max(r))
+            })
+    };
+    if old.is_empty() || new.is_empty() {
+        return false;
+    }
+    let (old_lo, old_hi) = rates(old, old_exp);
+    let (new_lo, new_hi) = rates(new, new_exp);
+    (new_lo > 0.0 && new_lo >= SEPARATION * old_hi)
+        || (old_lo > 0.0 && old_lo >= SEPARATION * new_hi)
+}
+
 /// The quasi-likelihood F test (§6): `p = P(F(1, ν) ≥ LR/φ)`, ν = ∞ for χ²₁.
 pub fn ql_p(lr: f64, phi: f64, nu: f64) -> f64 {
     f1_sf(lr / phi, nu)
@@ -226,6 +252,26 @@ pub fn delta_at_ratio(theta: f64, x: f64, y: f64, m_old: f64, m_new: f64) -> f64
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// §7.1: separated means every run of one side at least twice every
+    /// run of the other, in rates; zeros on the smaller side are fine.
+    #[test]
+    fn separation_is_by_rates_and_both_ways() {
+        let e = [1000.0, 1000.0];
+        assert!(separated(&[0.0, 0.0], &e, &[928.0, 1013.0], &e));
+        assert!(separated(&[928.0, 1013.0], &e, &[0.0, 0.0], &e));
+        assert!(separated(&[100.0, 120.0], &e, &[240.0, 250.0], &e));
+        assert!(!separated(&[100.0, 130.0], &e, &[240.0, 250.0], &e));
+        assert!(!separated(&[0.0, 0.0], &e, &[0.0, 0.0], &e));
+        // Exposures count: 240 of 2000 is a rate of 0.12, not 0.24.
+        assert!(!separated(
+            &[100.0, 120.0],
+            &e,
+            &[240.0, 500.0],
+            &[2000.0, 1000.0]
+        ));
+        assert!(!separated(&[], &[], &[5.0], &[1.0]));
+    }
 
     fn close(got: f64, want: f64, rel: f64) -> bool {
         (got - want).abs() <= rel * want.abs().max(1e-300)
