@@ -5,6 +5,7 @@ mod batch;
 mod bounds;
 mod careless;
 mod cli;
+mod contamination;
 mod damage;
 mod engines;
 mod export;

@@ -12,6 +12,7 @@
 //! Duplicate runs are found in [`duplicates`]; kernels and binaries that
 //! differ between runs in [`kernels`].
 
+pub mod contamination;
 mod duplicates;
 mod kernels;
 

@@ -53,7 +53,13 @@ pub struct EventOut {
     /// With `ParseOptions::stacks`: callchains (root first, indices into
     /// `BlockOut::syms`) of the kept samples, with their weight.
     pub stacks: Vec<(Vec<u32>, u64)>,
+    /// Kept samples' self weight by (symbol index or [`NO_SYMBOL`], index
+    /// into `BlockOut::comms`), sorted.
+    pub by_comm: Vec<(u32, u32, u64)>,
 }
+
+/// The symbol index of a kept sample without a frame (in `by_comm`).
+pub const NO_SYMBOL: u32 = u32::MAX;
 
 /// The first fatal problem of a block (line relative to the block).
 #[derive(Debug)]
@@ -68,6 +74,8 @@ pub struct BlockOut {
     /// Lines in the block (complete or not).
     pub lines: u64,
     pub syms: Vec<Vec<u8>>,
+    /// The commands of the block's kept samples, as printed (trimmed).
+    pub comms: Vec<Vec<u8>>,
     pub events: Vec<EventOut>,
     pub non_sample: u64,
     pub malformed: u64,
@@ -138,6 +146,8 @@ struct Cur {
     ev: usize,
     weight: u64,
     comm_ok: bool,
+    /// Index of the sample's command (into `Counter::comms`).
+    comm: u32,
     frames: u32,
     /// Decided at the leaf: the sample passes every filter.
     kept: bool,
@@ -163,6 +173,12 @@ struct Counter<'d, 'c> {
     stacks: Vec<FxHashMap<Vec<u32>, u64>>,
     /// The current sample's chain so far, leaf first.
     chain_ids: Vec<u32>,
+    /// Commands met (trimmed) and their indices; the last one looked up.
+    comms: Vec<&'d [u8]>,
+    comm_ids: FxHashMap<&'d [u8], u32>,
+    last_comm: Option<(&'d [u8], u32)>,
+    /// Per event: (symbol id << 32 | command index) → kept self weight.
+    by_comm: Vec<FxHashMap<u64, u64>>,
 }
 
 /// The block's symbols, by id, with what is known of each.
@@ -236,6 +252,10 @@ pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
         cur: None,
         stacks: Vec::new(),
         chain_ids: Vec::new(),
+        comms: Vec::new(),
+        comm_ids: FxHashMap::default(),
+        last_comm: None,
+        by_comm: Vec::new(),
     };
     let mut body = data;
     if last && !data.ends_with(b"\n") {
@@ -336,6 +356,15 @@ impl<'d> Counter<'d, '_> {
             syms.push(encode_key(f));
         }
         self.out.syms = syms;
+        self.out.comms = self.comms.iter().map(|c| c.to_vec()).collect();
+        for (ev, by) in self.out.events.iter_mut().zip(self.by_comm) {
+            let mut list: Vec<(u32, u32, u64)> = by
+                .into_iter()
+                .map(|(k, w)| ((k >> 32) as u32, k as u32, w))
+                .collect();
+            list.sort_unstable();
+            ev.by_comm = list;
+        }
         for (ev, span) in self.out.events.iter_mut().zip(&self.times) {
             if let Some((lo, hi)) = span {
                 ev.tmin = line::parse_time(lo.text).unwrap_or(f64::INFINITY);
@@ -375,6 +404,7 @@ impl<'d> Counter<'d, '_> {
                     ..EventOut::default()
                 });
                 self.counts.push(Vec::new());
+                self.by_comm.push(FxHashMap::default());
                 self.times.push(None);
                 self.out.events.len() - 1
             }
@@ -404,6 +434,8 @@ impl<'d> Counter<'d, '_> {
                 let dso_ok = opts.dso.as_ref().is_none_or(|re| re.is_match("[unknown]"));
                 if cur.comm_ok && !opts.kernel_only && dso_ok {
                     ev.unattributed += cur.weight;
+                    let key = (u64::from(NO_SYMBOL) << 32) | u64::from(cur.comm);
+                    *self.by_comm[cur.ev].entry(key).or_insert(0) += cur.weight;
                 }
             }
         }
@@ -451,6 +483,7 @@ impl<'d> Counter<'d, '_> {
                 ev: SKIP,
                 weight: 0,
                 comm_ok: false,
+                comm: 0,
                 frames: 0,
                 kept: false,
                 chain: false,
@@ -489,11 +522,13 @@ impl<'d> Counter<'d, '_> {
                     .or_insert_with(|| re.is_match(&crate::format::decode(comm)))
             }
         };
+        let comm = self.comm_index(comm);
         self.sample_no += 1;
         self.cur = Some(Cur {
             ev,
             weight,
             comm_ok,
+            comm,
             frames: 0,
             kept: false,
             chain: false,
@@ -534,6 +569,24 @@ impl<'d> Counter<'d, '_> {
     }
 
     /// The symbol id of a frame's text, `None` when it is not a frame.
+    /// The index of a sample's command (padding trimmed): most samples
+    /// repeat the previous sample's.
+    fn comm_index(&mut self, comm: &'d [u8]) -> u32 {
+        let comm = line::trim(comm);
+        if let Some((last, id)) = self.last_comm {
+            if last == comm {
+                return id;
+            }
+        }
+        let next = self.comms.len() as u32;
+        let id = *self.comm_ids.entry(comm).or_insert(next);
+        if id == next {
+            self.comms.push(comm);
+        }
+        self.last_comm = Some((comm, id));
+        id
+    }
+
     fn frame_id(&mut self, text: &'d [u8]) -> Option<u32> {
         if let Some(&id) = self.cache.tails.get(text) {
             return Some(id);
@@ -566,6 +619,10 @@ impl<'d> Counter<'d, '_> {
                 }
             }
             cur.kept = kept;
+            if kept {
+                let key = (u64::from(id) << 32) | u64::from(cur.comm);
+                *self.by_comm[cur.ev].entry(key).or_insert(0) += cur.weight;
+            }
         }
         if cur.kept && self.ctx.opts.stacks {
             self.chain_ids.push(id);
