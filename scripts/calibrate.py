@@ -277,6 +277,9 @@ def power_tables(meta, fmt, runs, pool, a, use_comm, failures):
                 failures += [f"{old_wl} vs {new_wl} {shape}: interval disagrees with mark: {b}" for b in s["inconsistent"]]
             mean = lambda v: sum(v) / len(v) if v else None
             m_all, m_busy = mean(found["all"]), mean(found["busy"])
+            if not refset:  # nothing to find: no share to give
+                cells += ["n/a", ""]
+                continue
             cells.append(f"{100 * m_all:.0f}%")
             cells.append(f"{100 * m_busy:.0f}% ({len(found['busy'])})" if m_busy is not None else "")
             if kind == "large" and refset and m_all < POWER_TARGETS[shape]:

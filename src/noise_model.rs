@@ -9,6 +9,7 @@ use crate::stats::{self, Dispersion, Prior};
 use anyhow::{bail, Context, Result};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// The file format's version (`diffprofile_noise_model`).
 pub const VERSION: u32 = 1;
@@ -20,6 +21,10 @@ pub struct ModelRun {
     pub format: String,
     pub total: f64,
     pub exposure: f64,
+    /// Counted samples per process (perf's comm), when the run names them:
+    /// a comparison warns when its runs' mix differs from the model's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comms: Option<BTreeMap<String, f64>>,
 }
 
 /// The moderation prior of §5.2 fitted on the replicate runs.

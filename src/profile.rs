@@ -199,6 +199,60 @@ pub struct Profile {
     /// Counts are inclusive (`--inclusive`): every symbol of a sample's
     /// callchain counted once, so symbols add up to more than the total.
     pub inclusive: bool,
+    /// The processes the counted samples ran in, when the input names them
+    /// (perf script, perf.data): for the warning that attributes changed
+    /// rows to processes present in one side's runs only
+    /// ([`crate::sanity::contamination`]).
+    pub comms: Option<Comms>,
+}
+
+/// The counted samples of one run by command (perf's `comm`): compact, a
+/// count per command and, when the run has two or more commands, the
+/// command holding most of each symbol's self samples.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Comms {
+    /// Samples (in the unit of `counts`) per command.
+    pub samples: BTreeMap<Name, f64>,
+    /// Per symbol: the command with most of its self samples in this run
+    /// and that command's part of them (ties: the first name in order).
+    /// Empty when the run has one command (every symbol is its).
+    pub main: BTreeMap<SymbolKey, (Name, f64)>,
+}
+
+impl Comms {
+    /// From (symbol or `None` for a sample without one, command, weight)
+    /// triples, in any order; `None` when there is none.
+    pub fn from_triples(
+        triples: impl IntoIterator<Item = (Option<SymbolKey>, Name, f64)>,
+    ) -> Option<Comms> {
+        let mut samples: BTreeMap<Name, f64> = BTreeMap::new();
+        let mut per: BTreeMap<SymbolKey, BTreeMap<Name, f64>> = BTreeMap::new();
+        for (key, comm, w) in triples {
+            *samples.entry(comm).or_insert(0.0) += w;
+            if let Some(k) = key {
+                *per.entry(k).or_default().entry(comm).or_insert(0.0) += w;
+            }
+        }
+        if samples.is_empty() {
+            return None;
+        }
+        let main = if samples.len() < 2 {
+            BTreeMap::new()
+        } else {
+            per.into_iter()
+                .filter_map(|(k, by)| {
+                    let mut best: Option<(Name, f64)> = None;
+                    for (c, w) in by {
+                        if best.is_none_or(|(_, b)| w > b) {
+                            best = Some((c, w));
+                        }
+                    }
+                    best.map(|b| (k, b))
+                })
+                .collect()
+        };
+        Some(Comms { samples, main })
+    }
 }
 
 /// Which privilege levels an event samples (perf's `exclude_user`,
@@ -278,6 +332,7 @@ impl Profile {
             provenance: Provenance::default(),
             kept_processes: Vec::new(),
             inclusive: false,
+            comms: None,
         }
     }
 

@@ -6,6 +6,7 @@ mod bounds;
 mod careless;
 mod cli;
 mod codecs;
+mod contamination;
 mod damage;
 mod demangle;
 mod engines;

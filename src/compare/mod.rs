@@ -78,14 +78,15 @@ fn report_of_sides(
     )?;
     warnings.append(&mut found.warnings);
     let model = noise::load_noise_model(config, &mut warnings)?;
-    let mut done = match model {
+    let mut done = match &model {
         Some(model) => {
             let mut config = config.clone();
-            config.diff.noise_model = Some(model);
+            config.diff.noise_model = Some(model.clone());
             compare_and_release(sides, &config)?
         }
         None => compare_and_release(sides, config)?,
     };
+    warnings.extend(contamination(sides, &done.report, model.as_deref(), config));
     let report = &mut done.report;
     found.add_notes(&mut report.notes);
     warnings.append(&mut report.warnings);
@@ -100,6 +101,49 @@ pub fn reading(load: &load::LoadOptions) -> load::LoadOptions {
     let mut load = load.clone();
     load.parse.kernel_only = false;
     load
+}
+
+/// The warnings of [`sanity::contamination`]: the report's marked rows
+/// (shown, and hidden ones it kept) and the noise model's runs.
+fn contamination(
+    sides: &[Side],
+    report: &diff::Report,
+    model: Option<&crate::noise_model::NoiseModel>,
+    config: &Config,
+) -> Vec<String> {
+    use sanity::contamination::{check, Compared, Marked, ModelRuns};
+    let compared: Vec<Compared> = report
+        .comparisons
+        .iter()
+        .map(|c| Compared {
+            side: c.side,
+            marked: c
+                .rows
+                .iter()
+                .chain(&c.hidden)
+                .filter(|r| r.significant())
+                .map(|r| Marked {
+                    symbol: r.symbol,
+                    counts: r
+                        .old_counts()
+                        .iter()
+                        .chain(r.new_counts())
+                        .copied()
+                        .collect(),
+                })
+                .collect(),
+        })
+        .collect();
+    let runs = model.map(|m| ModelRuns {
+        source: &m.source,
+        comms: m.runs.iter().map(|r| r.comms.clone()).collect(),
+    });
+    check(
+        sides,
+        &compared,
+        runs.as_ref(),
+        config.load.parse.comm.is_some(),
+    )
 }
 
 /// The sides' count matrix (identity options applied) and every run's

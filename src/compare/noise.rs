@@ -57,6 +57,10 @@ pub fn learn_from_side(
                 format: r.format.name().to_string(),
                 total: r.total,
                 exposure: e,
+                comms: r
+                    .comms
+                    .as_ref()
+                    .map(|c| c.samples.iter().map(|(n, &w)| (n.to_string(), w)).collect()),
             })
             .collect(),
         normalize: config.diff.normalize.name().to_string(),

@@ -91,7 +91,7 @@
 
 use super::unresolved::{self, UNKNOWN};
 use super::{ParseError, ParseOptions, Sniff, WeightBy};
-use crate::profile::{Format, Mode, Name, Profile, SymbolKey, Weight};
+use crate::profile::{Comms, Format, Mode, Name, Profile, SymbolKey, Weight};
 use rustc_hash::FxHashMap;
 use std::io::BufRead;
 
@@ -269,6 +269,8 @@ struct EventAcc {
     counts: FxHashMap<u32, u64>,
     /// Callchains (root first, global symbol ids) → weight, with `ParseOptions::stacks`.
     stacks: FxHashMap<Vec<u32>, u64>,
+    /// (global symbol id or [`tally::NO_SYMBOL`], global command id) → kept self weight.
+    by_comm: FxHashMap<(u32, u32), u64>,
 }
 
 #[derive(Default)]
@@ -276,6 +278,8 @@ struct Merged {
     events: Vec<EventAcc>,
     ids: FxHashMap<Vec<u8>, u32>,
     keys: Vec<Vec<u8>>,
+    comm_ids: FxHashMap<Vec<u8>, u32>,
+    comms: Vec<Vec<u8>>,
     lines: u64,
     non_sample: u64,
     malformed: u64,
@@ -326,6 +330,15 @@ impl Merged {
             };
             global.push(id);
         }
+        let mut comm_global = Vec::with_capacity(b.comms.len());
+        for c in b.comms {
+            let next = self.comms.len() as u32;
+            let id = *self.comm_ids.entry(c.clone()).or_insert(next);
+            if id == next {
+                self.comms.push(c);
+            }
+            comm_global.push(id);
+        }
         for ev in b.events {
             let i = match self.events.iter().position(|e| e.name == ev.name) {
                 Some(i) => i,
@@ -353,6 +366,15 @@ impl Merged {
             for (chain, w) in ev.stacks {
                 let chain: Vec<u32> = chain.iter().map(|&i| global[i as usize]).collect();
                 *acc.stacks.entry(chain).or_insert(0) += w;
+            }
+            for (sym, comm, w) in ev.by_comm {
+                let sym = match sym {
+                    tally::NO_SYMBOL => tally::NO_SYMBOL,
+                    s => global[s as usize],
+                };
+                *acc.by_comm
+                    .entry((sym, comm_global[comm as usize]))
+                    .or_insert(0) += w;
             }
         }
         true
@@ -419,14 +441,34 @@ impl Merged {
                 .collect();
             *p.stacks.entry(names).or_insert(0.0) += w as f64;
         }
-        for (&id, &w) in &ev.counts {
-            if let Some((name, dso, mode)) = tally::decode_key(&self.keys[id as usize]) {
-                let key = SymbolKey::new(super::decode(name))
+        let key_of = |id: u32| {
+            tally::decode_key(&self.keys[id as usize]).map(|(name, dso, mode)| {
+                SymbolKey::new(super::decode(name))
                     .with_dso(dso.map(|d| Name::from(super::decode(d))))
-                    .with_mode(Some(mode));
+                    .with_mode(Some(mode))
+            })
+        };
+        for (&id, &w) in &ev.counts {
+            if let Some(key) = key_of(id) {
                 p.add(key, w as f64);
             }
         }
+        let comm_names: Vec<Name> = self
+            .comms
+            .iter()
+            .map(|c| Name::from(super::decode(c)))
+            .collect();
+        p.comms = Comms::from_triples(ev.by_comm.iter().map(|(&(sym, comm), &w)| {
+            let key = match sym {
+                tally::NO_SYMBOL => Some(
+                    SymbolKey::new(UNKNOWN)
+                        .with_dso(Some(Name::new(UNKNOWN)))
+                        .with_mode(Some(Mode::User)),
+                ),
+                s => key_of(s),
+            };
+            (key, comm_names[comm as usize], w as f64)
+        }));
         p.unresolved = unresolved::note(
             &p,
             &|_| None,

@@ -14,6 +14,7 @@
 //! differ between runs in [`kernels`]. [`replicates`] checks the runs a
 //! noise model is learned from (`noise-model`, `--noise-from`) alike.
 
+pub mod contamination;
 mod duplicates;
 mod kernels;
 

@@ -57,7 +57,7 @@ pub use user::UserSymbolOptions;
 
 use super::unresolved::{self, UNKNOWN};
 use super::{ParseError, ParseOptions, Sniff, WeightBy};
-use crate::profile::{Format, Mode, Name, Profile, SymbolKey, Weight};
+use crate::profile::{Comms, Format, Mode, Name, Profile, SymbolKey, Weight};
 use crate::symmap::SymbolMap;
 use check::check_record;
 use event::{choose_event, Event};
@@ -480,6 +480,16 @@ fn finish(
     for (f, c) in tally.counts {
         p.add(key(f), c);
     }
+    let mut comm_names: FxHashMap<Arc<str>, Name> = FxHashMap::default();
+    let triples: Vec<(Option<SymbolKey>, Name, f64)> = tally
+        .by_comm
+        .into_iter()
+        .map(|((f, c), w)| {
+            let name = *comm_names.entry(c.clone()).or_insert_with(|| Name::new(&c));
+            (Some(key(f)), name, w)
+        })
+        .collect();
+    p.comms = Comms::from_triples(triples);
     let why = |dso: &str| {
         let d = st.dso_ids.get(dso).map(|&i| &st.dsos[i as usize]);
         if d.is_none() && super::perf_script::jit_map_dso(dso).is_some() {

@@ -20,6 +20,7 @@ use linux_perf_data::linux_perf_event_reader::constants::{
 };
 use linux_perf_data::linux_perf_event_reader::{CpuMode, EventRecord, Mmap2FileId, SampleRecord};
 use rustc_hash::FxHashMap;
+use std::sync::Arc;
 
 /// What the records add up to, and the buffers reused per sample.
 #[derive(Default)]
@@ -37,6 +38,8 @@ pub(super) struct Tally {
     pub stacks: FxHashMap<Vec<Frame>, f64>,
     /// Who forked whom and whom `--comm` kept ([`Procs`]).
     pub procs: Procs,
+    /// Kept samples' self weight by (leaf, command).
+    pub by_comm: FxHashMap<(Frame, Arc<str>), f64>,
 }
 
 impl Tally {
@@ -143,11 +146,13 @@ impl Tally {
         if opts.kernel_only && !matches!(mode, Mode::Kernel | Mode::GuestKernel) {
             return Ok(());
         }
+        let tid = s.tid.unwrap_or(pid);
+        let comm: Arc<str> = match st.comms.get(&tid).or_else(|| st.comms.get(&pid)) {
+            Some(c) => c.clone(),
+            None => format!(":{tid}").into(),
+        };
         if let Some(re) = &opts.comm {
-            let tid = s.tid.unwrap_or(pid);
-            let comm = st.comms.get(&tid).or_else(|| st.comms.get(&pid));
-            let fallback = format!(":{tid}");
-            if !re.is_match(comm.map_or(fallback.as_str(), |c| c)) {
+            if !re.is_match(&comm) {
                 return Ok(());
             }
         }
@@ -170,6 +175,7 @@ impl Tally {
                 return Ok(());
             }
         }
+        *self.by_comm.entry((leaf, comm)).or_insert(0.0) += w;
         if !opts.inclusive && !opts.stacks {
             *self.counts.entry(leaf).or_insert(0.0) += w;
             return Ok(());

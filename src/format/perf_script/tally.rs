@@ -53,7 +53,13 @@ pub struct EventOut {
     /// With `ParseOptions::stacks`: callchains (root first, indices into
     /// `BlockOut::syms`) of the kept samples, with their weight.
     pub stacks: Vec<(Vec<u32>, u64)>,
+    /// Kept samples' self weight by (symbol index or [`NO_SYMBOL`], index
+    /// into `BlockOut::comms`), sorted.
+    pub by_comm: Vec<(u32, u32, u64)>,
 }
+
+/// The symbol index of a kept sample without a frame (in `by_comm`).
+pub const NO_SYMBOL: u32 = u32::MAX;
 
 /// The first fatal problem of a block (line relative to the block).
 #[derive(Debug)]
@@ -68,6 +74,8 @@ pub struct BlockOut {
     /// Lines in the block (complete or not).
     pub lines: u64,
     pub syms: Vec<Vec<u8>>,
+    /// The commands of the block's kept samples, as printed (trimmed).
+    pub comms: Vec<Vec<u8>>,
     pub events: Vec<EventOut>,
     pub non_sample: u64,
     pub malformed: u64,
@@ -148,6 +156,8 @@ struct Cur {
     ev: usize,
     weight: u64,
     comm_ok: bool,
+    /// Index of the sample's command (into `Counter::comms`).
+    comm: u32,
     frames: u32,
     /// Decided at the leaf: the sample passes every filter.
     kept: bool,
@@ -181,6 +191,12 @@ struct Counter<'d, 'c> {
     /// The text an error names instead of its whole line (the unknown
     /// field after a dso).
     found: Option<Vec<u8>>,
+    /// Commands met (trimmed) and their indices; the last one looked up.
+    comms: Vec<&'d [u8]>,
+    comm_ids: FxHashMap<&'d [u8], u32>,
+    last_comm: Option<(&'d [u8], u32)>,
+    /// Per event: (symbol id << 32 | command index) → kept self weight.
+    by_comm: Vec<FxHashMap<u64, u64>>,
 }
 
 /// The block's symbols, by id, with what is known of each.
@@ -256,6 +272,10 @@ pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
         chain_ids: Vec::new(),
         line_no: 0,
         found: None,
+        comms: Vec::new(),
+        comm_ids: FxHashMap::default(),
+        last_comm: None,
+        by_comm: Vec::new(),
     };
     let mut body = data;
     if last && !data.ends_with(b"\n") {
@@ -365,6 +385,15 @@ impl<'d> Counter<'d, '_> {
             syms.push(encode_key(f));
         }
         self.out.syms = syms;
+        self.out.comms = self.comms.iter().map(|c| c.to_vec()).collect();
+        for (ev, by) in self.out.events.iter_mut().zip(self.by_comm) {
+            let mut list: Vec<(u32, u32, u64)> = by
+                .into_iter()
+                .map(|(k, w)| ((k >> 32) as u32, k as u32, w))
+                .collect();
+            list.sort_unstable();
+            ev.by_comm = list;
+        }
         for (ev, span) in self.out.events.iter_mut().zip(&self.times) {
             if let Some((lo, hi)) = span {
                 ev.tmin = line::parse_time(lo.text).unwrap_or(f64::INFINITY);
@@ -404,6 +433,7 @@ impl<'d> Counter<'d, '_> {
                     ..EventOut::default()
                 });
                 self.counts.push(Vec::new());
+                self.by_comm.push(FxHashMap::default());
                 self.times.push(None);
                 self.out.events.len() - 1
             }
@@ -433,6 +463,8 @@ impl<'d> Counter<'d, '_> {
                 let dso_ok = opts.dso.as_ref().is_none_or(|re| re.is_match("[unknown]"));
                 if cur.comm_ok && !opts.kernel_only && dso_ok {
                     ev.unattributed += cur.weight;
+                    let key = (u64::from(NO_SYMBOL) << 32) | u64::from(cur.comm);
+                    *self.by_comm[cur.ev].entry(key).or_insert(0) += cur.weight;
                 }
             }
         }
@@ -498,6 +530,7 @@ impl<'d> Counter<'d, '_> {
                 ev: SKIP,
                 weight: 0,
                 comm_ok: false,
+                comm: 0,
                 frames: 0,
                 kept: false,
                 chain: false,
@@ -537,11 +570,13 @@ impl<'d> Counter<'d, '_> {
                     .or_insert_with(|| re.is_match(&crate::format::decode(comm)))
             }
         };
+        let comm = self.comm_index(comm);
         self.sample_no += 1;
         self.cur = Some(Cur {
             ev,
             weight,
             comm_ok,
+            comm,
             frames: 0,
             kept: false,
             chain: false,
@@ -594,6 +629,24 @@ impl<'d> Counter<'d, '_> {
         }
     }
 
+    /// The index of a sample's command (padding trimmed): most samples
+    /// repeat the previous sample's.
+    fn comm_index(&mut self, comm: &'d [u8]) -> u32 {
+        let comm = line::trim(comm);
+        if let Some((last, id)) = self.last_comm {
+            if last == comm {
+                return id;
+            }
+        }
+        let next = self.comms.len() as u32;
+        let id = *self.comm_ids.entry(comm).or_insert(next);
+        if id == next {
+            self.comms.push(comm);
+        }
+        self.last_comm = Some((comm, id));
+        id
+    }
+
     fn eventless(&mut self, line: &[u8]) {
         if self.out.first_eventless.is_none() {
             self.out.first_eventless = Some((self.line_no, line.to_vec()));
@@ -643,6 +696,10 @@ impl<'d> Counter<'d, '_> {
                 }
             }
             cur.kept = kept;
+            if kept {
+                let key = (u64::from(id) << 32) | u64::from(cur.comm);
+                *self.by_comm[cur.ev].entry(key).or_insert(0) += cur.weight;
+            }
         }
         if cur.kept && self.ctx.opts.stacks {
             self.chain_ids.push(id);
