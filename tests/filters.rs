@@ -49,7 +49,9 @@ fn comm_is_matched_whole() {
     // A list, and a regular expression (matched whole too).
     assert_eq!(kept(&["--comm", "spin,spin2line"]), [245.0, 256.0]);
     assert_eq!(kept(&["--comm", "spin.*"]), [245.0, 256.0]);
-    assert_eq!(kept(&["--comm", "pin"]), [0.0, 0.0]);
+    // `pin` is no command of these runs: nothing kept, an error.
+    let o = run(&with_runs(&["--comm", "pin", "-o", "json"]));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
 
 /// `--pid` keeps the workload's process alone (and what it forked).
@@ -143,7 +145,11 @@ fn kernel_only_relative_is_coherent() {
     let total = out.lines().find(|l| l.ends_with(" total")).unwrap();
     assert!(total.contains("100.000  100.000"), "{total}");
     let (abs, _) = ok(&["--kernel-only", "--top", "1"]);
-    assert!(abs.contains("shares stay relative to all samples"), "{abs}");
+    let flat = abs.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("shares stay relative to all samples"),
+        "{abs}"
+    );
 }
 
 /// `-o classic` keeps the filter line and the dsos.
@@ -155,6 +161,19 @@ fn classic_keeps_filters_and_dsos() {
         lines[0].starts_with("unit: % of each run's samples"),
         "{out}"
     );
-    assert_eq!(lines[1], "filter: --comm spin", "{out}");
+    assert!(lines[1].starts_with("filter: --comm spin "), "{out}");
     assert!(out.contains("[unknown] [spin]"), "{out}");
+}
+
+/// A sample filter that keeps nothing anywhere is an error (exit 2) naming
+/// it, not an empty table that a `--fail-on-regression` gate passes.
+#[test]
+fn a_filter_that_keeps_nothing_is_an_error() {
+    let o = run(&with_runs(&["--comm", "nosuchthing"]));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--comm nosuchthing matches no sample of any run"),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -58,7 +58,20 @@ pub fn prepare(
     no_samples(sides)?;
     unfilterable(sides, parse)?;
     let mut found = Findings::default();
-    found.warnings.extend(empty_sample_filters(sides, parse));
+    let emptied = empty_sample_filters(sides, parse);
+    let with_runs = sides.iter().filter(|s| !s.runs.is_empty()).count();
+    if with_runs > 0 && emptied.len() == with_runs {
+        let filter = emptied[0]
+            .split(" matches no sample")
+            .next()
+            .unwrap_or("the filter");
+        bail!(
+            "{filter} matches no sample of any run: nothing to compare (is the name right? \
+             `perf report --sort comm` or `perf script -F comm | sort | uniq -c` lists a \
+             recording's commands)"
+        );
+    }
+    found.warnings.extend(emptied);
     let (note, warning) = crate::scope::common_scope(sides)?;
     found.notes.extend(note);
     found.warnings.extend(warning);
