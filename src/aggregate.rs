@@ -15,10 +15,12 @@ use crate::profile::{Mode, Name, Profile, SymbolKey, Weight};
 use crate::stats;
 use anyhow::{bail, Result};
 use by_name::{ByName, Named};
+use dso::DsoMap;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 
 mod by_name;
+mod dso;
 
 impl Named for SymbolKey {
     fn name(&self) -> Name {
@@ -86,15 +88,17 @@ pub struct Matrix {
 /// Build the matrix over the union of symbols of every run of every side
 /// (missing = 0), each symbol placed by `identity` (folding, aliases,
 /// groups, filters), rows sorted by identity. Rows keep their dso when
-/// every input names one, unless `identity.by_name`.
+/// every input names one, unless `identity.by_name`; a dso named without
+/// its directory (perf report's `libc.so.6`) is the one full path of that
+/// file name in the comparison, if there is one ([`dso`]).
 pub fn build(sides: &[Side], identity: &Identity) -> Matrix {
     let use_dso = !identity.by_name
         && sides
             .iter()
             .flat_map(|s| &s.runs)
             .all(|r| r.counts.keys().all(|k| k.dso.is_some()));
-    let mut warnings = Vec::new();
-    let mut placed = place(sides, identity, use_dso);
+    let (dsos, mut warnings) = DsoMap::of(sides);
+    let mut placed = place(sides, identity, use_dso, &dsos);
     // Pseudo rows a filter removes are kept hidden, as symbols are.
     let pseudo = |name: &str| -> Option<(Ident, bool)> {
         let id = Ident {
@@ -269,7 +273,7 @@ impl Gathered {
 
 /// Where every distinct input key goes (`None`: dropped), each placed
 /// once, and every row's mode and the input names it holds.
-fn place(sides: &[Side], identity: &Identity, use_dso: bool) -> Placed {
+fn place(sides: &[Side], identity: &Identity, use_dso: bool, dsos: &DsoMap) -> Placed {
     // Looked up by name id, never iterated into output (hot in batch).
     // At least the largest run's keys and rows: sized once, not regrown.
     let n = sides
@@ -290,6 +294,7 @@ fn place(sides: &[Side], identity: &Identity, use_dso: bool) -> Placed {
             if !new {
                 continue;
             }
+            let key = &dsos.apply(key);
             let (placement, shown) = identity.place_all(key);
             let row = match placement {
                 Placement::Dropped => None,

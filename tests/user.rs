@@ -472,3 +472,47 @@ fn system_libc_and_ld_linux_names_from_libc6_dbg() {
     assert!(libc.iter().any(|n| n.contains("@@GLIBC_")), "{libc:?}");
     assert!(of(&ours, "ld-linux-x86-64.so.2").contains(&"_dl_relocate_object".to_string()));
 }
+
+/// A perf report names a dso by its file name (`libc.so.6`), perf script
+/// and perf.data by its path: a recording compared with its own report has
+/// every row on both sides, with the same count.
+#[test]
+fn a_report_and_its_own_recording_have_the_same_rows() {
+    use diffprofile::aggregate::{build, Side};
+    use diffprofile::identity::Identity;
+    let dir = symfs();
+    let report = read(
+        Format::PerfReport,
+        "testdata/user/user.report.txt.gz",
+        &ParseOptions::default(),
+    );
+    let script = read(
+        Format::PerfScript,
+        "testdata/user/user.perf-script.txt.gz",
+        &ParseOptions::default(),
+    );
+    let identity = Identity {
+        fold: true,
+        ..Identity::default()
+    };
+    for other in [script, data(with_symfs(dir.path()))] {
+        let sides = [
+            Side::new("old", vec![report.clone()]),
+            Side::new("new", vec![other]),
+        ];
+        let m = build(&sides, &identity);
+        assert!(m.warnings.is_empty(), "{:?}", m.warnings);
+        // (perf.data is read with kernel symbols, the report had none)
+        let user = m.symbols.iter().enumerate();
+        let user: Vec<_> = user.filter(|(_, s)| s.mode == Some(Mode::User)).collect();
+        assert!(user.len() > 10);
+        for (i, s) in user {
+            let (old, new) = (m.counts[0][0][i], m.counts[1][0][i]);
+            assert_eq!(old, new, "{} [{:?}]", s.ident.name, s.ident.dso);
+        }
+        let libc = m.symbols.iter().find(|s| {
+            s.ident.name == "[unknown]" && s.ident.dso.is_some_and(|d| d.ends_with("/libc.so.6"))
+        });
+        assert!(libc.is_some(), "libc's row has its path");
+    }
+}
