@@ -136,7 +136,6 @@ fn fold(
     origin: &str,
     opts: &ParseOptions,
 ) -> Result<Profile, ParseError> {
-    let force = opts.force_map;
     let step = u64::from(buf[0]);
     if step == 0 {
         return Err(ParseError::invalid(
@@ -144,17 +143,24 @@ fn fold(
             "offset 0: expected a sampling step > 0, found 0: not a /proc/profile image",
         ));
     }
-    let entries = buf.len();
-    let sorted;
-    let mut unsorted = None;
-    let map = match out_of_order(map, step, entries) {
-        Some(why) => {
-            unsorted = Some(why);
-            sorted = map.sorted_by_address();
-            &sorted
-        }
-        None => map,
+    let Some(why) = out_of_order(map, step, buf.len()) else {
+        return fold_in_order(buf, map, step, origin, opts);
     };
+    let mut p = fold_in_order(buf, &map.sorted_by_address(), step, origin, opts)?;
+    p.warnings.insert(0, format!("{origin}: {why}"));
+    Ok(p)
+}
+
+/// [`fold`] on a map whose kernel text is in address order.
+fn fold_in_order(
+    buf: &[u32],
+    map: &SymbolMap,
+    step: u64,
+    origin: &str,
+    opts: &ParseOptions,
+) -> Result<Profile, ParseError> {
+    let force = opts.force_map;
+    let entries = buf.len();
     let syms = &map.symbols;
     let start = syms
         .iter()
@@ -173,9 +179,6 @@ fn fold(
     let etext = map.address_of("_etext").filter(|_| mismatch.is_none());
     p.provenance.kernel_text = Some(format!("{add0:#x}..{:#x}", etext.unwrap_or(counted)));
     p.weight = Weight::Samples;
-    if let Some(why) = unsorted {
-        p.warnings.push(format!("{origin}: {why}"));
-    }
     let (indx, hidden) = fold_symbols(buf, map, start, step, &mut p, origin)?;
     let unknown = u64::from(buf[entries - 1]);
     let past: u64 = buf

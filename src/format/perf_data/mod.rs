@@ -457,19 +457,7 @@ fn finish(
         };
         warnings.extend(judge(map, &st.fit, &st.doubts, &how, origin)?);
     }
-    let (lost, no_chain) = (tally.lost, tally.no_chain);
-    if lost > 0 {
-        warnings.push(format!(
-            "{origin}: perf lost {lost} event(s) while recording"
-        ));
-    }
-    if no_chain > 0 && opts.inclusive {
-        warnings.push(format!(
-            "{origin}: --inclusive: {} without a callchain (record with -g); \
-             counted at their leaf only",
-            crate::text::plural(no_chain, "sample")
-        ));
-    }
+    warnings.extend(tally_warnings(&tally, opts, origin));
     if let Some(f) = &opts.comm {
         p.kept_processes = tally.procs.trees(&st.comms, f);
     }
@@ -530,6 +518,26 @@ fn finish(
     };
     p.warnings = warnings;
     Ok(p)
+}
+
+/// What the tally itself says: events perf lost, samples `--inclusive`
+/// cannot climb (no callchain).
+fn tally_warnings(tally: &Tally, opts: &ParseOptions, origin: &str) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let (lost, no_chain) = (tally.lost, tally.no_chain);
+    if lost > 0 {
+        warnings.push(format!(
+            "{origin}: perf lost {lost} event(s) while recording"
+        ));
+    }
+    if no_chain > 0 && opts.inclusive {
+        warnings.push(format!(
+            "{origin}: --inclusive: {} without a callchain (record with -g); \
+             counted at their leaf only",
+            crate::text::plural(no_chain, "sample")
+        ));
+    }
+    warnings
 }
 
 fn at_record(e: ParseError, record: u64) -> ParseError {
