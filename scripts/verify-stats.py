@@ -1861,11 +1861,12 @@ def h_segment(C, E, N, phi, nu, alpha):
     return sorted(out, key=lambda c: (c["start"], c["at"]))
 
 
-def h_posterior(s2, mu, d, chat, rhat, d0):
-    """Section 5.2 steps 4-7 with a prior already fitted, for own df d."""
+def h_posterior(s2, mu, d, chat, rhat, d0, tlo=-INF, thi=INF):
+    """Section 5.2 steps 4-7 with a prior already fitted, for own df d
+    (the trend held in [tlo, thi], as version 3 holds it)."""
     n = len(s2)
     uidx = [i for i in range(n) if mu[i] >= 5]
-    s0sq = [s0sq_at(m, chat, rhat, d0) for m in mu]
+    s0sq = [s0sq_at(m, chat, rhat, d0, tlo, thi) for m in mu]
     dc = min(d0, 2.0 * d)
     F = [s2[i] / s0sq[i] for i in range(n)]
     tail = [fdist_sf(f, d, d0) for f in F]
@@ -1930,7 +1931,8 @@ def h_analyse(kernels, runs_of, alpha=0.05, adjust="bh"):
     phi, nu = [0.0] * len(syms), [0.0] * len(syms)
     if mod["moderated"]:
         for d in sorted(set(ds)):
-            ph, nn = h_posterior(s2, mu, d, mod["chat"], mod["rhat"], mod["d0"])
+            ph, nn = h_posterior(s2, mu, d, mod["chat"], mod["rhat"], mod["d0"],
+                                 mod["tlo"], mod["thi"])
             for i in range(len(syms)):
                 if ds[i] == d:
                     phi[i], nu[i] = ph[i], nn[i]

@@ -222,7 +222,7 @@ impl NoiseModel {
     ) -> Vec<(usize, f64, f64, f64)> {
         let total: f64 = self.runs.iter().map(|r| r.exposure).sum();
         let per_run = total / self.runs.len().max(1) as f64;
-        if !(per_run > 0.0) {
+        if per_run.is_nan() || per_run <= 0.0 {
             return Vec::new();
         }
         let by_name: FxHashMap<(&str, Option<&str>), &ModelSymbol> = self

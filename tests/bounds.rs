@@ -4,8 +4,9 @@
 //! links to directories (a loop, a link to `/`) and skip dangling links with
 //! a counted warning; a FIFO at a path a perf.data names is not opened.
 //!
-//! Peak RSS is the child's own `ru_maxrss` from `wait4` (no cgroups; thread
-//! stacks count only for the pages touched), so `--jobs` does not matter.
+//! Peak RSS is the child's own `ru_maxrss` from `wait4` in a small parent
+//! process (no cgroups; thread stacks count only for the pages touched), so
+//! `--jobs` and the other tests running beside it do not matter.
 
 use crate::cli::diffprofile;
 use std::io::Write;
@@ -19,6 +20,8 @@ use std::time::{Duration, Instant};
 /// by `wait4` (which gives its rusage), not by `Child::wait`.
 #[allow(clippy::zombie_processes)]
 pub fn run_measured(cmd: &mut Command, limit: Duration) -> Option<(Output, u64)> {
+    let rss_file = tempfile::NamedTempFile::new().unwrap();
+    let mut cmd = through_small_parent(cmd, rss_file.path());
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -59,6 +62,12 @@ pub fn run_measured(cmd: &mut Command, limit: Duration) -> Option<(Output, u64)>
     };
     let stdout = out_t.join().expect("stdout reader");
     let stderr = err_t.join().expect("stderr reader");
+    // The measured process's own peak (see `through_small_parent`); the
+    // wrapper's `wait4` rusage is only a fallback.
+    let rss = std::fs::read_to_string(rss_file.path())
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or(rss);
     (!killed).then_some((
         Output {
             status,
@@ -67,6 +76,48 @@ pub fn run_measured(cmd: &mut Command, limit: Duration) -> Option<(Output, u64)>
         },
         rss,
     ))
+}
+
+/// `cmd` started by a small Python process that forks it, reaps it with
+/// `wait4` and writes its `ru_maxrss` (KiB) to `rss_file`, then exits as it
+/// did. Spawned straight from this test process, the child's `ru_maxrss`
+/// would start at this process's own high-water mark (Linux carries it
+/// across `vfork` + `exec`), which the other tests running beside it push
+/// past any bound; forked from a 10 MB parent it is the child's own.
+fn through_small_parent(cmd: &Command, rss_file: &Path) -> Command {
+    const WRAP: &str = r#"
+import ctypes, os, signal, sys
+out, argv = sys.argv[1], sys.argv[2:]
+pid = os.fork()
+if pid == 0:
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    os.execvp(argv[0], argv)
+_, status, usage = os.wait4(pid, 0)
+with open(out, "w") as f:
+    f.write(str(usage.ru_maxrss))
+if os.WIFSIGNALED(status):
+    sig = os.WTERMSIG(status)
+    signal.signal(sig, signal.SIG_DFL)
+    os.kill(os.getpid(), sig)
+sys.exit(os.WEXITSTATUS(status))
+"#;
+    let mut wrapped = Command::new("python3");
+    wrapped
+        .arg("-c")
+        .arg(WRAP)
+        .arg(rss_file)
+        .arg(cmd.get_program());
+    wrapped.args(cmd.get_args());
+    if let Some(dir) = cmd.get_current_dir() {
+        wrapped.current_dir(dir);
+    }
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => wrapped.env(k, v),
+            None => wrapped.env_remove(k),
+        };
+    }
+    wrapped
 }
 
 fn stderr(o: &Output) -> String {

@@ -67,8 +67,7 @@ pub fn prepare(
             .unwrap_or("the filter");
         bail!(
             "{filter} matches no sample of any run: nothing to compare (is the name right? \
-             `perf report --sort comm` or `perf script -F comm | sort | uniq -c` lists a \
-             recording's commands)"
+             `perf report --sort comm,dso` lists a recording's commands and dsos)"
         );
     }
     found.warnings.extend(emptied);

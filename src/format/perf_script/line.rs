@@ -441,9 +441,29 @@ fn header_tokens(line: &[u8]) -> Option<Header<'_>> {
             }
         }
     }
-    // No event field (`-F` without `event`): the timestamp ends the fields.
+    // No event field (`-F` without `event`): the timestamp ends the fields,
+    // but for a period printed after it (`-F …,time,period,ip,…`).
     let t = time_at?;
-    fields_before(line, &toks[..=t], b"", toks[t].1)
+    let mut h = fields_before(line, &toks[..=t], b"", toks[t].1)?;
+    if let Some((period, rest)) = period_before_ip(h.rest) {
+        h.period = Some(period);
+        h.rest = rest;
+    }
+    Some(h)
+}
+
+/// `PERIOD  IP …`: a decimal period, then an address printed as perf prints
+/// it, right-aligned in 16 columns after a space (so spaces and digits make
+/// 17 or 18 columns); (the period, the text from the address on).
+fn period_before_ip(rest: &[u8]) -> Option<(u64, &[u8])> {
+    let end = rest.iter().position(|&b| b == b' ')?;
+    let period = parse_u64(&rest[..end]).filter(|_| is_digits(&rest[..end]))?;
+    let after = &rest[end..];
+    let spaces = after.iter().take_while(|&&b| b == b' ').count();
+    let ip = &after[spaces..];
+    let len = ip.iter().position(|&b| b == b' ').unwrap_or(ip.len());
+    let hex = len > 0 && ip[..len].iter().all(u8::is_ascii_hexdigit);
+    (hex && (17..=18).contains(&(spaces + len)) && frame_like(ip)).then_some((period, ip))
 }
 
 /// `123.456:`
@@ -895,6 +915,18 @@ mod tests {
         // -F comm,pid,event,ip,sym: neither time nor period
         let x = h("perf  6648 cpu-clock: ");
         assert_eq!((x.comm, x.period, x.time), (&b"perf"[..], None, None));
+        // -F comm,tid,time,period,ip,sym,dso: no event, the period after the time
+        let x = header(
+            b"              dd 26457  7907.023005:     100000  ffffffff82252cd7 exc_page_fault ([kernel.kallsyms])",
+        )
+        .unwrap();
+        assert_eq!(x.period, Some(100000));
+        assert_eq!(
+            x.rest,
+            &b"ffffffff82252cd7 exc_page_fault ([kernel.kallsyms])"[..]
+        );
+        let x = header(b"  dd 26457  7907.023091:     100000      7f339574f736 _dl_x86_init_cpu_features (/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)").unwrap();
+        assert_eq!((x.period, x.comm), (Some(100000), &b"dd"[..]));
         // -F comm,pid,period,event
         let x = h("            perf  7498     500250 cpu-clock: ");
         assert_eq!(x.period, Some(500250));
