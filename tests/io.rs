@@ -585,3 +585,53 @@ fn inclusive_counts_are_not_said_to_exceed_the_total() {
     let o = run(&["-o", "json", &g, &g]);
     assert!(!err(&o).contains("symbol counts add up"), "{}", err(&o));
 }
+
+/// A recording on both sides is said however its paths are spelt: a
+/// directory against its own files (before: no warning at all, every delta
+/// 0), `DIR` against `./DIR` (said once: the same files, not also as
+/// "the same counts"), a file against a hard link to it.
+#[test]
+fn a_run_on_both_sides_is_said_through_any_spelling() {
+    let dir = "testdata/readprofile/default/sockets";
+    let files: Vec<String> = (1..=3).map(|r| format!("{dir}/run{r}.txt")).collect();
+    let at_root = |args: &[&str]| {
+        Command::new(BIN)
+            .current_dir(ROOT)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let mut args = vec!["--old", dir, "--new"];
+    args.extend(files.iter().map(String::as_str));
+    args.extend(["-o", "csv"]);
+    let o = at_root(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    says(
+        &o,
+        &format!(
+            "warning: 3 file(s) named as OLD and as NEW: a recording compared with itself: \
+             {dir}/run1.txt (OLD: {dir}, NEW: {dir}/run1.txt); {dir}/run2.txt"
+        ),
+    );
+    let dotted = format!("./{dir}");
+    let o = at_root(&[dir, &dotted, "-o", "csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let e = err(&o);
+    assert_eq!(
+        e.matches("a recording compared with itself").count(),
+        1,
+        "{e}"
+    );
+    says(&o, "4 file(s) named as OLD and as NEW");
+    assert!(!e.contains("hold the same counts"), "{e}");
+    let d = scratch("io-same-inode");
+    let linked = d.join("linked.txt");
+    fs::hard_link(run_file("pipes", 1), &linked).unwrap();
+    let o = run(&[s(&run_file("pipes", 1)), s(&linked), "-o", "csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    says(
+        &o,
+        "1 file(s) named as OLD and as NEW: a recording compared with itself",
+    );
+    assert!(!err(&o).contains("hold the same counts"), "{}", err(&o));
+}
