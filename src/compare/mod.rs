@@ -276,7 +276,8 @@ pub fn same_paths(sides: &[SideSpec]) -> Vec<String> {
     // (device, inode) -> (side, path named, file found through it).
     let mut seen: BTreeMap<(u64, u64), (&str, &str, String)> = BTreeMap::new();
     // (first side, second side) -> (file, path on the first, on the second).
-    let mut shared: BTreeMap<(&str, &str), Vec<(String, &str, &str)>> = BTreeMap::new();
+    type Shared<'a> = BTreeMap<(&'a str, &'a str), Vec<(String, &'a str, &'a str)>>;
+    let mut shared: Shared = BTreeMap::new();
     for s in sides {
         for p in &s.paths {
             let Ok(expanded) = crate::input::expand(p) else {
