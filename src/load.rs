@@ -244,8 +244,14 @@ fn load_tar(
                 .push(MapFile::Bytes(origin, bytes));
             continue;
         }
-        let (_, reader) =
+        let (_, mut reader) =
             input::decompress(raw).with_context(|| format!("{origin}: cannot read"))?;
+        let head = input::fill_at_least(&mut reader, 512)
+            .with_context(|| format!("{origin}: cannot read"))?;
+        if let Some(kind) = archive_kind(&head) {
+            bail!("{name}: {member} is an archive inside an archive ({kind}): unpack it");
+        }
+        let reader: Box<dyn BufRead + '_> = Box::new(io::Cursor::new(head).chain(reader));
         let (format, mut reader) = match detect(reader, &origin, opts)? {
             Ok(found) => found,
             Err(why) => {
@@ -287,6 +293,19 @@ fn load_tar(
         out[slot] = Some(Outcome::Run(Box::new(profile)));
     }
     Ok(out.into_iter().flatten().collect())
+}
+
+/// The kind of archive a decompressed prefix starts: a tar (`ustar` magic
+/// at offset 257) or a zip (a local file header, or the end record of an
+/// empty zip); `None` for anything else.
+fn archive_kind(head: &[u8]) -> Option<&'static str> {
+    if input::is_tar(head) {
+        Some("tar")
+    } else if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
+        Some("zip")
+    } else {
+        None
+    }
 }
 
 /// Why a tar member is not read: `Some(None)` for what is passed over
@@ -378,6 +397,16 @@ fn detect<'a>(
 ) -> Result<std::result::Result<(Format, Box<dyn BufRead + 'a>), String>> {
     let (_, mut reader) =
         input::skip_bom(reader).with_context(|| format!("{origin}: cannot read"))?;
+    // Never an archive read as text, not even under -f.
+    let head =
+        input::fill_at_least(&mut reader, 512).with_context(|| format!("{origin}: cannot read"))?;
+    let kind = archive_kind(&head);
+    reader = Box::new(io::Cursor::new(head).chain(reader));
+    if let Some(kind) = kind {
+        return Ok(Err(format!(
+            "{origin}: a {kind} archive, not a profile: unpack it"
+        )));
+    }
     let format = match opts.format {
         Some(f) => f,
         None => {

@@ -585,3 +585,136 @@ fn inclusive_counts_are_not_said_to_exceed_the_total() {
     let o = run(&["-o", "json", &g, &g]);
     assert!(!err(&o).contains("symbol counts add up"), "{}", err(&o));
 }
+
+/// A recording on both sides is said however its paths are spelt: a
+/// directory against its own files (before: no warning at all, every delta
+/// 0), `DIR` against `./DIR` (said once: the same files, not also as
+/// "the same counts"), a file against a hard link to it.
+#[test]
+fn a_run_on_both_sides_is_said_through_any_spelling() {
+    let dir = "testdata/readprofile/default/sockets";
+    let files: Vec<String> = (1..=3).map(|r| format!("{dir}/run{r}.txt")).collect();
+    let at_root = |args: &[&str]| {
+        Command::new(BIN)
+            .current_dir(ROOT)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let mut args = vec!["--old", dir, "--new"];
+    args.extend(files.iter().map(String::as_str));
+    args.extend(["-o", "csv"]);
+    let o = at_root(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    says(
+        &o,
+        &format!(
+            "warning: 3 file(s) named as OLD and as NEW: a recording compared with itself: \
+             {dir}/run1.txt (OLD: {dir}, NEW: {dir}/run1.txt); {dir}/run2.txt"
+        ),
+    );
+    let dotted = format!("./{dir}");
+    let o = at_root(&[dir, &dotted, "-o", "csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let e = err(&o);
+    assert_eq!(
+        e.matches("a recording compared with itself").count(),
+        1,
+        "{e}"
+    );
+    says(&o, "4 file(s) named as OLD and as NEW");
+    assert!(!e.contains("hold the same counts"), "{e}");
+    let d = scratch("io-same-inode");
+    let linked = d.join("linked.txt");
+    fs::hard_link(run_file("pipes", 1), &linked).unwrap();
+    let o = run(&[s(&run_file("pipes", 1)), s(&linked), "-o", "csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    says(
+        &o,
+        "1 file(s) named as OLD and as NEW: a recording compared with itself",
+    );
+    assert!(!err(&o).contains("hold the same counts"), "{}", err(&o));
+}
+
+/// A tar inside a tar is refused, naming the member, never read as one run
+/// of text (before: the inner tar's bytes were parsed as one perf script
+/// or, under -f, readprofile run); so is a gzipped tar or a zip member. A
+/// tar in a directory is still read as an archive.
+#[test]
+fn an_archive_inside_an_archive_is_refused() {
+    use std::io::Read;
+    use tar::EntryType::Regular;
+    let d = scratch("io-nested-tar");
+    let script = |w: &str| {
+        let gz =
+            fs::read(Path::new(ROOT).join(format!("testdata/perf-script/{w}.txt.gz"))).unwrap();
+        let mut text = Vec::new();
+        flate2::read::GzDecoder::new(&gz[..])
+            .read_to_end(&mut text)
+            .unwrap();
+        text
+    };
+    let (p, so, th) = (script("pipes"), script("sockets"), script("threads"));
+    let inner = d.join("in.tar");
+    tar_of(
+        &inner,
+        &[
+            ("run1.txt", Regular, &p),
+            ("run2.txt", Regular, &so),
+            ("run3.txt", Regular, &th),
+        ],
+        true,
+    );
+    let rp: Vec<Vec<u8>> = (1..=3)
+        .map(|r| fs::read(run_file("pipes", r)).unwrap())
+        .collect();
+    let inner_rp = d.join("in-rp.tar");
+    tar_of(
+        &inner_rp,
+        &[
+            ("run1.txt", Regular, &rp[0]),
+            ("run2.txt", Regular, &rp[1]),
+            ("run3.txt", Regular, &rp[2]),
+        ],
+        true,
+    );
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, &fs::read(&inner).unwrap()).unwrap();
+    let inner_gz = gz.finish().unwrap();
+    let zip = b"PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0".to_vec();
+    let other_file = run_file("sockets", 1);
+    let other = s(&other_file);
+    let cases: [(&str, &str, Vec<u8>, &[&str]); 4] = [
+        ("in.tar", "tar", fs::read(&inner).unwrap(), &[]),
+        (
+            "in-rp.tar",
+            "tar",
+            fs::read(&inner_rp).unwrap(),
+            &["-f", "readprofile"],
+        ),
+        ("in.tar.gz", "tar", inner_gz, &[]),
+        ("in.zip", "zip", zip, &[]),
+    ];
+    for (member, kind, bytes, extra) in cases {
+        let outer = d.join(format!("outer-{member}.tar"));
+        tar_of(&outer, &[(member, Regular, &bytes)], true);
+        let mut args = vec![s(&outer), other, "-o", "csv"];
+        args.extend(extra);
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{member}: {}", err(&o));
+        says(
+            &o,
+            &format!(
+                "{}: {member} is an archive inside an archive ({kind}): unpack it",
+                s(&outer)
+            ),
+        );
+    }
+    // In a directory the inner tar is an archive, its three runs read.
+    let tree = d.join("tree");
+    fs::create_dir_all(&tree).unwrap();
+    fs::copy(&inner_rp, tree.join("in.tar")).unwrap();
+    let o = run(&[s(&tree), other, "-o", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(runs_of(&o, 0).len(), 3, "{}", err(&o));
+}

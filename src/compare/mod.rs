@@ -264,27 +264,86 @@ impl Taken {
     }
 }
 
-/// A path named on two sides (the same file as OLD and NEW).
+/// A recording on two sides (the same file as OLD and NEW), however it is
+/// named: the files each path resolves to (a file itself, every run file
+/// of a directory; an archive is one file, so its members are too) are
+/// compared by device and inode, not by how the paths are spelt, so `DIR`
+/// and `./DIR`, a directory and its own files, or a file and a link to it
+/// are said. One warning per pair of sides: the path itself when both name
+/// one file directly, else each file and the paths it was found through.
 pub fn same_paths(sides: &[SideSpec]) -> Vec<String> {
-    let mut seen: BTreeMap<std::path::PathBuf, (&str, &str)> = BTreeMap::new();
-    let mut out = Vec::new();
+    use std::os::unix::fs::MetadataExt;
+    // (device, inode) -> (side, path named, file found through it).
+    let mut seen: BTreeMap<(u64, u64), (&str, &str, String)> = BTreeMap::new();
+    // (first side, second side) -> (file, path on the first, on the second).
+    type Shared<'a> = BTreeMap<(&'a str, &'a str), Vec<(String, &'a str, &'a str)>>;
+    let mut shared: Shared = BTreeMap::new();
     for s in sides {
         for p in &s.paths {
-            let Ok(canon) = std::fs::canonicalize(p) else {
+            let Ok(expanded) = crate::input::expand(p) else {
                 continue;
             };
-            match seen.get(&canon) {
-                Some(&(side, first)) if side != s.name => out.push(format!(
-                    "{first} is named as {} and as {}: a recording compared with itself",
-                    crate::text::side_name(side),
-                    crate::text::side_name(&s.name)
-                )),
-                Some(_) => {}
-                None => {
-                    seen.insert(canon, (&s.name, p));
+            for loc in &expanded.locations {
+                let crate::input::Location::File(file) = loc else {
+                    continue;
+                };
+                if expanded.from_dir && load::is_map_name(&file.to_string_lossy()) {
+                    continue;
+                }
+                let Ok(meta) = std::fs::metadata(file) else {
+                    continue;
+                };
+                let key = (meta.dev(), meta.ino());
+                match seen.get(&key) {
+                    Some((side, first, found)) if *side != s.name => {
+                        shared.entry((side, s.name.as_str())).or_default().push((
+                            found.clone(),
+                            first,
+                            p.as_str(),
+                        ));
+                    }
+                    Some(_) => {}
+                    None => {
+                        seen.insert(key, (&s.name, p, loc.display()));
+                    }
                 }
             }
         }
     }
-    out
+    let order: Vec<&str> = sides.iter().map(|s| s.name.as_str()).collect();
+    let rank = |n: &str| order.iter().position(|&o| o == n);
+    let mut pairs: Vec<_> = shared.into_iter().collect();
+    pairs.sort_by_key(|((a, b), _)| (rank(a), rank(b)));
+    pairs
+        .into_iter()
+        .map(|((a, b), files)| {
+            let (a, b) = (crate::text::side_name(a), crate::text::side_name(b));
+            let direct = |(f, x, y): &(String, &str, &str)| f == x && x == y;
+            if let [one] = files.as_slice() {
+                if direct(one) {
+                    return format!(
+                        "{} is named as {a} and as {b}: a recording compared with itself",
+                        one.0
+                    );
+                }
+            }
+            let shown: Vec<String> = files
+                .iter()
+                .take(sanity::LIST_MAX)
+                .map(|one| match direct(one) {
+                    true => one.0.clone(),
+                    false => format!("{} ({a}: {}, {b}: {})", one.0, one.1, one.2),
+                })
+                .collect();
+            let more = match files.len() - shown.len() {
+                0 => String::new(),
+                n => format!(" and {n} more"),
+            };
+            format!(
+                "{} file(s) named as {a} and as {b}: a recording compared with itself: {}{more}",
+                files.len(),
+                shown.join("; ")
+            )
+        })
+        .collect()
 }

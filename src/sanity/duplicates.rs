@@ -182,6 +182,27 @@ fn duplicate_groups(sides: &[Side]) -> Vec<Vec<RunId>> {
     groups.into_values().filter(|g| g.len() > 1).collect()
 }
 
+/// The file a run's source names, by device and inode, however the path
+/// is spelt (`DIR/run1` and `./DIR/run1`); for an archive member
+/// (`ARCHIVE:MEMBER`) the archive's file and the member; the source itself
+/// when it names no file (stdin, a table's run).
+fn resolved(source: &str) -> String {
+    use std::os::unix::fs::MetadataExt;
+    let id = |p: &str| {
+        std::fs::metadata(p)
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| format!("{}:{}", m.dev(), m.ino()))
+    };
+    if let Some(file) = id(source) {
+        return file;
+    }
+    source
+        .rsplit_once(':')
+        .and_then(|(archive, member)| id(archive).map(|a| format!("{a}:{member}")))
+        .unwrap_or_else(|| source.to_string())
+}
+
 /// Runs of one side with the same counts are refused (unless allowed, then
 /// a warning); the same counts on two sides are a warning.
 pub(super) fn check(sides: &[Side], allow: bool) -> Result<Vec<String>> {
@@ -207,10 +228,11 @@ pub(super) fn check(sides: &[Side], allow: bool) -> Result<Vec<String>> {
                 }
             ));
         }
-        // One file named on two sides is said by [`crate::compare::same_paths`].
-        let sources: std::collections::BTreeSet<&str> = g
+        // One file named on two sides, however spelt, is said by
+        // [`crate::compare::same_paths`].
+        let sources: std::collections::BTreeSet<String> = g
             .iter()
-            .map(|&(i, j)| sides[i].runs[j].source.as_str())
+            .map(|&(i, j)| resolved(&sides[i].runs[j].source))
             .collect();
         if by_side.len() > 1 && sources.len() > 1 {
             across_runs += g.len();
