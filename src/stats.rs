@@ -22,6 +22,7 @@ mod onerun;
 mod ql;
 mod runs;
 mod special;
+mod temme;
 
 pub use adjust::{adjust, interval_level, Adjust};
 pub use describe::{cv_percent, median, size_factors, SIZE_FACTOR_MIN_COUNT};
