@@ -153,6 +153,30 @@ impl Layout {
     /// `member` picks the value of an event group's member in numeric
     /// columns, which hold one value per member (`members`, 1 when no group).
     pub fn row(&self, line: &[u8], member: usize, members: usize) -> Result<Row, String> {
+        if let Some(unspilled) = self.without_inlined_spill(line) {
+            let mut row = self.row_fields(&unspilled, member, members)?;
+            row.name.push_str(INLINED);
+            return Ok(row);
+        }
+        self.row_fields(line, member, members)
+    }
+
+    /// perf sizes the Symbol column by the names without their ` (inlined)`
+    /// mark, so the mark of an inlined function's row can push the next
+    /// column right: the line with the mark taken out, when it does.
+    fn without_inlined_spill(&self, line: &[u8]) -> Option<Vec<u8>> {
+        let sym = self.columns.iter().position(|c| c.kind == Kind::Symbol)?;
+        let next = self.columns.get(sym + 1)?;
+        let mark = INLINED.as_bytes();
+        let at = line
+            .windows(mark.len())
+            .position(|w| w == mark)
+            .filter(|&at| at > self.columns[sym].start)?;
+        let spills = at + mark.len() > next.start.saturating_sub(1);
+        spills.then(|| [&line[..at], &line[at + mark.len()..]].concat())
+    }
+
+    fn row_fields(&self, line: &[u8], member: usize, members: usize) -> Result<Row, String> {
         let mut row = Row::default();
         for (n, col) in self.columns.iter().enumerate() {
             let field = self.field(line, n)?;
@@ -299,6 +323,9 @@ fn symbol(text: &str) -> (Option<Mode>, &str) {
     let name = name.strip_suffix("(inlined)").map_or(name, str::trim_end);
     (mode, name)
 }
+
+/// perf's mark of an inlined function's row, after its name.
+const INLINED: &str = " (inlined)";
 
 #[cfg(test)]
 pub(super) fn strip_verbose_for_tests(text: &str) -> &str {

@@ -825,3 +825,27 @@ fn sniff_decides_on_perf_report_headers() {
         Sniff::No
     );
 }
+
+/// perf sizes the Symbol column without the ` (inlined)` mark, so an
+/// inlined function's row pushes its Shared Object right (as perf 6.1 prints
+/// `perf report --children --sort sym,dso -n` of a `--call-graph dwarf`
+/// recording whose widest plain name is shorter): read, the mark kept in the
+/// name, the dso whole.
+#[test]
+fn an_inlined_mark_spilling_into_the_next_column_is_read() {
+    let text = format!(
+        "{TINY_HEAD}\
+# Children      Self       Samples  Symbol                      Shared Object
+# ........  ........  ............  ..........................  .............
+#
+    60.00%    60.00%            14  [.] main                    prog
+    40.00%    40.00%             9  [.] __libc_start_main_impl (inlined)  libc.so.6
+"
+    );
+    let p = ok(&text);
+    assert_eq!(count(&p, "main", Some("prog")), 14.0);
+    assert_eq!(
+        count(&p, "__libc_start_main_impl (inlined)", Some("libc.so.6")),
+        9.0
+    );
+}
