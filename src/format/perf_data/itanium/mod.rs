@@ -6,7 +6,8 @@
 //! name, or that libiberty would refuse it (then perf shows it raw), or
 //! that it uses a production this demangler does not know (then the
 //! caller falls back to `cpp_demangle`). It follows libiberty's
-//! `cp-demangle.c` closely: [`parse`] (with [`types`] and [`expr`]) builds
+//! `cp-demangle.c` closely: [`parse`] (with [`types`], [`expr`],
+//! [`special`] and [`tables`]) builds
 //! a tree of components with the same substitution rules, and [`print`]
 //! (with [`modifiers`] and [`print_expr`]) walks it the way
 //! `d_print_comp` does: template parameters resolved while printing, in
@@ -19,6 +20,8 @@ mod modifiers;
 mod parse;
 mod print;
 mod print_expr;
+mod special;
+mod tables;
 mod types;
 
 /// Index of a component in the parser's arena.

@@ -1,7 +1,8 @@
 //! Types, template arguments and substitutions (libiberty's
 //! `cplus_demangle_type`, `d_template_args`, `d_substitution`).
 
-use super::parse::{builtin, d_builtin, Parser};
+use super::parse::Parser;
+use super::tables::{builtin, d_builtin};
 use super::{Id, Node, Qual};
 
 /// The standard abbreviations: code, simple form, full form (before a
