@@ -29,7 +29,7 @@ pub fn load_sides(config: &Config, spec: &TableSpec) -> Result<(Config, Vec<Side
     let mut shared: BTreeMap<(usize, usize), Vec<String>> = BTreeMap::new();
     for r in std::mem::take(&mut table.runs) {
         let on: Vec<usize> = (0..spec.sides.len())
-            .filter(|&i| spec.sides[i].0.iter().any(|s| s.matches(&fields(&r))))
+            .filter(|&i| spec.sides[i].0.iter().any(|s| s.matches(&r.selectable())))
             .collect();
         for (k, &a) in on.iter().enumerate() {
             for &b in &on[k + 1..] {
@@ -160,18 +160,6 @@ pub fn table_runs(root: &str, config: &Config) -> Result<Option<(Config, Vec<Tab
     let mut table = reader::read(root, &Filter::all())?;
     let config = configure(config, &mut table);
     Ok(Some((config, table.runs)))
-}
-
-/// The values of a run that selectors test, in [`crate::table::schema::SELECTABLE`] order.
-fn fields(r: &TableRun) -> [Option<&str>; 6] {
-    [
-        Some(r.kernel.as_str()),
-        Some(r.benchmark.as_str()),
-        Some(r.run.as_str()),
-        Some(r.profile.source.as_str()),
-        Some(r.profile.format.name()),
-        r.profile.event.as_deref(),
-    ]
 }
 
 /// `config` with the table's placements as its identity, its export notes

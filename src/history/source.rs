@@ -222,16 +222,7 @@ impl Source {
             ))
         });
         for r in runs {
-            let keep = select.as_ref().is_none_or(|s| {
-                s.matches(&[
-                    Some(r.kernel.as_str()),
-                    Some(r.benchmark.as_str()),
-                    Some(r.run.as_str()),
-                    Some(r.profile.source.as_str()),
-                    Some(r.profile.format.name()),
-                    r.profile.event.as_deref(),
-                ])
-            });
+            let keep = select.as_ref().is_none_or(|s| s.matches(&r.selectable()));
             if !keep {
                 continue;
             }

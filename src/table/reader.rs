@@ -29,6 +29,21 @@ pub struct TableRun {
     pub work: Option<f64>,
 }
 
+impl TableRun {
+    /// The values of the run that selectors test, in
+    /// [`crate::table::schema::SELECTABLE`] order.
+    pub fn selectable(&self) -> [Option<&str>; 6] {
+        [
+            Some(self.kernel.as_str()),
+            Some(self.benchmark.as_str()),
+            Some(self.run.as_str()),
+            Some(self.profile.source.as_str()),
+            Some(self.profile.format.name()),
+            self.profile.event.as_deref(),
+        ]
+    }
+}
+
 /// The runs a table holds (those asked for), sorted by kernel, benchmark,
 /// source and run, and where every symbol was placed on export.
 #[derive(Debug, Default)]
