@@ -61,13 +61,10 @@ pub fn prepare(
     let emptied = empty_sample_filters(sides, parse);
     let with_runs = sides.iter().filter(|s| !s.runs.is_empty()).count();
     if with_runs > 0 && emptied.len() == with_runs {
-        let filter = emptied[0]
-            .split(" matches no sample")
-            .next()
-            .unwrap_or("the filter");
         bail!(
-            "{filter} matches no sample of any run: nothing to compare (is the name right? \
-             `perf report --sort comm,dso` lists a recording's commands and dsos)"
+            "filter {} matches no sample of any run: nothing to compare (is the name right? \
+             `perf report --sort comm,dso` lists a recording's commands and dsos)",
+            sample_filter_flags(parse).join(" ")
         );
     }
     found.warnings.extend(emptied);
@@ -198,16 +195,7 @@ fn unfilterable(sides: &[Side], parse: &ParseOptions) -> Result<()> {
 
 /// A side whose every run lost all its samples to `--comm`/`--dso`/`--kernel-only`.
 fn empty_sample_filters(sides: &[Side], parse: &ParseOptions) -> Vec<String> {
-    let mut flags = Vec::new();
-    if parse.kernel_only {
-        flags.push("--kernel-only".to_string());
-    }
-    if let Some(re) = &parse.comm {
-        flags.push(format!("--comm {re}"));
-    }
-    if let Some(re) = &parse.dso {
-        flags.push(format!("--dso {re}"));
-    }
+    let flags = sample_filter_flags(parse);
     if flags.is_empty() {
         return Vec::new();
     }
@@ -223,6 +211,21 @@ fn empty_sample_filters(sides: &[Side], parse: &ParseOptions) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// The sample filters given, as flags (`--comm spin`, `--dso libc`).
+fn sample_filter_flags(parse: &ParseOptions) -> Vec<String> {
+    let mut flags = Vec::new();
+    if parse.kernel_only {
+        flags.push("--kernel-only".to_string());
+    }
+    if let Some(re) = &parse.comm {
+        flags.push(format!("--comm {re}"));
+    }
+    if let Some(re) = &parse.dso {
+        flags.push(format!("--dso {re}"));
+    }
+    flags
 }
 
 /// `--include`/`--exclude`/`--exclude-idle` that leave a side no symbol:
