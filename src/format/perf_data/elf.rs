@@ -205,7 +205,11 @@ fn build_as<E: FileHeader<Endian = Endianness>>(
         let Ok(raw) = sym.name(endian, strings) else {
             continue;
         };
-        let raw = String::from_utf8_lossy(raw);
+        // Names are ASCII but for a few: validating is faster than lossy decoding.
+        let raw = match std::str::from_utf8(raw) {
+            Ok(s) => std::borrow::Cow::Borrowed(s),
+            Err(_) => String::from_utf8_lossy(raw),
+        };
         let value: u64 = sym.st_value(endian).into();
         let start = match loads.iter().find(|l| value >= l.0 && value - l.0 < l.1) {
             Some(&(vaddr, _, off)) => value.wrapping_sub(vaddr).wrapping_add(off),
