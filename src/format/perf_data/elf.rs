@@ -170,6 +170,10 @@ fn build_as<E: FileHeader<Endian = Endianness>>(
         .map_err(|e| bad(&syms.path, e))?;
     let strings = table.strings();
     let mut out = Table::new(demangle_names);
+    let names = sections
+        .section(table.string_section())
+        .map_or(0u64, |s| s.sh_size(endian).into());
+    out.reserve(table.len(), usize::try_from(names).unwrap_or(0).min(data.len()));
     for sym in table.iter() {
         if sym.st_name(endian) == 0 {
             continue;

@@ -324,7 +324,8 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
         data,
     } = header::open(bytes, origin)?;
     let damaged = damaged(bytes, &walk, origin, opts, &mut warnings)?;
-    let mut records = match data.and_then(|d| InPlace::new(bytes, &perf_file, &walk, d)) {
+    let whole = data.filter(|_| !damaged);
+    let mut records = match whole.and_then(|d| InPlace::new(bytes, &perf_file, &walk, d)) {
         Some(r) => Records::InPlace(r),
         None => Records::Decoder(record_iter),
     };

@@ -9,12 +9,21 @@
 //! every key distinct: the order is the decoder's exactly); each record is
 //! handed out as a view of the file's bytes.
 //!
-//! Only a plain, whole file takes this path: not pipe mode, no compressed
-//! (`-z`) or auxtrace records, no cut record, no simpleperf file, a header
-//! that was not mended ([`super::header`]); the decoder's iterator reads
-//! those. A test checks that both give the same records in the same order.
+//! Compressed (`-z`) records are decompressed as they come, in order (perf
+//! writes one zstd stream, flushed at the end of each record: a record's
+//! data refers back to the earlier ones', so they cannot be decompressed
+//! apart); the event records inside are kept in one buffer per compressed
+//! record until the round logic has handed them out, and queued with no
+//! file offset, as the decoder queues them (records of equal timestamps
+//! keep their order, where the decoder's unstable sort leaves it open).
+//!
+//! Only a whole file takes this path: not pipe mode, no auxtrace record,
+//! no cut or damaged record ([`super::compressed`]), no simpleperf file, a
+//! header that was not mended ([`super::header`]); the decoder's iterator
+//! reads those. A test checks that both give the same records in the same
+//! order.
 
-use super::check::Walk;
+use super::check::{Walk, COMPRESSED, COMPRESSED2};
 use linux_perf_data::linux_perf_event_reader::{
     AttrFlags, RawData, RawEventRecord, RecordParseInfo, RecordType,
 };
@@ -22,6 +31,7 @@ use linux_perf_data::{Endianness, Feature, PerfFile, PerfFileRecord, PerfRecordI
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 use std::io::Read;
+use zstd::zstd_safe::{DCtx, InBuffer, OutBuffer};
 
 /// `PERF_RECORD_FINISHED_ROUND`, `PERF_RECORD_AUXTRACE`, and where the
 /// user (perf tool) record types start.
@@ -48,8 +58,23 @@ enum Ids {
     Identifier(bool),
 }
 
-/// A queued record: (timestamp, file offset) and its attribute.
-type Key = (Option<u64>, u64);
+/// A record's sort key: timestamp, offset in the data section (none for
+/// the records of a compressed one), as linux-perf-data sorts them.
+type Key = (Option<u64>, Option<u64>);
+
+/// A queued record: its key, attribute, and where it is: the buffer of
+/// the compressed record it came from ([`FILE`] for the file itself) and
+/// its offset there.
+type Queued = (Key, u32, u32, usize);
+
+/// The "buffer" of records read straight from the file.
+const FILE: u32 = u32::MAX;
+
+/// The event records of one compressed record, until all are handed out.
+struct Arena {
+    bytes: Vec<u8>,
+    pending: usize,
+}
 
 pub(super) struct InPlace<'b> {
     bytes: &'b [u8],
@@ -59,12 +84,21 @@ pub(super) struct InPlace<'b> {
     infos: Vec<RecordParseInfo>,
     ids: Ids,
     id_to_attr: FxHashMap<u64, usize>,
-    // linux-perf-data's `Sorter`, with keys only.
-    outgoing: VecDeque<(Key, u32)>,
-    incoming: VecDeque<(Key, u32)>,
+    start: usize,
+    // linux-perf-data's `Sorter`, with keys and places only.
+    outgoing: VecDeque<Queued>,
+    incoming: VecDeque<Queued>,
     prev_max: Key,
     cur_max: Key,
     lte_prev_max: usize,
+    // Compressed records: the zstd stream, the bytes of an event record
+    // cut by a record's end, and the buffers by number (the first one's
+    // number is `first_arena`).
+    dctx: Option<DCtx<'static>>,
+    zbuf: Vec<u8>,
+    carry: Vec<u8>,
+    arenas: VecDeque<Arena>,
+    first_arena: u32,
 }
 
 impl<'b> InPlace<'b> {
@@ -76,7 +110,6 @@ impl<'b> InPlace<'b> {
         let end = usize::try_from(end).ok()?;
         if walk.end != data.1
             || walk.cut.is_some()
-            || !walk.compressed.is_empty()
             || file.features().has_feature(Feature::SIMPLEPERF_META_INFO)
             || end > bytes.len()
         {
@@ -123,41 +156,48 @@ impl<'b> InPlace<'b> {
             infos,
             ids,
             id_to_attr,
+            start: at,
             outgoing: VecDeque::new(),
             incoming: VecDeque::new(),
             prev_max: Key::default(),
             cur_max: Key::default(),
             lte_prev_max: 0,
+            dctx: None,
+            zbuf: Vec::new(),
+            carry: Vec::new(),
+            arenas: VecDeque::new(),
+            first_arena: 0,
         })
     }
 
     /// The next record in time order.
-    pub fn next_record(&mut self) -> Option<Rec<'b>> {
+    pub fn next_record(&mut self) -> Option<Rec<'_>> {
+        while self.arenas.front().is_some_and(|a| a.pending == 0) {
+            self.arenas.pop_front();
+            self.first_arena += 1;
+        }
         if self.outgoing.is_empty() {
             self.read_round();
         }
-        let ((_, offset), attr) = self.outgoing.pop_front()?;
-        let at = offset as usize;
-        let (kind, size) = header(self.bytes, at, self.le);
+        let (_, attr, arena, at) = self.outgoing.pop_front()?;
+        let bytes = if arena == FILE {
+            self.bytes
+        } else {
+            let a = &mut self.arenas[(arena - self.first_arena) as usize];
+            a.pending -= 1;
+            &a.bytes[..]
+        };
+        let (kind, size) = header(bytes, at, self.le);
         if kind >= USER_TYPES {
             return Some(Rec::User);
         }
-        let misc = self.u16_at(at + 4);
-        let data = RawData::Single(&self.bytes[at + 8..at + size]);
+        let misc = u16_at(bytes, at + 4, self.le);
+        let data = RawData::Single(&bytes[at + 8..at + size]);
         let info = self.infos[attr as usize];
         Some(Rec::Event {
             attr_index: attr as usize,
             raw: RawEventRecord::new(RecordType(kind), misc, data, info),
         })
-    }
-
-    fn u16_at(&self, at: usize) -> u16 {
-        let b = [self.bytes[at], self.bytes[at + 1]];
-        if self.le {
-            u16::from_le_bytes(b)
-        } else {
-            u16::from_be_bytes(b)
-        }
     }
 
     fn u64_of(&self, b: &[u8]) -> Option<u64> {
@@ -182,18 +222,74 @@ impl<'b> InPlace<'b> {
                 }
                 continue;
             }
-            let (key, attr) = self.key(at, kind, size);
-            self.insert(key, attr);
+            if kind == COMPRESSED || kind == COMPRESSED2 {
+                self.decompress(at, kind, size);
+                continue;
+            }
+            let (t, attr) = self.key(&self.bytes[at..at + size], kind);
+            let offset = Some((at - self.start) as u64);
+            self.insert(((t, offset), attr, FILE, at));
         }
         self.finish();
     }
 
-    /// A record's sort key and attribute, as linux-perf-data finds them.
-    fn key(&self, at: usize, kind: u32, size: usize) -> (Key, u32) {
-        if kind >= USER_TYPES {
-            return ((None, at as u64), 0);
-        }
+    /// A compressed record: its event records into a buffer of their own,
+    /// queued (a record cut by its end waits for the next one's data). The
+    /// data was checked whole ([`super::compressed`]) before this reader
+    /// was chosen.
+    fn decompress(&mut self, at: usize, kind: u32, size: usize) {
         let body = &self.bytes[at + 8..at + size];
+        let data = if kind == COMPRESSED2 {
+            let n = body.get(..8).and_then(|b| self.u64_of(b)).unwrap_or(0);
+            let n = usize::try_from(n).unwrap_or(usize::MAX);
+            body.get(8..8usize.saturating_add(n)).unwrap_or(&[])
+        } else {
+            body
+        };
+        let dctx = self.dctx.get_or_insert_with(DCtx::create);
+        if self.zbuf.is_empty() {
+            self.zbuf = vec![0; 1 << 20];
+        }
+        let mut out = std::mem::take(&mut self.carry);
+        let mut input = InBuffer::around(data);
+        loop {
+            let mut o = OutBuffer::around(&mut self.zbuf[..]);
+            if dctx.decompress_stream(&mut o, &mut input).is_err() {
+                break;
+            }
+            let n = o.pos();
+            out.extend_from_slice(&self.zbuf[..n]);
+            if n < self.zbuf.len() && input.pos() == data.len() {
+                break;
+            }
+        }
+        let arena = self.first_arena + self.arenas.len() as u32;
+        let mut p = 0;
+        let mut queued = 0;
+        while p + 8 <= out.len() {
+            let (kind, size) = header(&out, p, self.le);
+            if size < 8 || p + size > out.len() {
+                break;
+            }
+            let (t, attr) = self.key(&out[p..p + size], kind);
+            self.insert(((t, None), attr, arena, p));
+            queued += 1;
+            p += size;
+        }
+        self.carry = out[p..].to_vec();
+        out.truncate(p);
+        self.arenas.push_back(Arena {
+            bytes: out,
+            pending: queued,
+        });
+    }
+
+    /// A record's timestamp and attribute, as linux-perf-data finds them.
+    fn key(&self, record: &[u8], kind: u32) -> (Option<u64>, u32) {
+        if kind >= USER_TYPES {
+            return (None, 0);
+        }
+        let body = &record[8..];
         let ty = RecordType(kind);
         let attr = match self.ids {
             Ids::One => 0,
@@ -218,25 +314,24 @@ impl<'b> InPlace<'b> {
             }
         };
         let t = RawEventRecord::new(ty, 0, RawData::Single(body), self.infos[attr]).timestamp();
-        ((t, at as u64), attr as u32)
+        (t, attr as u32)
     }
 
-    fn insert(&mut self, key: Key, attr: u32) {
+    fn insert(&mut self, q: Queued) {
+        let key = q.0;
         if key <= self.prev_max {
             self.lte_prev_max += 1;
         } else if key > self.cur_max {
             self.cur_max = key;
         }
-        self.incoming.push_back((key, attr));
+        self.incoming.push_back(q);
     }
 
     fn finish_round(&mut self) {
-        if let Some(n) = self.lte_prev_max.checked_sub(1) {
-            let (first, _, _) = self
-                .incoming
-                .make_contiguous()
-                .select_nth_unstable_by_key(n, |e| e.0);
-            first.sort_unstable_by_key(|e| e.0);
+        if self.lte_prev_max > 0 {
+            // Stable: records of one key (only those of compressed records
+            // share one) keep their order.
+            self.incoming.make_contiguous().sort_by_key(|e| e.0);
             for _ in 0..self.lte_prev_max {
                 if let Some(e) = self.incoming.pop_front() {
                     self.outgoing.push_back(e);
@@ -248,9 +343,18 @@ impl<'b> InPlace<'b> {
     }
 
     fn finish(&mut self) {
-        self.incoming.make_contiguous().sort_unstable_by_key(|e| e.0);
+        self.incoming.make_contiguous().sort_by_key(|e| e.0);
         self.outgoing.extend(self.incoming.drain(..));
         self.prev_max = self.cur_max;
+    }
+}
+
+fn u16_at(bytes: &[u8], at: usize, le: bool) -> u16 {
+    let b = [bytes[at], bytes[at + 1]];
+    if le {
+        u16::from_le_bytes(b)
+    } else {
+        u16::from_be_bytes(b)
     }
 }
 
@@ -273,13 +377,7 @@ pub(super) enum Records<'b, R: Read> {
 
 impl<'b, R: Read> Records<'b, R> {
     /// The next record, or the decoder's error.
-    pub fn next<'s>(
-        &'s mut self,
-        file: &mut PerfFile,
-    ) -> Result<Option<Rec<'s>>, linux_perf_data::Error>
-    where
-        'b: 's,
-    {
+    pub fn next(&mut self, file: &mut PerfFile) -> Result<Option<Rec<'_>>, linux_perf_data::Error> {
         match self {
             Records::InPlace(r) => Ok(r.next_record()),
             Records::Decoder(it) => Ok(it.next_record(file)?.map(|r| match r {
@@ -354,11 +452,11 @@ mod tests {
             let (_, slow) = all(&bytes, false);
             assert_eq!(fast.len(), slow.len(), "{rel}");
             assert!(fast == slow, "{rel}: the records differ");
-            // Compressed, pipe-mode and killed recordings take the decoder.
-            let plain = !["z.", "pipe.", "killed."].iter().any(|k| rel.contains(k));
-            assert_eq!(used, plain, "{rel}");
+            // Pipe-mode and killed recordings take the decoder.
+            let whole = !["pipe.", "killed."].iter().any(|k| rel.contains(k));
+            assert_eq!(used, whole, "{rel}");
             read_in_place += usize::from(used);
         }
-        assert_eq!(read_in_place, 7);
+        assert_eq!(read_in_place, 8);
     }
 }
