@@ -170,6 +170,10 @@ fn build_as<E: FileHeader<Endian = Endianness>>(
         .map_err(|e| bad(&syms.path, e))?;
     let strings = table.strings();
     let mut out = Table::new(demangle_names);
+    let names = sections
+        .section(table.string_section())
+        .map_or(0u64, |s| s.sh_size(endian).into());
+    out.reserve(table.len(), usize::try_from(names).unwrap_or(0).min(data.len()));
     for sym in table.iter() {
         if sym.st_name(endian) == 0 {
             continue;
@@ -205,7 +209,11 @@ fn build_as<E: FileHeader<Endian = Endianness>>(
         let Ok(raw) = sym.name(endian, strings) else {
             continue;
         };
-        let raw = String::from_utf8_lossy(raw);
+        // Names are ASCII but for a few: validating is faster than lossy decoding.
+        let raw = match std::str::from_utf8(raw) {
+            Ok(s) => std::borrow::Cow::Borrowed(s),
+            Err(_) => String::from_utf8_lossy(raw),
+        };
         let value: u64 = sym.st_value(endian).into();
         let start = match loads.iter().find(|l| value >= l.0 && value - l.0 < l.1) {
             Some(&(vaddr, _, off)) => value.wrapping_sub(vaddr).wrapping_add(off),

@@ -70,6 +70,9 @@ pub(super) struct Opened<'b> {
     pub reader: PerfFileReader<Bytes<'b>>,
     pub warnings: Vec<String>,
     pub walk: Walk,
+    /// The data section (start, end) of a plain file whose header was not
+    /// mended (none in pipe mode): what [`super::records::InPlace`] reads.
+    pub data: Option<(u64, u64)>,
 }
 
 fn u64_at(bytes: &[u8], at: usize, le: bool) -> Option<u64> {
@@ -114,6 +117,7 @@ pub(super) fn open<'b>(bytes: &'b [u8], origin: &str) -> Result<Opened<'b>, Pars
         }
     };
     let pipe = head.is_empty() && is_pipe_mode(bytes, le);
+    let mended = !head.is_empty();
     let reader = Bytes {
         head,
         bytes,
@@ -131,10 +135,17 @@ pub(super) fn open<'b>(bytes: &'b [u8], origin: &str) -> Result<Opened<'b>, Pars
             &e,
         )
     })?;
+    let data = match (pipe, mended) {
+        (false, false) => u64_at(bytes, DATA_OFFSET, le)
+            .zip(u64_at(bytes, DATA_SIZE, le))
+            .and_then(|(at, size)| Some((at, at.checked_add(size)?))),
+        _ => None,
+    };
     Ok(Opened {
         reader,
         warnings,
         walk,
+        data,
     })
 }
 

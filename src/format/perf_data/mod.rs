@@ -34,6 +34,7 @@
 //! `[kernel.kallsyms]` (perf report lists them per address).
 
 mod check;
+mod comms;
 mod compressed;
 mod demangle;
 mod elf;
@@ -47,6 +48,7 @@ mod maps;
 mod plt;
 mod procs;
 mod provenance;
+mod records;
 mod symsrc;
 mod symtab;
 mod tally;
@@ -63,7 +65,8 @@ use check::check_record;
 use event::{choose_event, Event};
 use kernel::kernel_symbols;
 use linux_perf_data::linux_perf_event_reader::EventRecord;
-use linux_perf_data::{DsoKey, PerfFile, PerfFileReader, PerfFileRecord};
+use linux_perf_data::{DsoKey, PerfFile, PerfFileReader};
+use records::{InPlace, Rec, Records};
 use mapcheck::{identity_mismatch, judge, Fit, Judged};
 use maps::Mapping;
 use rustc_hash::FxHashMap;
@@ -108,18 +111,28 @@ enum Frame {
 /// Slots of the kernel address cache (direct-mapped by address).
 const KCACHE: usize = 1 << 14;
 
+/// Slots of the user address cache (direct-mapped by dso and file offset).
+const UCACHE: usize = 1 << 14;
+
+/// No function of the dso holds the offset (in [`State::ucache`]).
+const NO_FUNCTION: u32 = u32::MAX;
+
 struct State<'a> {
     origin: &'a str,
     user: &'a UserSymbolOptions,
     kernel: Option<Arc<SymbolMap>>,
     kernel_err: Option<String>,
-    comms: FxHashMap<i32, Arc<str>>,
+    comms: comms::Comms,
     maps: FxHashMap<i32, Vec<Mapping>>,
     dsos: Vec<Dso>,
     dso_ids: HashMap<String, u32>,
     build_ids: HashMap<Vec<u8>, Vec<u8>>,
     /// Kernel address → frame, for the few thousand hot addresses.
     kcache: Vec<(u64, Frame)>,
+    /// (dso, file offset) → function index in the dso's symbols (or
+    /// [`NO_FUNCTION`]): a dso's table never changes once loaded, so a hot
+    /// address is searched for once, not once per sample.
+    ucache: Vec<(u32, u64, u32)>,
     /// How well the kernel map names the kernel samples ([`mapcheck::Fit`]).
     fit: Fit,
     /// Why the kernel map seems not to be the recording's ([`mapcheck`]).
@@ -191,12 +204,26 @@ impl State<'_> {
                 let Some(off) = off else {
                     return Ok(Frame::UserUnknown(id));
                 };
-                Ok(
-                    match dso.symbols(self.user).and_then(|s| s.lookup_index(off)) {
-                        Some(n) => Frame::User(id, n),
-                        None => Frame::UserUnknown(id),
-                    },
-                )
+                let slot = (off.rotate_right(1) ^ u64::from(id).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                    as usize
+                    % UCACHE;
+                let n = match self.ucache.get(slot) {
+                    Some(&(d, at, n)) if d == id && at == off => n,
+                    _ => {
+                        let n = dso
+                            .symbols(self.user)
+                            .and_then(|s| s.lookup_index(off))
+                            .unwrap_or(NO_FUNCTION);
+                        if let Some(c) = self.ucache.get_mut(slot) {
+                            *c = (id, off, n);
+                        }
+                        n
+                    }
+                };
+                Ok(match n {
+                    NO_FUNCTION => Frame::UserUnknown(id),
+                    n => Frame::User(id, n),
+                })
             }
             other => Ok(Frame::Unknown(other)),
         }
@@ -290,18 +317,24 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
     let header::Opened {
         reader: PerfFileReader {
             mut perf_file,
-            mut record_iter,
+            record_iter,
         },
         mut warnings,
         walk,
+        data,
     } = header::open(bytes, origin)?;
     let damaged = damaged(bytes, &walk, origin, opts, &mut warnings)?;
+    let whole = data.filter(|_| !damaged);
+    let mut records = match whole.and_then(|d| InPlace::new(bytes, &perf_file, &walk, d)) {
+        Some(r) => Records::InPlace(r),
+        None => Records::Decoder(record_iter),
+    };
     let event = choose_event(&perf_file, opts, origin, &mut warnings)?;
     let mut st = kernel_state(&perf_file, opts, origin);
     let mut tally = Tally::default();
     let mut record_no = 0u64;
     loop {
-        let record = match record_iter.next_record(&mut perf_file) {
+        let record = match records.next(&mut perf_file) {
             Ok(r) => r,
             // Past damage that --lenient accepted, the decoder may give up.
             Err(e) if damaged => {
@@ -323,8 +356,8 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
         let Some(record) = record else { break };
         record_no += 1;
         let (attr_index, raw) = match record {
-            PerfFileRecord::EventRecord { attr_index, record } => (attr_index, record),
-            PerfFileRecord::UserRecord(_) => continue,
+            Rec::Event { attr_index, raw } => (attr_index, raw),
+            Rec::User => continue,
         };
         check_record(&raw, origin, record_no)?;
         let parsed = raw.parse().map_err(|e| {
@@ -410,12 +443,13 @@ fn kernel_state<'a>(perf_file: &PerfFile, opts: &'a ParseOptions, origin: &'a st
         user: &opts.user,
         kernel,
         kernel_err,
-        comms: FxHashMap::default(),
+        comms: comms::Comms::default(),
         maps: FxHashMap::default(),
         dsos: Vec::new(),
         dso_ids: HashMap::new(),
         build_ids,
         kcache: vec![(u64::MAX, Frame::KernelUnknown); KCACHE],
+        ucache: vec![(u32::MAX, 0, NO_FUNCTION); UCACHE],
         fit: Fit::default(),
         doubts,
         release,
@@ -428,11 +462,14 @@ fn kernel_state<'a>(perf_file: &PerfFile, opts: &'a ParseOptions, origin: &'a st
 /// (demangling happens here), stacks named like the self cost.
 fn finish(
     st: State<'_>,
-    tally: Tally,
+    mut tally: Tally,
     event: &Event,
     opts: &ParseOptions,
     mut warnings: Vec<String>,
 ) -> Result<Profile, ParseError> {
+    if !opts.inclusive && !opts.stacks {
+        tally.self_counts();
+    }
     let origin = st.origin;
     let mut p = Profile::new(origin, Format::PerfData);
     p.event = Some(event.name.clone());
@@ -459,7 +496,7 @@ fn finish(
     }
     warnings.extend(tally_warnings(&tally, opts, origin));
     if let Some(f) = &opts.comm {
-        p.kept_processes = tally.procs.trees(&st.comms, f);
+        p.kept_processes = tally.procs.trees(&st.comms.by_tid(), f);
     }
     p.provenance = provenance::of(&st, tally.counts.keys());
     // Each distinct frame is named once (demangling happens here).
@@ -468,12 +505,14 @@ fn finish(
     for (f, c) in tally.counts {
         p.add(key(f), c);
     }
-    let mut comm_names: FxHashMap<Arc<str>, Name> = FxHashMap::default();
+    let mut comm_names: FxHashMap<u32, Name> = FxHashMap::default();
     let triples: Vec<(Option<SymbolKey>, Name, f64)> = tally
         .by_comm
         .into_iter()
         .map(|((f, c), w)| {
-            let name = *comm_names.entry(c.clone()).or_insert_with(|| Name::new(&c));
+            let name = *comm_names
+                .entry(c)
+                .or_insert_with(|| Name::new(st.comms.name(c)));
             (Some(key(f)), name, w)
         })
         .collect();

@@ -53,6 +53,13 @@ impl Table {
         }
     }
 
+    /// Room for `syms` symbols and `names` bytes of names (a library's
+    /// table is read in one pass: no regrowth of either).
+    pub fn reserve(&mut self, syms: usize, names: usize) {
+        self.syms.reserve(syms);
+        self.names.reserve(names);
+    }
+
     /// Add a symbol (a name past 4 GiB of names is dropped).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn push(
@@ -196,42 +203,59 @@ pub(super) fn fixup_end(syms: &mut [Entry]) {
 pub(super) fn fixup_duplicates(t: &mut Table) {
     let syms = std::mem::take(&mut t.syms);
     let mut out: Vec<Entry> = Vec::with_capacity(syms.len());
+    // The current winner's shown name (leading underscores, length), once
+    // computed: each alias of a long run is demangled once, not per match.
+    let mut shown: Option<(usize, usize)> = None;
     for s in syms {
         match out.last_mut() {
             Some(cur) if cur.start == s.start => {
                 let ifunc = cur.ifunc || s.ifunc;
-                if !better(t, cur, &s) {
-                    *cur = s;
+                match better(t, cur, &s, &mut shown) {
+                    (true, _) => {}
+                    (false, next) => {
+                        *cur = s;
+                        shown = next;
+                    }
                 }
                 cur.ifunc = ifunc;
             }
-            _ => out.push(s),
+            _ => {
+                out.push(s);
+                shown = None;
+            }
         }
     }
     t.syms = out;
 }
 
-/// Whether `a` wins over `b` (perf's `choose_best_symbol`: `a` on ties).
-/// perf compares the names it shows, so those are demangled here (only
-/// for aliases that tie on everything else).
-fn better(t: &Table, a: &Entry, b: &Entry) -> bool {
+/// Whether `a` wins over `b` (perf's `choose_best_symbol`: `a` on ties),
+/// and `b`'s shown name's measures when they were computed. perf compares
+/// the names it shows, so those are demangled here (only for aliases that
+/// tie on everything else); `a_shown` caches `a`'s.
+fn better(
+    t: &Table,
+    a: &Entry,
+    b: &Entry,
+    a_shown: &mut Option<(usize, usize)>,
+) -> (bool, Option<(usize, usize)>) {
     let (la, lb) = (a.end - a.start, b.end - b.start);
     if (la == 0) != (lb == 0) {
-        return la > 0;
+        return (la > 0, None);
     }
     if a.weak != b.weak {
-        return !a.weak;
+        return (!a.weak, None);
     }
     if a.global != b.global {
-        return a.global;
+        return (a.global, None);
     }
-    let (na, nb) = (t.shown(a), t.shown(b));
-    let under = |n: &str| n.bytes().take_while(|&c| c == b'_').count();
-    let (ua, ub) = (under(&na), under(&nb));
-    if ua != ub {
-        return ua < ub;
-    }
-    na.len() >= nb.len()
+    let measure = |e: &Entry| {
+        let n = t.shown(e);
+        (n.bytes().take_while(|&c| c == b'_').count(), n.len())
+    };
+    let (ua, na) = *a_shown.get_or_insert_with(|| measure(a));
+    let (ub, nb) = measure(b);
+    let wins = if ua != ub { ua < ub } else { na >= nb };
+    (wins, Some((ub, nb)))
 }
 
 #[cfg(test)]
@@ -278,12 +302,25 @@ mod tests {
             (0, 4, "abc", false, true),
         ]);
         let s = &t.syms;
-        assert!(better(&t, &s[0], &s[1]));
-        assert!(better(&t, &s[2], &s[3]));
-        assert!(better(&t, &s[4], &s[5]));
+        let wins = |a: usize, b: usize| better(&t, &s[a], &s[b], &mut None).0;
+        assert!(wins(0, 1));
+        assert!(wins(2, 3));
+        assert!(wins(4, 5));
         // `_ZN5alpha4betaEv` is shown as `alpha::beta`: no leading
         // underscore, and longer than `abc`.
-        assert!(better(&t, &s[6], &s[7]));
+        assert!(wins(6, 7));
+        assert!(!wins(7, 6));
+        // A run of aliases: each compared with the winner so far.
+        let mut t = table(&[
+            (0, 4, "__b", false, true),
+            (0, 4, "_ZN5alpha4betaEv", false, true),
+            (0, 4, "_c", false, true),
+            (0, 4, "ab", false, true),
+            (0, 4, "_ZN5gamma5deltaEv", false, true),
+        ]);
+        fixup_duplicates(&mut t);
+        let t = ElfSymbols::from_table(t);
+        assert_eq!(t.lookup(0).as_deref(), Some("gamma::delta"));
     }
 
     #[test]

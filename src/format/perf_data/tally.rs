@@ -20,7 +20,6 @@ use linux_perf_data::linux_perf_event_reader::constants::{
 };
 use linux_perf_data::linux_perf_event_reader::{CpuMode, EventRecord, Mmap2FileId, SampleRecord};
 use rustc_hash::FxHashMap;
-use std::sync::Arc;
 
 /// What the records add up to, and the buffers reused per sample.
 #[derive(Default)]
@@ -39,7 +38,7 @@ pub(super) struct Tally {
     /// Who forked whom and whom `--comm` kept ([`Procs`]).
     pub procs: Procs,
     /// Kept samples' self weight by (leaf, command).
-    pub by_comm: FxHashMap<(Frame, Arc<str>), f64>,
+    pub by_comm: FxHashMap<(Frame, u32), f64>,
 }
 
 impl Tally {
@@ -52,19 +51,18 @@ impl Tally {
     ) -> Result<(), ParseError> {
         match parsed {
             EventRecord::Comm(c) => {
-                let name = String::from_utf8_lossy(&c.name.as_slice()).into_owned();
+                let raw = c.name.as_slice();
+                let name = String::from_utf8_lossy(&raw);
                 if c.is_execve {
                     st.maps.remove(&c.pid);
                 }
-                st.comms.insert(c.tid, name.into());
+                st.comms.set(c.tid, &name);
             }
             EventRecord::Fork(f) => {
                 if f.pid != f.ppid {
                     self.procs.fork(f.pid, f.ppid);
                 }
-                if let Some(c) = st.comms.get(&f.ptid).cloned() {
-                    st.comms.insert(f.tid, c);
-                }
+                st.comms.inherit(f.ptid, f.tid);
                 if f.pid != f.ppid {
                     if let Some(m) = st.maps.get(&f.ppid).cloned() {
                         st.maps.insert(f.pid, m);
@@ -147,12 +145,9 @@ impl Tally {
             return Ok(());
         }
         let tid = s.tid.unwrap_or(pid);
-        let comm: Arc<str> = match st.comms.get(&tid).or_else(|| st.comms.get(&pid)) {
-            Some(c) => c.clone(),
-            None => format!(":{tid}").into(),
-        };
+        let comm = st.comms.of(tid, pid);
         if let Some(re) = &opts.comm {
-            if !re.is_match(&comm) {
+            if !st.comms.passes(comm, re) {
                 return Ok(());
             }
         }
@@ -177,7 +172,7 @@ impl Tally {
         }
         *self.by_comm.entry((leaf, comm)).or_insert(0.0) += w;
         if !opts.inclusive && !opts.stacks {
-            *self.counts.entry(leaf).or_insert(0.0) += w;
+            // The leaf's count is the sum of its commands' ([`Tally::self_counts`]).
             return Ok(());
         }
         self.callchain(st, s, mode, pid, record_no)?;
@@ -208,6 +203,15 @@ impl Tally {
             *self.counts.entry(f).or_insert(0.0) += w;
         }
         Ok(())
+    }
+
+    /// Self cost without callchains or stacks: each leaf's count is the sum
+    /// of its weights per command, added up once here rather than per
+    /// sample (weights are whole numbers: the sums are exact in any order).
+    pub fn self_counts(&mut self) {
+        for (&(f, _), &w) in &self.by_comm {
+            *self.counts.entry(f).or_insert(0.0) += w;
+        }
     }
 
     /// The sample's callchain into `self.chain`, leaf first (perf puts the
