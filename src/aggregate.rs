@@ -28,6 +28,12 @@ impl Named for SymbolKey {
     }
 }
 
+impl Named for Name {
+    fn name(&self) -> Name {
+        *self
+    }
+}
+
 impl Named for Ident {
     fn name(&self) -> Name {
         self.name
@@ -273,6 +279,14 @@ impl Gathered {
 
 /// Where every distinct input key goes (`None`: dropped), each placed
 /// once, and every row's mode and the input names it holds.
+///
+/// Without dsos (`perf report --sort sym`, readprofile), an input name
+/// seen in two modes (`[k] read_zero` and `[.] read_zero`: a kernel and a
+/// user function) is two rows, never one sum: each gets its mode as its dso,
+/// in brackets (`[kernel]`, `[user]`, see [`mode_dso`]), which the label
+/// shows (`read_zero [user]`). A name seen in one mode, or without one,
+/// stays one row without a dso, so runs of formats that know the mode
+/// and of those that do not still compare.
 fn place(sides: &[Side], identity: &Identity, use_dso: bool, dsos: &DsoMap) -> Placed {
     // Looked up by name id, never iterated into output (hot in batch).
     // At least the largest run's keys and rows: sized once, not regrown.
@@ -287,36 +301,60 @@ fn place(sides: &[Side], identity: &Identity, use_dso: bool, dsos: &DsoMap) -> P
         ids: ByName::with_capacity(n),
         rows: Vec::with_capacity(n),
     };
-    let Placed { keys, ids, rows } = &mut placed;
+    // Each distinct key's placement, in the order first seen; and, without
+    // dsos, the input names seen in more than one mode (input names: a
+    // counts table cannot tell a group's row from a folded one, so the
+    // placed names would not split alike from files and from a table).
+    let mut order: Vec<(SymbolKey, Placement, bool)> = Vec::with_capacity(n);
+    let mut modes: ByName<Name, (Option<Mode>, bool)> = ByName::with_capacity(n);
     for run in sides.iter().flat_map(|s| &s.runs) {
         for key in run.counts.keys() {
-            let (slot, new) = keys.get_or_insert_with(*key, || None);
+            let (_, new) = placed.keys.get_or_insert_with(*key, || None);
             if !new {
                 continue;
             }
-            let key = &dsos.apply(key);
-            let (placement, shown) = identity.place_all(key);
-            let row = match placement {
-                Placement::Dropped => None,
-                Placement::Row { name, grouped } => {
-                    let ident = Ident {
-                        name,
-                        dso: if use_dso && !grouped { key.dso } else { None },
-                    };
-                    let i = row_of(ids, rows, ident, key.mode);
-                    let entry = &mut rows[i as usize];
-                    if entry.0 != key.mode {
-                        entry.0 = entry.0.or(key.mode);
-                    }
-                    entry.1.add(key.name);
-                    entry.2 |= shown;
-                    Some(i)
-                }
-            };
-            *slot = row;
+            let key = dsos.apply(key);
+            let (placement, shown) = identity.place_all(&key);
+            if let (false, Some(m)) = (use_dso, key.mode) {
+                let (seen, _) = modes.get_or_insert_with(key.name, || (Some(m), false));
+                seen.1 |= seen.0 != Some(m);
+            }
+            order.push((key, placement, shown));
         }
     }
+    let Placed { keys, ids, rows } = &mut placed;
+    for (i, (key, placement, shown)) in order.into_iter().enumerate() {
+        let row = match placement {
+            Placement::Dropped => None,
+            Placement::Row { name, grouped } => {
+                let dso = if use_dso && !grouped {
+                    key.dso
+                } else if !use_dso && !grouped && modes.get(&key.name).is_some_and(|m| m.1) {
+                    key.mode.map(mode_dso)
+                } else {
+                    None
+                };
+                let ident = Ident { name, dso };
+                let i = row_of(ids, rows, ident, key.mode);
+                let entry = &mut rows[i as usize];
+                if entry.0 != key.mode {
+                    entry.0 = entry.0.or(key.mode);
+                }
+                entry.1.add(key.name);
+                entry.2 |= shown;
+                Some(i)
+            }
+        };
+        *keys.value_at_mut(i) = row;
+    }
     placed
+}
+
+/// The dso of a row told apart from a same-named one by its mode alone
+/// (no dso known): the mode in brackets, `[kernel]`, `[user]`,
+/// `[guest-kernel]`, `[guest-user]`, `[hypervisor]`.
+pub fn mode_dso(mode: Mode) -> Name {
+    Name::new(&format!("[{}]", mode.as_str()))
 }
 
 /// Samples of the run's total that neither a symbol row nor `*unknown*`
