@@ -35,12 +35,10 @@ pub use crate::scope::KERNEL_ONLY_NOTE;
 /// Rows of each sign text shows on a terminal when `--top` is not given.
 pub const TERMINAL_TOP: usize = 25;
 
-/// The format `-O FILE`'s extension implies, for when `-o` is not given.
+/// The format `-O FILE`'s extension implies, for when `-o` is not given
+/// (the extension before a final `.gz`, which compresses it).
 pub fn format_of_file(path: &str) -> Option<OutputArg> {
-    let ext = std::path::Path::new(path)
-        .extension()?
-        .to_str()?
-        .to_ascii_lowercase();
+    let ext = report_extension(path)?;
     Some(match ext.as_str() {
         "html" | "htm" => OutputArg::Html,
         "svg" => OutputArg::Flamegraph,
@@ -50,6 +48,64 @@ pub fn format_of_file(path: &str) -> Option<OutputArg> {
         "txt" | "text" => OutputArg::Text,
         _ => return None,
     })
+}
+
+/// The extension of a report file's name that says its format, lower
+/// case: the last one, or the one before a final `.gz`.
+fn report_extension(path: &str) -> Option<String> {
+    let path = std::path::Path::new(path);
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    if ext != "gz" {
+        return Some(ext);
+    }
+    let inner = std::path::Path::new(path.file_stem()?);
+    Some(inner.extension()?.to_str()?.to_ascii_lowercase())
+}
+
+/// Extensions of formats no report is written in: a file so named would
+/// hold text under a name that promises something else.
+const FOREIGN_EXTENSIONS: &[&str] = &[
+    "parquet", "pq", "arrow", "feather", "orc", "avro", "zst", "zstd", "xz", "lzma", "bz2", "lz4",
+    "br", "zip", "tar", "tgz", "7z", "pdf", "png", "jpg", "jpeg", "xlsx", "xls", "xml", "yaml",
+    "yml", "toml", "tsv", "data",
+];
+
+/// A file written in one format (`what`) refused when its name's
+/// extension is another than `exts` (a name without one passes).
+pub fn check_named_as(path: &str, flag: &str, what: &str, exts: &[&str]) -> Result<()> {
+    if path == "-" {
+        return Ok(());
+    }
+    let Some(ext) = std::path::Path::new(path)
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+    else {
+        return Ok(());
+    };
+    if !exts.contains(&ext.as_str()) {
+        bail!(
+            "{flag} {path}: this writes {what}, not .{ext}; name the file .{}",
+            exts[0]
+        );
+    }
+    Ok(())
+}
+
+/// `-O FILE`'s name checked against what is written there: refused when
+/// its extension names a format no report is written in (`r.parquet`,
+/// `r.zst`): the file would hold text under a name that promises another
+/// format. A final `.gz` is honoured (the report is gzip-compressed); `-o`
+/// still chooses the format over the extension.
+pub fn check_report_file(path: &str) -> Result<()> {
+    let formats = "text, classic, json, csv, markdown, html or flamegraph (-o), \
+                   named .txt, .json, .csv, .md, .html or .svg, each optionally .gz";
+    let Some(ext) = report_extension(path) else {
+        return Ok(());
+    };
+    if FOREIGN_EXTENSIONS.contains(&ext.as_str()) {
+        bail!("-O {path}: reports are not written as .{ext}; the report formats are {formats}");
+    }
+    Ok(())
 }
 
 fn regex(flag: &str, re: &Option<String>) -> Result<Option<Regex>> {
@@ -63,6 +119,9 @@ impl Config {
         let sides = resolve_sides(&cli)?;
         if cli.report.output_file.as_deref() == Some("") {
             bail!("-O/--output-file needs a file name");
+        }
+        if let Some(path) = cli.report.output_file.as_deref().filter(|p| *p != "-") {
+            check_report_file(path)?;
         }
         let output_arg = cli
             .report
@@ -451,6 +510,9 @@ impl NoiseModelConfig {
             .try_get_matches_from(["noise-model"])
             .and_then(|m| ReportArgs::from_arg_matches(&m))
             .context("default report flags")?;
+        if let Some(out) = &args.out {
+            check_named_as(out, "-o", "a noise model in JSON", &["json"])?;
+        }
         let mut config = Config::from_analysis(args.analysis, defaults)?;
         config.sides = vec![SideSpec {
             name: "replicates".to_string(),
@@ -476,6 +538,7 @@ pub fn export_config(args: crate::cli::ExportArgs) -> Result<crate::table::Expor
         .as_deref()
         .map(crate::table::Shard::parse)
         .transpose()?;
+    check_named_as(&args.out, "-o", "a Parquet table", &["parquet", "pq"])?;
     if args.analysis.normalize.is_some() || args.analysis.percentage != PercentageArg::Absolute {
         bail!("export writes counts: -n and --percentage apply when a comparison reads them");
     }
