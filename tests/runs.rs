@@ -6,7 +6,7 @@
 
 use crate::cli::diffprofile;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 const ZERO_DATA: &str = "testdata/empty/zero.perf.data.gz";
@@ -26,11 +26,8 @@ fn rp(workload: &str, r: u32) -> String {
 }
 
 /// A fresh scratch directory for one test.
-pub fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("diffprofile-runs-{}-{name}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).unwrap();
-    d
+pub fn scratch(name: &str) -> crate::scratch::Scratch {
+    crate::scratch::Scratch::new("diffprofile-runs", name)
 }
 
 fn s(p: &Path) -> &str {
