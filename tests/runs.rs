@@ -324,6 +324,24 @@ fn table_values_are_checked_and_pooling_is_said() {
         }
         assert!(o.stdout.is_empty());
     }
+    // A symbol's count above its run's total (before: a warning, and the
+    // comparison ran on it), and one of 1e300.
+    for (value, says) in [
+        (1e12, "count 1000000000000 is above the run's run_total "),
+        (1e300, "count 1"),
+    ] {
+        with_value(&table, &bad, "count", 2, value);
+        let o = cmp(&bad, &[]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{value}: {e}");
+        assert!(
+            e.contains(&format!("{}: row 3: run ", s(&bad)))
+                && e.contains(", symbol ")
+                && e.contains(says),
+            "{value}: {e}"
+        );
+        assert!(o.stdout.is_empty());
+    }
 }
 
 /// A tar of `(member path, bytes)` in order, as `tar -r` leaves one (a
