@@ -309,8 +309,8 @@ fn archive_kind(head: &[u8]) -> Option<&'static str> {
 }
 
 /// Why a tar member is not read: `Some(None)` for what is passed over
-/// without a word (a directory, a hidden name), `Some(Some(why))` for what
-/// is said (not a regular file or link, an editor backup); `None` to read it.
+/// without a word (a directory), `Some(Some(why))` for what is said (not a
+/// regular file or link, a hidden name, an editor backup); `None` to read it.
 fn passed_over(member: &str, kind: tar::EntryType, origin: &str) -> Option<Option<String>> {
     let base = member.rsplit('/').next().unwrap_or(member);
     if kind.is_dir() {
@@ -318,7 +318,7 @@ fn passed_over(member: &str, kind: tar::EntryType, origin: &str) -> Option<Optio
     } else if !(kind.is_file() || kind.is_hard_link() || kind.is_symlink()) {
         Some(Some(format!("{origin}: not a regular file")))
     } else if base.starts_with('.') {
-        Some(None)
+        Some(Some(format!("{origin}: a hidden file, not read")))
     } else if input::is_editor_backup(base) {
         Some(Some(format!(
             "{origin}: an editor backup or leftover, not a run"

@@ -33,6 +33,7 @@ mod scratch;
 mod skip;
 mod stats_filters;
 mod stats_vectors;
+mod sweep;
 mod table;
 mod testdata;
 mod text_variants;

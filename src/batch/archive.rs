@@ -93,7 +93,11 @@ pub(super) fn walk(config: &BatchConfig, reader: Box<dyn BufRead>) -> Result<Wal
                 w.dropped.push(path);
                 continue;
             }
-            if path.is_empty() || hidden(&path) {
+            if path.is_empty() {
+                continue;
+            }
+            if hidden(&path) {
+                w.unmatched.push(format!("{path} (hidden, not read)"));
                 continue;
             }
             if seen.backup(&config.root, &path)? {

@@ -107,6 +107,7 @@ fn visit_tar(
             continue;
         }
         if hidden(&rel) {
+            v.unmatched(format!("{rel} (hidden, not read)"));
             continue;
         }
         if seen.backup(root, &rel)? {
@@ -192,13 +193,18 @@ fn walk(
     v: &mut dyn Visitor,
     skipped: &mut input::Skipped,
 ) -> Result<()> {
-    let entries = walkdir::WalkDir::new(root)
+    let mut entries = walkdir::WalkDir::new(root)
         .follow_links(false)
         .sort_by(|a, b| visiting_order(a).cmp(&visiting_order(b)))
-        .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
-    for entry in entries {
+        .into_iter();
+    while let Some(entry) = entries.next() {
         let entry = entry.map_err(|e| input::walk_error(root, e))?;
+        if skipped.hidden(&entry) {
+            if entry.file_type().is_dir() {
+                entries.skip_current_dir();
+            }
+            continue;
+        }
         let path = entry.path();
         let kind = input::entry_kind(path, entry.file_type());
         if entry.depth() == 0 || kind == input::EntryKind::Dir || skipped.note(path, kind) {
@@ -311,6 +317,10 @@ mod tests {
                 "member k1/b2/run2.txt k1 b2".into(),
                 format!("warning {r}: 1 symbolic link(s) to directories not followed: {r}/k1/link"),
                 format!("warning {r}: 1 dangling symbolic link(s) skipped: {r}/k1/gone"),
+                format!(
+                    "warning {r}: 2 hidden file(s) and directories (.name) not read: \
+                     {r}/.hidden, {r}/k1/.dot.txt"
+                ),
             ]
         );
     }
