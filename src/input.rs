@@ -97,6 +97,9 @@ fn name_error(e: io::Error, what: &str) -> io::Error {
         return e;
     }
     let msg = e.to_string();
+    // (flate2 starts its own words with what we say: said once.)
+    let said = format!("corrupt {what} stream ");
+    let msg = msg.strip_prefix(&said).unwrap_or(&msg).to_string();
     let ends = ["incomplete", "premature", "EOF", "eof", "unexpected end"];
     if e.kind() == UnexpectedEof || ends.iter().any(|m| msg.contains(m)) {
         io::Error::new(UnexpectedEof, format!("truncated {what} stream"))
@@ -135,6 +138,15 @@ impl<R: Read> TarTail<R> {
     /// marker the tar reader stops at).
     pub fn ended(&self) -> bool {
         self.tail.len() == TAR_BLOCK && self.tail.iter().all(|&b| b == 0)
+    }
+
+    /// Read what follows the end-of-archive blocks to the end of the
+    /// stream, so that a compressed archive's own check (gzip's CRC, the
+    /// xz, zstd and bzip2 checks) is verified: the tar reader stops before
+    /// the compressed stream ends, and a damaged byte inside a member (a
+    /// count changed) would otherwise be read without a word.
+    pub fn finish(&mut self) -> io::Result<()> {
+        io::copy(&mut self.inner, &mut io::sink()).map(|_| ())
     }
 }
 

@@ -23,14 +23,6 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-/// Exit 2, saying `what` on stderr.
-#[track_caller]
-fn refused(o: &Output, what: &str) {
-    let e = stderr(o);
-    assert_eq!(o.status.code(), Some(2), "{e}");
-    assert!(e.contains(what), "{e}");
-}
-
 /// A hidden file in a run directory (`.run1`, a copy someone hid) and a
 /// hidden member of a tar are passed over in a counted warning naming
 /// them (before: dropped without a word).
@@ -77,3 +69,100 @@ fn hidden_runs_are_said() {
         "{e}"
     );
 }
+
+/// A FIFO whose writer stops in the middle of a line: the warning names
+/// the FIFO (before: "the input ends in the middle of a line" of no file).
+#[test]
+fn a_cut_fifo_is_named() {
+    let d = Scratch::new("diffprofile-sweep", "fifo");
+    let fifo = d.join("run.folded");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let mut f = fs::OpenOptions::new().write(true).open(fifo).unwrap();
+            f.write_all(b"main;a 5\nmain;b 3\nmain;c").unwrap();
+        })
+    };
+    let other = d.join("other.folded");
+    fs::write(&other, "main;a 4\nmain;b 3\n").unwrap();
+    let o = run(&["-f", "folded", s(&fifo), s(&other), "-o", "csv"]);
+    writer.join().unwrap();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(
+        e.contains(&format!(
+            "{}: the input ends in the middle of a line (truncated?)",
+            s(&fifo)
+        )),
+        "{e}"
+    );
+}
+
+/// A noise model learned from cpu-clock runs, applied to task-clock runs
+/// (the same recording's two events): said, naming both events (before:
+/// `--group-by` whose pattern groups no symbol: said (before: the header
+/// `--alpha` out of its range, whatever the way: the message says the
+/// range (before: "must be ≥ 0" for a negative, "expected a number ≥ 0"
+/// A positional OLD with --new (or --old with a positional NEW): a usage
+/// error that says the sides were mixed (before: "give both", though both
+/// A gzip-compressed tar whose stream fails its check (a digit of a
+/// count changed inside a stored block, so that every member still
+/// parses): refused as damaged (before: read with the changed count, exit
+/// 0). A damage that makes a member malformed is said as damage too.
+#[test]
+fn a_damaged_compressed_tar_is_refused() {
+    let d = Scratch::new("diffprofile-sweep", "damaged-tar");
+    let mut b = tar::Builder::new(Vec::new());
+    for r in 1..=3 {
+        b.append_path_with_name(
+            format!("{RP}/pipes/run{r}.txt"),
+            format!("pipes/run{r}.txt"),
+        )
+        .unwrap();
+    }
+    let plain = b.into_inner().unwrap();
+    // Level 0: stored blocks, the text as it is inside the stream.
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::none());
+    std::io::Write::write_all(&mut gz, &plain).unwrap();
+    let good = gz.finish().unwrap();
+    let at = good
+        .windows(18)
+        .position(|w| w == b"finish_task_switch")
+        .unwrap();
+    let digit = (0..at).rev().find(|&i| good[i].is_ascii_digit()).unwrap();
+    let mut bad = good.clone();
+    bad[digit] = if bad[digit] == b'9' { b'1' } else { b'9' };
+    let (ok, damaged) = (d.join("ok.tar.gz"), d.join("damaged.tar.gz"));
+    fs::write(&ok, &good).unwrap();
+    fs::write(&damaged, &bad).unwrap();
+    let other = format!("{RP}/threads");
+    let o = run(&[s(&ok), &other, "-o", "csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(&[s(&damaged), &other, "-o", "csv"]);
+    refused(
+        &o,
+        &format!(
+            "{}: cannot read: the archive is damaged, none of its runs can be trusted",
+            s(&damaged)
+        ),
+    );
+    assert!(stderr(&o).contains("checksum"), "{}", stderr(&o));
+    // Zeros over a member's text: malformed, and said as the damage.
+    let mut zeroed = good.clone();
+    zeroed[digit - 40..digit].fill(0);
+    fs::write(&damaged, &zeroed).unwrap();
+    let o = run(&[s(&damaged), &other, "-o", "csv"]);
+    refused(
+        &o,
+        "the archive is damaged, none of its runs can be trusted (what it gave: ",
+    );
+}
+
+/// A regular expression option that does not compile: one line, with the
+/// pattern, the reason and where (before: the regex crate's three lines,

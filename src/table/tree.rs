@@ -166,7 +166,12 @@ fn visit_tar(
             None => v.unmatched(rel),
         }
     }
-    if !archive.into_inner().ended() {
+    // (The rest of the stream read: a compressed archive's check verified.)
+    let mut tail = archive.into_inner();
+    tail.finish().with_context(|| {
+        format!("{root}: cannot read: the archive is damaged, none of its runs can be trusted")
+    })?;
+    if !tail.ended() {
         v.warning(format!("{root}: {}", input::tar_cut_warning(read)));
     }
     if !backups.is_empty() {
