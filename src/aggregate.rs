@@ -429,14 +429,65 @@ pub struct RunInfo {
 
 impl RunInfo {
     pub fn lookup(&self, source: &str) -> Option<(Option<f64>, Option<f64>)> {
-        if let Some(e) = self.entries.get(source) {
-            return Some(*e);
+        self.find(source).ok().flatten().map(|(_, v)| v)
+    }
+
+    /// The row for run `source`: its own path, else the one row whose path
+    /// is the run's given relative to another directory (either ends with
+    /// `/` and the other). `Err` when several rows match so.
+    #[allow(clippy::type_complexity)]
+    fn find(&self, source: &str) -> Result<Option<(&str, (Option<f64>, Option<f64>))>, String> {
+        if let Some((k, e)) = self.entries.get_key_value(source) {
+            return Ok(Some((k, *e)));
         }
-        // Accept a path given relative to a different directory: match by suffix.
-        self.entries
+        let found: Vec<(&String, &(Option<f64>, Option<f64>))> = self
+            .entries
             .iter()
-            .find(|(k, _)| source.ends_with(&format!("/{k}")) || k.ends_with(&format!("/{source}")))
-            .map(|(_, v)| *v)
+            .filter(|(k, _)| {
+                source.ends_with(&format!("/{k}")) || k.ends_with(&format!("/{source}"))
+            })
+            .collect();
+        match found.as_slice() {
+            [] => Ok(None),
+            [(k, v)] => Ok(Some((k.as_str(), **v))),
+            many => Err(format!(
+                "run {source} matches {} rows of the --run-info file ({}): which one is its is not known; \
+                 give each run's path as the run is named",
+                many.len(),
+                many.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>().join(", ")
+            )),
+        }
+    }
+
+    /// Every run's row for `-n rate`/`work`, `[side][run]`; `Err` when a
+    /// run matches several rows, or one row (a bare `run1.txt`) the runs
+    /// of several paths (`old/run1.txt`, `new/run1.txt`): one of them
+    /// would get another's duration without a word.
+    #[allow(clippy::type_complexity)]
+    fn resolve(&self, sides: &[Side]) -> Result<Vec<Vec<Option<(Option<f64>, Option<f64>)>>>> {
+        let mut used: BTreeMap<&str, &str> = BTreeMap::new();
+        let mut out = Vec::new();
+        for side in sides {
+            let mut row = Vec::new();
+            for run in &side.runs {
+                let found = self.find(&run.source).map_err(|e| anyhow::anyhow!(e))?;
+                if let Some((key, _)) = found {
+                    match used.get(key) {
+                        Some(other) if *other != run.source => bail!(
+                            "--run-info row {key} matches the runs {other} and {}: \
+                             give each run's path as the run is named",
+                            run.source
+                        ),
+                        _ => {
+                            used.insert(key, &run.source);
+                        }
+                    }
+                }
+                row.push(found.map(|(_, v)| v));
+            }
+            out.push(row);
+        }
+        Ok(out)
     }
 }
 
@@ -453,6 +504,11 @@ pub fn exposures(
 ) -> Result<Vec<Vec<f64>>> {
     let mut missing = Vec::new();
     let mut out: Vec<Vec<f64>> = Vec::new();
+    let rows = match mode {
+        Normalize::Rate | Normalize::Work => info.resolve(sides)?,
+        _ => Vec::new(),
+    };
+    let row_of = |s: usize, r: usize| rows.get(s).and_then(|x| x.get(r)).copied().flatten();
     for (s, side) in sides.iter().enumerate() {
         let mut row = Vec::new();
         for (r, run) in side.runs.iter().enumerate() {
@@ -470,18 +526,14 @@ pub fn exposures(
                 }
                 Normalize::Share => run.total,
                 Normalize::Ticks | Normalize::Robust => 1.0,
-                Normalize::Rate => match info
-                    .lookup(&run.source)
-                    .and_then(|e| e.0)
-                    .or(run.duration_s)
-                {
+                Normalize::Rate => match row_of(s, r).and_then(|e| e.0).or(run.duration_s) {
                     Some(d) => d,
                     None => {
                         missing.push(run.source.clone());
                         f64::NAN
                     }
                 },
-                Normalize::Work => match info.lookup(&run.source).and_then(|e| e.1) {
+                Normalize::Work => match row_of(s, r).and_then(|e| e.1) {
                     Some(w) => w,
                     None => {
                         missing.push(run.source.clone());
@@ -563,6 +615,7 @@ pub fn parse_run_info(text: &str, origin: &str) -> Result<RunInfo> {
         .from_reader(text.as_bytes());
     let mut record = csv::StringRecord::new();
     let mut lines = Lines::default();
+    let mut lines_of: BTreeMap<String, usize> = BTreeMap::new();
     loop {
         let from = reader.position().byte() as usize;
         let read = reader.read_record(&mut record);
@@ -592,6 +645,16 @@ pub fn parse_run_info(text: &str, origin: &str) -> Result<RunInfo> {
                 bail!("{origin}:{n}: expected a number, found \"{bad}\"")
             }
         };
+        // A run listed twice with other numbers: which holds is not known.
+        match lines_of.get(&record[0]) {
+            Some(&first) if info.entries.get(&record[0]) != Some(&(d, w)) => bail!(
+                "{origin}:{n}: {} is listed a second time (first on line {first}) with other numbers: keep one",
+                &record[0]
+            ),
+            Some(_) => continue,
+            None => {}
+        }
+        lines_of.insert(record[0].to_string(), n);
         info.entries.insert(record[0].to_string(), (d, w));
     }
     Ok(info)
@@ -733,6 +796,48 @@ mod tests {
         );
         let e = parse_run_info("x.txt,ten\n", "ri.csv").unwrap_err();
         assert_eq!(e.to_string(), "ri.csv:1: expected a number, found \"ten\"");
+        // A run listed twice: refused when the numbers differ.
+        let e = parse_run_info("a.txt,1,2\nb.txt,3\na.txt,1,5\n", "ri.csv").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "ri.csv:3: a.txt is listed a second time (first on line 1) with other numbers: keep one"
+        );
+        assert!(parse_run_info("a.txt,1,2\na.txt,1,2\n", "ri.csv").is_ok());
+    }
+
+    #[test]
+    fn run_info_rows_match_one_run_each() {
+        let mut sides = Vec::new();
+        for name in ["old", "new"] {
+            let mut p = Profile::new(format!("{name}/run1.txt"), Format::Readprofile);
+            p.add(SymbolKey::new("read"), 5.0);
+            p.total = 5.0;
+            sides.push(side(name, vec![p]));
+        }
+        let m = build(&sides, &Identity::default());
+        // One bare name for the runs of two directories: refused.
+        let info = parse_run_info("run1.txt,10\n", "ri.csv").unwrap();
+        let e = exposures(&sides, &m, Normalize::Rate, &info, false).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--run-info row run1.txt matches the runs old/run1.txt and new/run1.txt: \
+             give each run's path as the run is named"
+        );
+        // A run that two rows match by suffix: refused.
+        let info = parse_run_info(
+            "x/old/run1.txt,10\ny/old/run1.txt,20\nnew/run1.txt,5\n",
+            "ri.csv",
+        )
+        .unwrap();
+        let e = exposures(&sides, &m, Normalize::Rate, &info, false).unwrap_err();
+        assert!(
+            e.to_string().starts_with("run old/run1.txt matches 2 rows"),
+            "{e}"
+        );
+        // Each run its own row.
+        let info = parse_run_info("/r/old/run1.txt,10\nnew/run1.txt,5\n", "ri.csv").unwrap();
+        let e = exposures(&sides, &m, Normalize::Rate, &info, false).unwrap();
+        assert_eq!(e, vec![vec![10.0], vec![5.0]]);
     }
 
     #[test]
