@@ -110,7 +110,15 @@ pub fn check_report_file(path: &str) -> Result<()> {
 
 fn regex(flag: &str, re: &Option<String>) -> Result<Option<Regex>> {
     re.as_deref()
-        .map(|r| Regex::new(r).with_context(|| format!("{flag}: invalid regular expression")))
+        .map(|r| {
+            Regex::new(r).map_err(|e| {
+                anyhow::anyhow!(
+                    "{flag} \"{}\": invalid regular expression: {}",
+                    crate::text::printable(r),
+                    crate::text::regex_error(&e)
+                )
+            })
+        })
         .transpose()
 }
 
@@ -233,7 +241,7 @@ impl Config {
 /// The ranges and counts `from_cli` checks before reading anything.
 fn check_ranges(cli: &Cli, sides: &[SideSpec]) -> Result<()> {
     if !(cli.report.alpha > 0.0 && cli.report.alpha < 1.0) {
-        bail!("--alpha must be between 0 and 1, not {}", cli.report.alpha);
+        bail!("--alpha {}: {}", cli.report.alpha, crate::cli::ALPHA_RANGE);
     }
     if let Some(c) = cli.report.noise_cv {
         if !(c >= 0.0 && c.is_finite()) {
@@ -584,7 +592,22 @@ fn resolve_sides(cli: &Cli) -> Result<Vec<SideSpec>> {
     let flagged = !cli.old.is_empty() || !cli.new.is_empty();
     if flagged {
         if cli.old.is_empty() || cli.new.is_empty() {
-            bail!("--old and --new go together: give both");
+            let (given, missing) = if cli.old.is_empty() {
+                ("--new", "--old")
+            } else {
+                ("--old", "--new")
+            };
+            if !cli.paths.is_empty() {
+                bail!(
+                    "{given} with positional path(s) ({}): give the sides either as OLD NEW or as \
+                     --old PATH... --new PATH..., not mixed",
+                    cli.paths.join(" ")
+                );
+            }
+            bail!(
+                "{given} without {missing}: give both (--old PATH... --new PATH...; each takes \
+                 every path after it up to the next flag)"
+            );
         }
         if !cli.paths.is_empty() {
             bail!(

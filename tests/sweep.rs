@@ -23,6 +23,14 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// Exit 2, saying `what` on stderr.
+#[track_caller]
+fn refused(o: &Output, what: &str) {
+    let e = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains(what), "{e}");
+}
+
 /// A hidden file in a run directory (`.run1`, a copy someone hid) and a
 /// hidden member of a tar are passed over in a counted warning naming
 /// them (before: dropped without a word).
@@ -106,11 +114,122 @@ fn a_cut_fifo_is_named() {
 
 /// A noise model learned from cpu-clock runs, applied to task-clock runs
 /// (the same recording's two events): said, naming both events (before:
+/// nothing). Runs of the model's own event: no such warning.
+#[test]
+fn a_model_of_another_event_is_said() {
+    let d = Scratch::new("diffprofile-sweep", "model-event");
+    let model = d.join("model.json");
+    let runs: Vec<String> = (1..=3)
+        .map(|r| format!("testdata/perf-report/sym-n/pipes/run{r}.txt"))
+        .collect();
+    let mut args = vec!["noise-model"];
+    args.extend(runs.iter().map(String::as_str));
+    args.extend(["-o", s(&model)]);
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let group = "testdata/perf-report/group";
+    let compare = |event: &str| {
+        run(&[
+            "--noise-model",
+            s(&model),
+            "--event",
+            event,
+            &format!("{group}/two-sections.txt"),
+            &format!("{group}/group-n.txt"),
+            "-o",
+            "csv",
+        ])
+    };
+    let o = compare("task-clock");
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(
+        e.contains(&format!(
+            "the noise model ({}) was learned from cpu-clock runs, the compared runs are of task-clock",
+            s(&model)
+        )),
+        "{e}"
+    );
+    let o = compare("cpu-clock");
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(!e.contains("was learned from"), "{e}");
+}
+
 /// `--group-by` whose pattern groups no symbol: said (before: the header
+/// said "rows grouped by …" over the symbols, ungrouped).
+#[test]
+fn a_group_by_that_groups_nothing_is_said() {
+    for how in ["regex:^zzz", "prefix:zzz_"] {
+        let o = run(&[
+            "--group-by",
+            how,
+            &format!("{RP}/pipes"),
+            &format!("{RP}/threads"),
+            "-o",
+            "csv",
+        ]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(0), "{e}");
+        assert!(
+            e.contains(&format!(
+                "--group-by {how} groups no symbol of any run: the rows are the symbols, ungrouped"
+            )),
+            "{e}"
+        );
+    }
+    // One that groups: no such warning.
+    let o = run(&[
+        "--group-by",
+        "prefix:__",
+        &format!("{RP}/pipes"),
+        &format!("{RP}/threads"),
+        "-o",
+        "csv",
+    ]);
+    assert!(!stderr(&o).contains("groups no symbol"), "{}", stderr(&o));
+}
+
 /// `--alpha` out of its range, whatever the way: the message says the
 /// range (before: "must be ≥ 0" for a negative, "expected a number ≥ 0"
+/// for NaN, though 0 itself is refused too).
+#[test]
+fn alpha_refusals_say_the_range() {
+    for a in ["-0.1", "nan", "0", "1", "2", "inf", "x"] {
+        let o = run(&[
+            "--alpha",
+            a,
+            &format!("{RP}/pipes"),
+            &format!("{RP}/threads"),
+        ]);
+        refused(
+            &o,
+            "expected a number greater than 0 and less than 1, such as 0.05",
+        );
+    }
+}
+
 /// A positional OLD with --new (or --old with a positional NEW): a usage
 /// error that says the sides were mixed (before: "give both", though both
+/// were given).
+#[test]
+fn positional_and_flagged_sides_mixed_are_refused() {
+    let (old, new) = (format!("{RP}/pipes"), format!("{RP}/threads"));
+    let o = run(&[&old, "--new", &new]);
+    refused(
+        &o,
+        &format!("--new with positional path(s) ({old}): give the sides either as OLD NEW or as --old PATH... --new PATH..., not mixed"),
+    );
+    let o = run(&[&new, "--old", &old]);
+    refused(&o, "--old with positional path(s)");
+    // --old swallowing what was meant as NEW: what it takes is said.
+    let o = run(&["--old", &old, &new]);
+    refused(
+        &o,
+        "--old without --new: give both (--old PATH... --new PATH...; each takes every path after it up to the next flag)",
+    );
+}
+
 /// A gzip-compressed tar whose stream fails its check (a digit of a
 /// count changed inside a stored block, so that every member still
 /// parses): refused as damaged (before: read with the changed count, exit
@@ -166,3 +285,27 @@ fn a_damaged_compressed_tar_is_refused() {
 
 /// A regular expression option that does not compile: one line, with the
 /// pattern, the reason and where (before: the regex crate's three lines,
+/// escaped into one as `\u{a}`).
+#[test]
+fn a_bad_regex_is_said_in_one_line() {
+    let (old, new) = (format!("{RP}/pipes"), format!("{RP}/threads"));
+    let o = run(&["--include", "ab[[:alpha:]", &old, &new]);
+    refused(
+        &o,
+        "--include \"ab[[:alpha:]\": invalid regular expression: unclosed character class (at character 3)",
+    );
+    assert!(!stderr(&o).contains("\\u{a}"), "{}", stderr(&o));
+    let o = run(&["--group-by", "regex:(x", &old, &new]);
+    refused(
+        &o,
+        "--group-by \"regex:(x\": invalid regular expression: unclosed group",
+    );
+    // An escaped newline is a valid pattern that matches no name: said.
+    let o = run(&["--include", "\\u{a}", &old, &new, "-o", "csv"]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(
+        e.contains("symbol filter --include \\u{a} matches no symbol of OLD, NEW"),
+        "{e}"
+    );
+}

@@ -79,7 +79,37 @@ pub fn prepare(
         .warnings
         .extend(duplicates::check(sides, allow_duplicates)?);
     found.warnings.extend(empty_symbol_filters(sides, identity));
+    found.warnings.extend(ungrouped(sides, identity));
     Ok(found)
+}
+
+/// `--group-by prefix:STR` or `regex:RE` that groups no symbol of any run:
+/// the rows are the symbols, as without it, under a header that says they
+/// are grouped; said, with what the pattern is matched against. (`dso`
+/// and `module` group every symbol.)
+fn ungrouped(sides: &[Side], identity: &Identity) -> Option<String> {
+    use crate::identity::GroupBy;
+    let group = identity.group.as_ref()?;
+    if identity.placed.is_some() || !matches!(group, GroupBy::Prefix(_) | GroupBy::Regex(_)) {
+        return None;
+    }
+    let mut keys = sides
+        .iter()
+        .flat_map(|s| &s.runs)
+        .flat_map(|r| r.counts.keys());
+    let mut any = false;
+    let grouped = keys.any(|k| {
+        any = true;
+        matches!(identity.place(k), Placement::Row { grouped: true, .. })
+    });
+    (any && !grouped).then(|| {
+        format!(
+            "--group-by {} groups no symbol of any run: the rows are the symbols, ungrouped \
+             (names are matched after clone suffixes are folded and --alias is applied; \
+             a regex matches anywhere in the name unless anchored)",
+            crate::text::printable(&group.describe())
+        )
+    })
 }
 
 /// Check the replicate runs a noise model is learned from, as [`prepare`]
