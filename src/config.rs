@@ -535,6 +535,33 @@ impl NoiseModelConfig {
 
 /// `diffprofile export`: the trees, the output, the layout, the shard, and
 /// how runs are read and named (a [`Config`] with no sides).
+/// Refuse export roots that name one tree twice (`tree tree`, `tree
+/// ./tree`, a link to it) or a tree and a part of it: every run below
+/// both would be a row group of the table twice, and an engine's
+/// sum over runs would count it twice.
+fn overlapping_roots(roots: &[String]) -> Result<()> {
+    let real: Vec<(&String, std::path::PathBuf)> = roots
+        .iter()
+        .filter_map(|r| Some((r, std::fs::canonicalize(input::os_path(r)).ok()?)))
+        .collect();
+    for (i, (a, pa)) in real.iter().enumerate() {
+        for (b, pb) in &real[i + 1..] {
+            let what = if pa == pb {
+                "the same tree"
+            } else if pa.starts_with(pb) || pb.starts_with(pa) {
+                "one inside the other"
+            } else {
+                continue;
+            };
+            bail!(
+                "export: the roots {a} and {b} are {what}: its runs would be in the table twice; \
+                 give each tree once"
+            );
+        }
+    }
+    Ok(())
+}
+
 pub fn export_config(args: crate::cli::ExportArgs) -> Result<crate::table::ExportConfig> {
     use clap::{Args, FromArgMatches};
     let layout = Layout::parse(&args.layout)?;
@@ -547,6 +574,7 @@ pub fn export_config(args: crate::cli::ExportArgs) -> Result<crate::table::Expor
         .map(crate::table::Shard::parse)
         .transpose()?;
     check_named_as(&args.out, "-o", "a Parquet table", &["parquet", "pq"])?;
+    overlapping_roots(&args.roots)?;
     if args.analysis.normalize.is_some() || args.analysis.percentage != PercentageArg::Absolute {
         bail!("export writes counts: -n and --percentage apply when a comparison reads them");
     }

@@ -119,6 +119,18 @@ impl AliasMap {
                 rules.push(Alias::Exact(lhs.to_string(), rhs.to_string()));
             }
         }
+        // A rename into a name that is renamed too (`a = b`, `b = a`):
+        // rules apply once, so the rows would swap names (or `a` stop
+        // half-way down a chain) without a word.
+        for (from, (to, at)) in &exact {
+            if let Some((next, at2)) = exact.get(to).filter(|(next, _)| next != to) {
+                bail!(
+                    "{origin}:{at}: `{from}` is renamed to `{to}`, which line {at2} renames to \
+                     `{next}`: renames apply once, so rows would swap or stop half-way; \
+                     rename each name straight to its final name"
+                );
+            }
+        }
         Ok(AliasMap { rules })
     }
 
@@ -421,6 +433,15 @@ mod tests {
             e.to_string(),
             "x.map:3: `a` is renamed twice, to `b` (line 1) and to `e`: keep one"
         );
+        // A cycle (rows would swap names) or a chain: refused.
+        let e = AliasMap::parse("fput = fdget_pos\nfdget_pos = fput\n", "x.map").unwrap_err();
+        assert!(
+            e.to_string().starts_with(
+                "x.map:2: `fdget_pos` is renamed to `fput`, which line 1 renames to `fdget_pos`"
+            ),
+            "{e}"
+        );
+        assert!(AliasMap::parse("a = b\nb = c\n", "x.map").is_err());
         // The same rule twice is harmless.
         let m = AliasMap::parse("a = b\na = b\n", "x.map").unwrap();
         assert_eq!(m.apply("a"), "b");

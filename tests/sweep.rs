@@ -309,3 +309,86 @@ fn a_bad_regex_is_said_in_one_line() {
         "{e}"
     );
 }
+
+/// `--comm` that keeps no sample of one run of a side but some of the
+/// others: refused naming the run, in a comparison and for a noise model
+/// (before: the emptied run was a run of zeros, every row of its side
+/// moved by a half, exit 0).
+#[test]
+fn a_sample_filter_that_empties_one_run_of_several_is_refused() {
+    let c = "testdata/contamination";
+    let o = run(&[
+        "--comm",
+        "yes",
+        "--old",
+        &format!("{c}/yes1.txt.gz"),
+        &format!("{c}/plain1.txt.gz"),
+        "--new",
+        &format!("{c}/yes2.txt.gz"),
+        "-o",
+        "csv",
+    ]);
+    refused(
+        &o,
+        &format!("filter --comm yes keeps no sample of {c}/plain1.txt.gz (perf-script) of OLD (1 of its 2 runs), but some of the others"),
+    );
+    let d = Scratch::new("diffprofile-sweep", "comm-model");
+    let o = run(&[
+        "noise-model",
+        "--comm",
+        "yes",
+        &format!("{c}/yes1.txt.gz"),
+        &format!("{c}/yes2.txt.gz"),
+        &format!("{c}/plain1.txt.gz"),
+        "-o",
+        s(&d.join("m.json")),
+    ]);
+    refused(&o, "1 of its 3 runs), but some of the others");
+    assert!(!d.join("m.json").exists());
+}
+
+/// `-O` onto a hard link of a run inside an input directory, and a batch
+/// `--out-dir` holding one: refused, the run untouched (before: the run
+/// was overwritten with the report, exit 0).
+#[test]
+fn an_output_hard_linked_to_a_run_is_refused() {
+    let d = Scratch::new("diffprofile-sweep", "hardlink-out");
+    let side = d.join("old");
+    fs::create_dir_all(&side).unwrap();
+    for r in 1..=3 {
+        fs::copy(
+            format!("{RP}/pipes/run{r}.txt"),
+            side.join(format!("run{r}.txt")),
+        )
+        .unwrap();
+    }
+    let before = fs::read(side.join("run1.txt")).unwrap();
+    let out = d.join("report.txt");
+    fs::hard_link(side.join("run1.txt"), &out).unwrap();
+    let o = run(&[s(&side), &format!("{RP}/threads"), "-O", s(&out)]);
+    refused(&o, "is a hard link to the run");
+    let model = d.join("m.json");
+    fs::hard_link(side.join("run2.txt"), &model).unwrap();
+    let o = run(&["noise-model", s(&side), "-o", s(&model)]);
+    refused(&o, "is a hard link to the run");
+    assert_eq!(fs::read(side.join("run1.txt")).unwrap(), before);
+    assert_eq!(
+        fs::read(side.join("run2.txt")).unwrap(),
+        fs::read(format!("{RP}/pipes/run2.txt")).unwrap()
+    );
+}
+
+/// `export` given one tree twice, or a tree and a part of it: refused
+/// (before: every run was in the table twice, exit 0).
+#[test]
+fn export_of_one_tree_twice_is_refused() {
+    let d = Scratch::new("diffprofile-sweep", "export-twice");
+    let tree = "testdata/history/tree";
+    let out = d.join("t.parquet");
+    let o = run(&["export", tree, &format!("./{tree}"), "-o", s(&out)]);
+    refused(
+        &o,
+        "are the same tree: its runs would be in the table twice",
+    );
+    assert!(!out.exists());
+}

@@ -21,8 +21,8 @@ pub fn learn_model(paths: &[String], config: &Config) -> Result<(NoiseModel, Vec
     let source = format!("learned from {}", paths.join(" "));
     let context = || format!("noise model from {}", paths.join(" "));
     // Checked as a side of a comparison is: no empty runs, no copies.
-    let checked =
-        crate::sanity::replicates(&side, config.allow_duplicates).with_context(context)?;
+    let checked = crate::sanity::replicates(&side, &config.load.parse, config.allow_duplicates)
+        .with_context(context)?;
     let (model, mut warnings) = learn_from_side(&side, config, source).with_context(context)?;
     warnings.splice(0..0, loaded.warnings.into_iter().chain(checked));
     Ok((model, warnings))

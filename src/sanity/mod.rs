@@ -57,6 +57,7 @@ pub fn prepare(
 ) -> Result<Findings> {
     no_samples(sides)?;
     unfilterable(sides, parse)?;
+    partly_emptied(sides, parse)?;
     let mut found = Findings::default();
     let emptied = empty_sample_filters(sides, parse);
     let with_runs = sides.iter().filter(|s| !s.runs.is_empty()).count();
@@ -117,9 +118,14 @@ fn ungrouped(sides: &[Side], identity: &Identity) -> Option<String> {
 /// refused (the copies would make noise look smaller than it is, the
 /// empty run larger), unless `--allow-duplicates`; two kernels or several
 /// formats among them are warnings.
-pub fn replicates(side: &Side, allow_duplicates: bool) -> Result<Vec<String>> {
+pub fn replicates(
+    side: &Side,
+    parse: &ParseOptions,
+    allow_duplicates: bool,
+) -> Result<Vec<String>> {
     let sides = std::slice::from_ref(side);
     no_samples(sides)?;
+    partly_emptied(sides, parse)?;
     let mut warnings: Vec<String> = duplicates::check(sides, allow_duplicates)?;
     let (_, differ) = kernels::check(sides);
     warnings.extend(differ);
@@ -219,6 +225,41 @@ fn unfilterable(sides: &[Side], parse: &ParseOptions) -> Result<()> {
                 list(&bad)
             );
         }
+    }
+    Ok(())
+}
+
+/// Refuse a side some of whose runs lost every sample to the sample
+/// filters (`--comm`, `--dso`, `--kernel-only`) while others kept some:
+/// such a run would count as a run of zeros in its side (its exposure
+/// is its whole recording), pulling the side's means down and marking
+/// rows, or, among a noise model's replicates, making noise look larger.
+/// (A side whose every run is emptied is said by [`empty_sample_filters`].)
+fn partly_emptied(sides: &[Side], parse: &ParseOptions) -> Result<()> {
+    let flags = sample_filter_flags(parse);
+    if flags.is_empty() {
+        return Ok(());
+    }
+    for side in sides {
+        let empty: Vec<&Profile> = side.runs.iter().filter(|r| r.counts.is_empty()).collect();
+        if empty.is_empty() || empty.len() == side.runs.len() {
+            continue;
+        }
+        bail!(
+            "filter {} keeps no sample of {} of {} ({} of its {} runs), but some of the others: \
+             an emptied run would count as a run of zeros; leave {} out, or check the filter \
+             (`perf report --sort comm,dso` lists a recording's commands and dsos)",
+            flags.join(" "),
+            list(&empty),
+            crate::text::side_name(&side.name),
+            empty.len(),
+            side.runs.len(),
+            if empty.len() == 1 {
+                "that run"
+            } else {
+                "those runs"
+            }
+        );
     }
     Ok(())
 }
