@@ -502,6 +502,7 @@ pub fn exposures(
     info: &RunInfo,
     relative: bool,
 ) -> Result<Vec<Vec<f64>>> {
+    one_unit(sides, mode)?;
     let mut missing = Vec::new();
     let mut out: Vec<Vec<f64>> = Vec::new();
     let rows = match mode {
@@ -589,6 +590,43 @@ pub fn exposures(
         }
     }
     Ok(out)
+}
+
+/// Refuse counts in two units under a unit that compares counts as they
+/// are (`-n ticks`, `rate`, `work`, `robust`, `-o classic`): runs whose
+/// counts are summed sample periods (a perf report Period column,
+/// `--weight period`) beside runs whose counts are samples would make
+/// every row a change of units. Shares (`-n share`) are of each run's own
+/// total, so any unit compares there.
+fn one_unit(sides: &[Side], mode: Normalize) -> Result<()> {
+    if mode == Normalize::Share {
+        return Ok(());
+    }
+    let runs: Vec<&Profile> = sides.iter().flat_map(|s| &s.runs).collect();
+    let (period, samples): (Vec<&Profile>, Vec<&Profile>) =
+        runs.iter().partition(|r| r.weight == Weight::Period);
+    if period.is_empty() || samples.is_empty() {
+        return Ok(());
+    }
+    let named = |list: &[&Profile]| {
+        let mut names: Vec<&str> = list.iter().take(3).map(|r| r.source.as_str()).collect();
+        let more = list.len().saturating_sub(3);
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        names.dedup();
+        format!("{}{more}", names.join(", "))
+    };
+    bail!(
+        "-n {} (and -o classic) compares counts as they are, but the counts of {} are sample \
+         periods and those of {} samples: give every run in one unit (perf report -n, or \
+         --weight period for perf script and perf.data), or compare shares (-n share)",
+        mode.name(),
+        named(&period),
+        named(&samples)
+    )
 }
 
 /// Whether every run holds genuine sample counts (Poisson), so that the

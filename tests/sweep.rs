@@ -392,3 +392,93 @@ fn export_of_one_tree_twice_is_refused() {
     );
     assert!(!out.exists());
 }
+
+/// Counts in two units under a unit that compares counts as they are:
+/// a perf report of periods (`--show-total-period`) against one of
+/// samples, in ticks and classic: refused (before: every row -100%, the
+/// periods read as ticks). Shares compare them.
+#[test]
+fn periods_against_samples_in_ticks_are_refused() {
+    let per = "testdata/perf-report/variants/sockets-total-period.txt";
+    let sam = "testdata/perf-report/sym-n/sockets/run1.txt";
+    for how in [["-n", "ticks"], ["-o", "classic"]] {
+        let o = run(&[how[0], how[1], per, sam]);
+        refused(
+            &o,
+            &format!("compares counts as they are, but the counts of {per} are sample periods and those of {sam} samples"),
+        );
+    }
+    let o = run(&[per, sam, "-o", "csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// `--inclusive` on runs without callchains and `--weight period` on
+/// runs without periods: refused naming the runs (before: self counts and
+/// ticks under a header saying inclusive counts or sample periods).
+#[test]
+fn inclusive_and_period_without_the_data_are_refused() {
+    let (old, new) = (format!("{RP}/pipes"), format!("{RP}/threads"));
+    let o = run(&["--inclusive", &old, &new]);
+    refused(
+        &o,
+        &format!("--inclusive counts callchains, which the format of 8 runs does not carry: {old}/run1.txt (readprofile)"),
+    );
+    let o = run(&["--weight", "period", &old, &new]);
+    refused(&o, "the counts of 8 runs are not periods");
+    // Where the data is there: read.
+    let g = "testdata/perf-script";
+    let o = run(&[
+        "--inclusive",
+        &format!("{g}/pipes-g.txt.gz"),
+        &format!("{g}/threads-g.txt.gz"),
+        "-o",
+        "csv",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(&[
+        "--weight",
+        "period",
+        &format!("{g}/sockets-F.txt.gz"),
+        &format!("{g}/sockets-F.txt.gz"),
+        "-o",
+        "csv",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// perf script periods whose sum passes 2^64 under `--weight period`:
+/// refused naming the line (before: the total wrapped around, exit 0).
+/// A hand-made file: three samples of the recording, their periods 2^63.
+#[test]
+fn periods_that_overflow_are_refused() {
+    let d = Scratch::new("diffprofile-sweep", "period-wrap");
+    let text = crate::cli::gunzip("testdata/perf-script/sockets-F.txt.gz");
+    let lines: Vec<String> = String::from_utf8(text)
+        .unwrap()
+        .lines()
+        .take(3)
+        .map(|l| {
+            l.replacen(
+                "     500250 cpu-clock:",
+                " 9223372036854775808 cpu-clock:",
+                1,
+            )
+        })
+        .collect();
+    assert!(lines[1].contains("9223372036854775808"), "{}", lines[1]);
+    let big = d.join("big.txt");
+    fs::write(&big, lines.join("\n") + "\n").unwrap();
+    let o = run(&[
+        "--weight",
+        "period",
+        s(&big),
+        "testdata/perf-script/sockets-F.txt.gz",
+    ]);
+    refused(
+        &o,
+        &format!(
+            "{}:2: expected a period that keeps the sum of the event's periods within 2^64",
+            s(&big)
+        ),
+    );
+}

@@ -57,6 +57,7 @@ pub fn prepare(
 ) -> Result<Findings> {
     no_samples(sides)?;
     unfilterable(sides, parse)?;
+    unweighable(sides, parse)?;
     partly_emptied(sides, parse)?;
     let mut found = Findings::default();
     let emptied = empty_sample_filters(sides, parse);
@@ -221,6 +222,42 @@ fn unfilterable(sides: &[Side], parse: &ParseOptions) -> Result<()> {
             bail!(
                 "{flag} cannot filter {} whose format carries {lacks}: {}; drop {flag}, \
                  or give those runs as perf report, perf script or perf.data",
+                crate::text::plural(bad.len() as u64, "run"),
+                list(&bad)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Refuse `--inclusive` on runs whose format carries no callchains
+/// (readprofile, perf report, opreport, /proc/profile) and `--weight
+/// period` on runs whose counts are not periods (ticks, samples): the
+/// header would say inclusive counts or periods over self counts or ticks.
+fn unweighable(sides: &[Side], parse: &ParseOptions) -> Result<()> {
+    let runs: Vec<&Profile> = sides.iter().flat_map(|s| &s.runs).collect();
+    if parse.inclusive {
+        let bad: Vec<&Profile> = runs.iter().copied().filter(|r| !r.inclusive).collect();
+        if !bad.is_empty() {
+            bail!(
+                "--inclusive counts callchains, which the format of {} does not carry: {}; \
+                 drop --inclusive, or give those runs as perf script (-g), perf.data (-g) or \
+                 folded stacks",
+                crate::text::plural(bad.len() as u64, "run"),
+                list(&bad)
+            );
+        }
+    }
+    if parse.weight == crate::format::WeightBy::Period {
+        let bad: Vec<&Profile> = runs
+            .iter()
+            .copied()
+            .filter(|r| r.weight != crate::profile::Weight::Period)
+            .collect();
+        if !bad.is_empty() {
+            bail!(
+                "--weight period weighs perf script and perf.data samples by their period; \
+                 the counts of {} are not periods: {}; drop --weight period for them",
                 crate::text::plural(bad.len() as u64, "run"),
                 list(&bad)
             );
