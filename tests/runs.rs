@@ -325,10 +325,16 @@ fn table_values_are_checked_and_pooling_is_said() {
         assert!(o.stdout.is_empty());
     }
     // A symbol's count above its run's total (before: a warning, and the
-    // comparison ran on it), and one of 1e300.
+    // comparison ran on it), one of 1e300, and a fractional one (before:
+    // read as it was).
     for (value, says) in [
         (1e12, "count 1000000000000 is above the run's run_total "),
         (1e300, "count 1"),
+        // A fraction in a run of samples (a flipped byte of 199).
+        (
+            8.12890625,
+            "count 8.12890625 is not a whole number, but the run's counts are samples",
+        ),
     ] {
         with_value(&table, &bad, "count", 2, value);
         let o = cmp(&bad, &[]);

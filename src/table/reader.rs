@@ -312,6 +312,17 @@ impl Acc {
             // One symbol's samples are some of its run's: a count above the
             // total is a table whose columns disagree (percent-only runs'
             // counts are estimates, rounded).
+            // A run of samples counts whole samples: a fraction is a table
+            // that was damaged or edited (a flipped byte of a count).
+            if fields.weight == "samples" && c.fract() != 0.0 {
+                bail!(
+                    "{}: {} {} is not a whole number, but the run's counts are samples; \
+                     the table is damaged or was edited",
+                    named(),
+                    s::COUNT,
+                    c
+                );
+            }
             if c > fields.total && fields.weight != "percent" {
                 bail!(
                     "{}: {} {} is above the run's {} {}; the table's counts and totals disagree",
