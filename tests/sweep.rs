@@ -482,3 +482,52 @@ fn periods_that_overflow_are_refused() {
         ),
     );
 }
+
+/// A kernel map cut to its global text symbols (`grep ' T '` of the
+/// recording's kallsyms): warned about, naming the map (before: the
+/// samples of static functions were given to the global symbol before
+/// them without a word). The whole map: no such warning.
+#[test]
+fn a_kernel_map_of_globals_only_is_said() {
+    let d = Scratch::new("diffprofile-sweep", "globals-only");
+    let full = crate::cli::gunzip("testdata/perfdata/kallsyms.gz");
+    let globals: String = String::from_utf8(full)
+        .unwrap()
+        .lines()
+        .filter(|l| l.split_whitespace().nth(1) == Some("T"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let map = d.join("kallsyms.T");
+    fs::write(&map, globals).unwrap();
+    let kernel = "testdata/perfdata/kernel.perf.data.gz";
+    let plain = "testdata/perfdata/plain.perf.data.gz";
+    // (This recording's few kernel samples then land in padding, which
+    // is refused on its own; past that, the cut is said.)
+    let o = run(&[
+        "--kallsyms",
+        s(&map),
+        "--force-map",
+        kernel,
+        plain,
+        "-o",
+        "csv",
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(
+        e.contains(&format!(
+            "the kernel map {} lists 300 text symbols, none of them local (`t`)",
+            s(&map)
+        )),
+        "{e}"
+    );
+    let o = run(&[
+        "--kallsyms",
+        "testdata/perfdata/kallsyms.gz",
+        kernel,
+        plain,
+        "-o",
+        "csv",
+    ]);
+    assert!(!stderr(&o).contains("none of them local"), "{}", stderr(&o));
+}

@@ -145,8 +145,13 @@ fn no_samples(sides: &[Side]) -> Result<()> {
         .iter()
         .flat_map(|s| {
             s.runs.iter().filter(|r| holds_no_samples(r)).map(|r| {
+                // What its reader said may be why (ticks past the map).
+                let said = match r.warnings.first() {
+                    Some(w) => format!(" (its reader said: {w})"),
+                    None => String::new(),
+                };
                 format!(
-                    "{} ({}) of {}",
+                    "{} ({}) of {}{said}",
                     r.source,
                     r.format,
                     crate::text::side_name(&s.name)
