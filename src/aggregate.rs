@@ -28,6 +28,12 @@ impl Named for SymbolKey {
     }
 }
 
+impl Named for Name {
+    fn name(&self) -> Name {
+        *self
+    }
+}
+
 impl Named for Ident {
     fn name(&self) -> Name {
         self.name
@@ -273,6 +279,14 @@ impl Gathered {
 
 /// Where every distinct input key goes (`None`: dropped), each placed
 /// once, and every row's mode and the input names it holds.
+///
+/// Without dsos (`perf report --sort sym`, readprofile), an input name
+/// seen in two modes (`[k] read_zero` and `[.] read_zero`: a kernel and a
+/// user function) is two rows, never one sum: each gets its mode as its dso,
+/// in brackets (`[kernel]`, `[user]`, see [`mode_dso`]), which the label
+/// shows (`read_zero [user]`). A name seen in one mode, or without one,
+/// stays one row without a dso, so runs of formats that know the mode
+/// and of those that do not still compare.
 fn place(sides: &[Side], identity: &Identity, use_dso: bool, dsos: &DsoMap) -> Placed {
     // Looked up by name id, never iterated into output (hot in batch).
     // At least the largest run's keys and rows: sized once, not regrown.
@@ -287,36 +301,60 @@ fn place(sides: &[Side], identity: &Identity, use_dso: bool, dsos: &DsoMap) -> P
         ids: ByName::with_capacity(n),
         rows: Vec::with_capacity(n),
     };
-    let Placed { keys, ids, rows } = &mut placed;
+    // Each distinct key's placement, in the order first seen; and, without
+    // dsos, the input names seen in more than one mode (input names: a
+    // counts table cannot tell a group's row from a folded one, so the
+    // placed names would not split alike from files and from a table).
+    let mut order: Vec<(SymbolKey, Placement, bool)> = Vec::with_capacity(n);
+    let mut modes: ByName<Name, (Option<Mode>, bool)> = ByName::with_capacity(n);
     for run in sides.iter().flat_map(|s| &s.runs) {
         for key in run.counts.keys() {
-            let (slot, new) = keys.get_or_insert_with(*key, || None);
+            let (_, new) = placed.keys.get_or_insert_with(*key, || None);
             if !new {
                 continue;
             }
-            let key = &dsos.apply(key);
-            let (placement, shown) = identity.place_all(key);
-            let row = match placement {
-                Placement::Dropped => None,
-                Placement::Row { name, grouped } => {
-                    let ident = Ident {
-                        name,
-                        dso: if use_dso && !grouped { key.dso } else { None },
-                    };
-                    let i = row_of(ids, rows, ident, key.mode);
-                    let entry = &mut rows[i as usize];
-                    if entry.0 != key.mode {
-                        entry.0 = entry.0.or(key.mode);
-                    }
-                    entry.1.add(key.name);
-                    entry.2 |= shown;
-                    Some(i)
-                }
-            };
-            *slot = row;
+            let key = dsos.apply(key);
+            let (placement, shown) = identity.place_all(&key);
+            if let (false, Some(m)) = (use_dso, key.mode) {
+                let (seen, _) = modes.get_or_insert_with(key.name, || (Some(m), false));
+                seen.1 |= seen.0 != Some(m);
+            }
+            order.push((key, placement, shown));
         }
     }
+    let Placed { keys, ids, rows } = &mut placed;
+    for (i, (key, placement, shown)) in order.into_iter().enumerate() {
+        let row = match placement {
+            Placement::Dropped => None,
+            Placement::Row { name, grouped } => {
+                let dso = if use_dso && !grouped {
+                    key.dso
+                } else if !use_dso && !grouped && modes.get(&key.name).is_some_and(|m| m.1) {
+                    key.mode.map(mode_dso)
+                } else {
+                    None
+                };
+                let ident = Ident { name, dso };
+                let i = row_of(ids, rows, ident, key.mode);
+                let entry = &mut rows[i as usize];
+                if entry.0 != key.mode {
+                    entry.0 = entry.0.or(key.mode);
+                }
+                entry.1.add(key.name);
+                entry.2 |= shown;
+                Some(i)
+            }
+        };
+        *keys.value_at_mut(i) = row;
+    }
     placed
+}
+
+/// The dso of a row told apart from a same-named one by its mode alone
+/// (no dso known): the mode in brackets, `[kernel]`, `[user]`,
+/// `[guest-kernel]`, `[guest-user]`, `[hypervisor]`.
+pub fn mode_dso(mode: Mode) -> Name {
+    Name::new(&format!("[{}]", mode.as_str()))
 }
 
 /// Samples of the run's total that neither a symbol row nor `*unknown*`
@@ -391,14 +429,65 @@ pub struct RunInfo {
 
 impl RunInfo {
     pub fn lookup(&self, source: &str) -> Option<(Option<f64>, Option<f64>)> {
-        if let Some(e) = self.entries.get(source) {
-            return Some(*e);
+        self.find(source).ok().flatten().map(|(_, v)| v)
+    }
+
+    /// The row for run `source`: its own path, else the one row whose path
+    /// is the run's given relative to another directory (either ends with
+    /// `/` and the other). `Err` when several rows match so.
+    #[allow(clippy::type_complexity)]
+    fn find(&self, source: &str) -> Result<Option<(&str, (Option<f64>, Option<f64>))>, String> {
+        if let Some((k, e)) = self.entries.get_key_value(source) {
+            return Ok(Some((k, *e)));
         }
-        // Accept a path given relative to a different directory: match by suffix.
-        self.entries
+        let found: Vec<(&String, &(Option<f64>, Option<f64>))> = self
+            .entries
             .iter()
-            .find(|(k, _)| source.ends_with(&format!("/{k}")) || k.ends_with(&format!("/{source}")))
-            .map(|(_, v)| *v)
+            .filter(|(k, _)| {
+                source.ends_with(&format!("/{k}")) || k.ends_with(&format!("/{source}"))
+            })
+            .collect();
+        match found.as_slice() {
+            [] => Ok(None),
+            [(k, v)] => Ok(Some((k.as_str(), **v))),
+            many => Err(format!(
+                "run {source} matches {} rows of the --run-info file ({}): which one is its is not known; \
+                 give each run's path as the run is named",
+                many.len(),
+                many.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>().join(", ")
+            )),
+        }
+    }
+
+    /// Every run's row for `-n rate`/`work`, `[side][run]`; `Err` when a
+    /// run matches several rows, or one row (a bare `run1.txt`) the runs
+    /// of several paths (`old/run1.txt`, `new/run1.txt`): one of them
+    /// would get another's duration without a word.
+    #[allow(clippy::type_complexity)]
+    fn resolve(&self, sides: &[Side]) -> Result<Vec<Vec<Option<(Option<f64>, Option<f64>)>>>> {
+        let mut used: BTreeMap<&str, &str> = BTreeMap::new();
+        let mut out = Vec::new();
+        for side in sides {
+            let mut row = Vec::new();
+            for run in &side.runs {
+                let found = self.find(&run.source).map_err(|e| anyhow::anyhow!(e))?;
+                if let Some((key, _)) = found {
+                    match used.get(key) {
+                        Some(other) if *other != run.source => bail!(
+                            "--run-info row {key} matches the runs {other} and {}: \
+                             give each run's path as the run is named",
+                            run.source
+                        ),
+                        _ => {
+                            used.insert(key, &run.source);
+                        }
+                    }
+                }
+                row.push(found.map(|(_, v)| v));
+            }
+            out.push(row);
+        }
+        Ok(out)
     }
 }
 
@@ -413,8 +502,14 @@ pub fn exposures(
     info: &RunInfo,
     relative: bool,
 ) -> Result<Vec<Vec<f64>>> {
+    one_unit(sides, mode)?;
     let mut missing = Vec::new();
     let mut out: Vec<Vec<f64>> = Vec::new();
+    let rows = match mode {
+        Normalize::Rate | Normalize::Work => info.resolve(sides)?,
+        _ => Vec::new(),
+    };
+    let row_of = |s: usize, r: usize| rows.get(s).and_then(|x| x.get(r)).copied().flatten();
     for (s, side) in sides.iter().enumerate() {
         let mut row = Vec::new();
         for (r, run) in side.runs.iter().enumerate() {
@@ -432,18 +527,14 @@ pub fn exposures(
                 }
                 Normalize::Share => run.total,
                 Normalize::Ticks | Normalize::Robust => 1.0,
-                Normalize::Rate => match info
-                    .lookup(&run.source)
-                    .and_then(|e| e.0)
-                    .or(run.duration_s)
-                {
+                Normalize::Rate => match row_of(s, r).and_then(|e| e.0).or(run.duration_s) {
                     Some(d) => d,
                     None => {
                         missing.push(run.source.clone());
                         f64::NAN
                     }
                 },
-                Normalize::Work => match info.lookup(&run.source).and_then(|e| e.1) {
+                Normalize::Work => match row_of(s, r).and_then(|e| e.1) {
                     Some(w) => w,
                     None => {
                         missing.push(run.source.clone());
@@ -501,6 +592,43 @@ pub fn exposures(
     Ok(out)
 }
 
+/// Refuse counts in two units under a unit that compares counts as they
+/// are (`-n ticks`, `rate`, `work`, `robust`, `-o classic`): runs whose
+/// counts are summed sample periods (a perf report Period column,
+/// `--weight period`) beside runs whose counts are samples would make
+/// every row a change of units. Shares (`-n share`) are of each run's own
+/// total, so any unit compares there.
+fn one_unit(sides: &[Side], mode: Normalize) -> Result<()> {
+    if mode == Normalize::Share {
+        return Ok(());
+    }
+    let runs: Vec<&Profile> = sides.iter().flat_map(|s| &s.runs).collect();
+    let (period, samples): (Vec<&Profile>, Vec<&Profile>) =
+        runs.iter().partition(|r| r.weight == Weight::Period);
+    if period.is_empty() || samples.is_empty() {
+        return Ok(());
+    }
+    let named = |list: &[&Profile]| {
+        let mut names: Vec<&str> = list.iter().take(3).map(|r| r.source.as_str()).collect();
+        let more = list.len().saturating_sub(3);
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        names.dedup();
+        format!("{}{more}", names.join(", "))
+    };
+    bail!(
+        "-n {} (and -o classic) compares counts as they are, but the counts of {} are sample \
+         periods and those of {} samples: give every run in one unit (perf report -n, or \
+         --weight period for perf script and perf.data), or compare shares (-n share)",
+        mode.name(),
+        named(&period),
+        named(&samples)
+    )
+}
+
 /// Whether every run holds genuine sample counts (Poisson), so that the
 /// significance tests apply. A run whose total is only estimated (rows cut
 /// by `--percent-limit`) still has exact counts on the rows it lists.
@@ -525,6 +653,7 @@ pub fn parse_run_info(text: &str, origin: &str) -> Result<RunInfo> {
         .from_reader(text.as_bytes());
     let mut record = csv::StringRecord::new();
     let mut lines = Lines::default();
+    let mut lines_of: BTreeMap<String, usize> = BTreeMap::new();
     loop {
         let from = reader.position().byte() as usize;
         let read = reader.read_record(&mut record);
@@ -554,6 +683,16 @@ pub fn parse_run_info(text: &str, origin: &str) -> Result<RunInfo> {
                 bail!("{origin}:{n}: expected a number, found \"{bad}\"")
             }
         };
+        // A run listed twice with other numbers: which holds is not known.
+        match lines_of.get(&record[0]) {
+            Some(&first) if info.entries.get(&record[0]) != Some(&(d, w)) => bail!(
+                "{origin}:{n}: {} is listed a second time (first on line {first}) with other numbers: keep one",
+                &record[0]
+            ),
+            Some(_) => continue,
+            None => {}
+        }
+        lines_of.insert(record[0].to_string(), n);
         info.entries.insert(record[0].to_string(), (d, w));
     }
     Ok(info)
@@ -695,6 +834,48 @@ mod tests {
         );
         let e = parse_run_info("x.txt,ten\n", "ri.csv").unwrap_err();
         assert_eq!(e.to_string(), "ri.csv:1: expected a number, found \"ten\"");
+        // A run listed twice: refused when the numbers differ.
+        let e = parse_run_info("a.txt,1,2\nb.txt,3\na.txt,1,5\n", "ri.csv").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "ri.csv:3: a.txt is listed a second time (first on line 1) with other numbers: keep one"
+        );
+        assert!(parse_run_info("a.txt,1,2\na.txt,1,2\n", "ri.csv").is_ok());
+    }
+
+    #[test]
+    fn run_info_rows_match_one_run_each() {
+        let mut sides = Vec::new();
+        for name in ["old", "new"] {
+            let mut p = Profile::new(format!("{name}/run1.txt"), Format::Readprofile);
+            p.add(SymbolKey::new("read"), 5.0);
+            p.total = 5.0;
+            sides.push(side(name, vec![p]));
+        }
+        let m = build(&sides, &Identity::default());
+        // One bare name for the runs of two directories: refused.
+        let info = parse_run_info("run1.txt,10\n", "ri.csv").unwrap();
+        let e = exposures(&sides, &m, Normalize::Rate, &info, false).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--run-info row run1.txt matches the runs old/run1.txt and new/run1.txt: \
+             give each run's path as the run is named"
+        );
+        // A run that two rows match by suffix: refused.
+        let info = parse_run_info(
+            "x/old/run1.txt,10\ny/old/run1.txt,20\nnew/run1.txt,5\n",
+            "ri.csv",
+        )
+        .unwrap();
+        let e = exposures(&sides, &m, Normalize::Rate, &info, false).unwrap_err();
+        assert!(
+            e.to_string().starts_with("run old/run1.txt matches 2 rows"),
+            "{e}"
+        );
+        // Each run its own row.
+        let info = parse_run_info("/r/old/run1.txt,10\nnew/run1.txt,5\n", "ri.csv").unwrap();
+        let e = exposures(&sides, &m, Normalize::Rate, &info, false).unwrap();
+        assert_eq!(e, vec![vec![10.0], vec![5.0]]);
     }
 
     #[test]

@@ -45,7 +45,7 @@ pub fn run_cli(mut cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result
                 Some(path) => {
                     let mut file = create(path)?;
                     let code = batch::run(&config, progress, &mut file, err)?;
-                    file.flush()
+                    file.finish()
                         .with_context(|| format!("{path}: cannot write the report"))?;
                     Ok(code)
                 }
@@ -123,7 +123,7 @@ fn run_history(
         Some(path) => {
             let mut file = create(path)?;
             let code = crate::history::run(&config, &mut file, err)?;
-            file.flush()
+            file.finish()
                 .with_context(|| format!("{path}: cannot write the report"))?;
             Ok(code)
         }
@@ -220,11 +220,55 @@ pub fn refuse_page(config: &Config, stdout_is_terminal: bool) -> Result<()> {
     )
 }
 
-/// The `-O` file, buffered; the error names it.
-fn create(path: &str) -> Result<std::io::BufWriter<std::fs::File>> {
+/// The `-O` file, buffered; the error names it. A name ending `.gz` gets
+/// the report gzip-compressed (the name promises it); call
+/// [`ReportFile::finish`] to complete it.
+fn create(path: &str) -> Result<ReportFile> {
     let file = std::fs::File::create(input::os_path(path))
         .with_context(|| format!("{path}: cannot create the report file"))?;
-    Ok(std::io::BufWriter::with_capacity(1 << 16, file))
+    let file = std::io::BufWriter::with_capacity(1 << 16, file);
+    let gz = std::path::Path::new(path)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
+    Ok(if gz {
+        ReportFile::Gzip(flate2::write::GzEncoder::new(
+            file,
+            flate2::Compression::default(),
+        ))
+    } else {
+        ReportFile::Plain(file)
+    })
+}
+
+/// The `-O` file as written: plain, or gzip for a name ending `.gz`.
+enum ReportFile {
+    Plain(std::io::BufWriter<std::fs::File>),
+    Gzip(flate2::write::GzEncoder<std::io::BufWriter<std::fs::File>>),
+}
+
+impl ReportFile {
+    /// Everything written out (the gzip trailer too), or the write error.
+    fn finish(self) -> std::io::Result<()> {
+        match self {
+            ReportFile::Plain(mut f) => f.flush(),
+            ReportFile::Gzip(g) => g.finish()?.flush(),
+        }
+    }
+}
+
+impl Write for ReportFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            ReportFile::Plain(f) => f.write(buf),
+            ReportFile::Gzip(g) => g.write(buf),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            ReportFile::Plain(f) => f.flush(),
+            ReportFile::Gzip(g) => g.flush(),
+        }
+    }
 }
 
 /// `--color`: `always` forces colour; `never` and `auto` off a terminal or
@@ -253,7 +297,7 @@ pub fn run(config: &Config, out: &mut dyn Write, err: &mut dyn Write) -> Result<
         Some(path) => {
             let mut file = create(path)?;
             render::render(config.output, report, flames, &config.render, &mut file)
-                .and_then(|()| file.flush())
+                .and_then(|()| file.finish())
                 .with_context(|| format!("{path}: cannot write the report"))?;
         }
         None => {

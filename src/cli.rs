@@ -302,7 +302,7 @@ pub struct ReportArgs {
     pub min_delta: f64,
 
     /// Significance level, used as the false discovery rate with BH/BY.
-    #[arg(hide_short_help = true, long, value_name = "A", default_value_t = 0.05, allow_negative_numbers = true, value_parser = non_negative, help_heading = STATISTICS)]
+    #[arg(hide_short_help = true, long, value_name = "A", default_value_t = 0.05, allow_negative_numbers = true, value_parser = probability, help_heading = STATISTICS)]
     pub alpha: f64,
 
     /// Multiple-testing correction.
@@ -556,7 +556,7 @@ fn workers(s: &str) -> Result<usize, String> {
     }
 }
 
-/// A real number flag that cannot be negative (`--min-delta`, `--alpha`,
+/// A real number flag that cannot be negative (`--min-delta`,
 /// `--noise-cv`); finer ranges are checked in [`crate::config`].
 fn non_negative(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
@@ -566,6 +566,18 @@ fn non_negative(s: &str) -> Result<f64, String> {
         Err(_) => Err("expected a number ≥ 0".to_string()),
     }
 }
+
+/// `--alpha`: a level strictly between 0 and 1, the range said whatever
+/// is wrong (negative, 0, 1, NaN, not a number).
+fn probability(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v < 1.0 => Ok(v),
+        _ => Err(ALPHA_RANGE.to_string()),
+    }
+}
+
+/// What `--alpha` accepts, as its refusals say.
+pub const ALPHA_RANGE: &str = "expected a number greater than 0 and less than 1, such as 0.05";
 
 /// The analysis flags read as fields of the command line (`cli.alpha`).
 impl std::ops::Deref for Cli {

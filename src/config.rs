@@ -35,12 +35,10 @@ pub use crate::scope::KERNEL_ONLY_NOTE;
 /// Rows of each sign text shows on a terminal when `--top` is not given.
 pub const TERMINAL_TOP: usize = 25;
 
-/// The format `-O FILE`'s extension implies, for when `-o` is not given.
+/// The format `-O FILE`'s extension implies, for when `-o` is not given
+/// (the extension before a final `.gz`, which compresses it).
 pub fn format_of_file(path: &str) -> Option<OutputArg> {
-    let ext = std::path::Path::new(path)
-        .extension()?
-        .to_str()?
-        .to_ascii_lowercase();
+    let ext = report_extension(path)?;
     Some(match ext.as_str() {
         "html" | "htm" => OutputArg::Html,
         "svg" => OutputArg::Flamegraph,
@@ -52,9 +50,75 @@ pub fn format_of_file(path: &str) -> Option<OutputArg> {
     })
 }
 
+/// The extension of a report file's name that says its format, lower
+/// case: the last one, or the one before a final `.gz`.
+fn report_extension(path: &str) -> Option<String> {
+    let path = std::path::Path::new(path);
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    if ext != "gz" {
+        return Some(ext);
+    }
+    let inner = std::path::Path::new(path.file_stem()?);
+    Some(inner.extension()?.to_str()?.to_ascii_lowercase())
+}
+
+/// Extensions of formats no report is written in: a file so named would
+/// hold text under a name that promises something else.
+const FOREIGN_EXTENSIONS: &[&str] = &[
+    "parquet", "pq", "arrow", "feather", "orc", "avro", "zst", "zstd", "xz", "lzma", "bz2", "lz4",
+    "br", "zip", "tar", "tgz", "7z", "pdf", "png", "jpg", "jpeg", "xlsx", "xls", "xml", "yaml",
+    "yml", "toml", "tsv", "data",
+];
+
+/// A file written in one format (`what`) refused when its name's
+/// extension is another than `exts` (a name without one passes).
+pub fn check_named_as(path: &str, flag: &str, what: &str, exts: &[&str]) -> Result<()> {
+    if path == "-" {
+        return Ok(());
+    }
+    let Some(ext) = std::path::Path::new(path)
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+    else {
+        return Ok(());
+    };
+    if !exts.contains(&ext.as_str()) {
+        bail!(
+            "{flag} {path}: this writes {what}, not .{ext}; name the file .{}",
+            exts[0]
+        );
+    }
+    Ok(())
+}
+
+/// `-O FILE`'s name checked against what is written there: refused when
+/// its extension names a format no report is written in (`r.parquet`,
+/// `r.zst`): the file would hold text under a name that promises another
+/// format. A final `.gz` is honoured (the report is gzip-compressed); `-o`
+/// still chooses the format over the extension.
+pub fn check_report_file(path: &str) -> Result<()> {
+    let formats = "text, classic, json, csv, markdown, html or flamegraph (-o), \
+                   named .txt, .json, .csv, .md, .html or .svg, each optionally .gz";
+    let Some(ext) = report_extension(path) else {
+        return Ok(());
+    };
+    if FOREIGN_EXTENSIONS.contains(&ext.as_str()) {
+        bail!("-O {path}: reports are not written as .{ext}; the report formats are {formats}");
+    }
+    Ok(())
+}
+
 fn regex(flag: &str, re: &Option<String>) -> Result<Option<Regex>> {
     re.as_deref()
-        .map(|r| Regex::new(r).with_context(|| format!("{flag}: invalid regular expression")))
+        .map(|r| {
+            Regex::new(r).map_err(|e| {
+                anyhow::anyhow!(
+                    "{flag} \"{}\": invalid regular expression: {}",
+                    crate::text::printable(r),
+                    crate::text::regex_error(&e)
+                )
+            })
+        })
         .transpose()
 }
 
@@ -63,6 +127,9 @@ impl Config {
         let sides = resolve_sides(&cli)?;
         if cli.report.output_file.as_deref() == Some("") {
             bail!("-O/--output-file needs a file name");
+        }
+        if let Some(path) = cli.report.output_file.as_deref().filter(|p| *p != "-") {
+            check_report_file(path)?;
         }
         let output_arg = cli
             .report
@@ -174,7 +241,7 @@ impl Config {
 /// The ranges and counts `from_cli` checks before reading anything.
 fn check_ranges(cli: &Cli, sides: &[SideSpec]) -> Result<()> {
     if !(cli.report.alpha > 0.0 && cli.report.alpha < 1.0) {
-        bail!("--alpha must be between 0 and 1, not {}", cli.report.alpha);
+        bail!("--alpha {}: {}", cli.report.alpha, crate::cli::ALPHA_RANGE);
     }
     if let Some(c) = cli.report.noise_cv {
         if !(c >= 0.0 && c.is_finite()) {
@@ -451,6 +518,9 @@ impl NoiseModelConfig {
             .try_get_matches_from(["noise-model"])
             .and_then(|m| ReportArgs::from_arg_matches(&m))
             .context("default report flags")?;
+        if let Some(out) = &args.out {
+            check_named_as(out, "-o", "a noise model in JSON", &["json"])?;
+        }
         let mut config = Config::from_analysis(args.analysis, defaults)?;
         config.sides = vec![SideSpec {
             name: "replicates".to_string(),
@@ -465,6 +535,33 @@ impl NoiseModelConfig {
 
 /// `diffprofile export`: the trees, the output, the layout, the shard, and
 /// how runs are read and named (a [`Config`] with no sides).
+/// Refuse export roots that name one tree twice (`tree tree`, `tree
+/// ./tree`, a link to it) or a tree and a part of it: every run below
+/// both would be a row group of the table twice, and an engine's
+/// sum over runs would count it twice.
+fn overlapping_roots(roots: &[String]) -> Result<()> {
+    let real: Vec<(&String, std::path::PathBuf)> = roots
+        .iter()
+        .filter_map(|r| Some((r, std::fs::canonicalize(input::os_path(r)).ok()?)))
+        .collect();
+    for (i, (a, pa)) in real.iter().enumerate() {
+        for (b, pb) in &real[i + 1..] {
+            let what = if pa == pb {
+                "the same tree"
+            } else if pa.starts_with(pb) || pb.starts_with(pa) {
+                "one inside the other"
+            } else {
+                continue;
+            };
+            bail!(
+                "export: the roots {a} and {b} are {what}: its runs would be in the table twice; \
+                 give each tree once"
+            );
+        }
+    }
+    Ok(())
+}
+
 pub fn export_config(args: crate::cli::ExportArgs) -> Result<crate::table::ExportConfig> {
     use clap::{Args, FromArgMatches};
     let layout = Layout::parse(&args.layout)?;
@@ -476,6 +573,8 @@ pub fn export_config(args: crate::cli::ExportArgs) -> Result<crate::table::Expor
         .as_deref()
         .map(crate::table::Shard::parse)
         .transpose()?;
+    check_named_as(&args.out, "-o", "a Parquet table", &["parquet", "pq"])?;
+    overlapping_roots(&args.roots)?;
     if args.analysis.normalize.is_some() || args.analysis.percentage != PercentageArg::Absolute {
         bail!("export writes counts: -n and --percentage apply when a comparison reads them");
     }
@@ -521,7 +620,22 @@ fn resolve_sides(cli: &Cli) -> Result<Vec<SideSpec>> {
     let flagged = !cli.old.is_empty() || !cli.new.is_empty();
     if flagged {
         if cli.old.is_empty() || cli.new.is_empty() {
-            bail!("--old and --new go together: give both");
+            let (given, missing) = if cli.old.is_empty() {
+                ("--new", "--old")
+            } else {
+                ("--old", "--new")
+            };
+            if !cli.paths.is_empty() {
+                bail!(
+                    "{given} with positional path(s) ({}): give the sides either as OLD NEW or as \
+                     --old PATH... --new PATH..., not mixed",
+                    cli.paths.join(" ")
+                );
+            }
+            bail!(
+                "{given} without {missing}: give both (--old PATH... --new PATH...; each takes \
+                 every path after it up to the next flag)"
+            );
         }
         if !cli.paths.is_empty() {
             bail!(

@@ -4,7 +4,7 @@
 //! counts between rows; they never change a total.
 
 use crate::profile::{Mode, Name, SymbolKey};
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use regex::Regex;
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
@@ -72,6 +72,7 @@ pub struct AliasMap {
 impl AliasMap {
     pub fn parse(text: &str, origin: &str) -> Result<AliasMap> {
         let mut rules = Vec::new();
+        let mut exact: std::collections::BTreeMap<String, (String, usize)> = Default::default();
         for (n, raw) in text.lines().enumerate() {
             let line = raw.split('#').next().unwrap_or("").trim();
             if line.is_empty() {
@@ -85,9 +86,17 @@ impl AliasMap {
                 bail!("{origin}:{}: expected `old_name = new_name` or `re:PATTERN = NAME`, found \"{raw}\"", n + 1);
             }
             if let Some(pat) = lhs.strip_prefix("re:") {
-                let re = Regex::new(&format!("^(?:{pat})$")).with_context(|| {
-                    format!("{origin}:{}: invalid regular expression \"{pat}\"", n + 1)
-                })?;
+                // (The pattern alone first, so that an error's place is in it.)
+                let re = Regex::new(pat)
+                    .and_then(|_| Regex::new(&format!("^(?:{pat})$")))
+                    .map_err(|e| {
+                        anyhow::anyhow!(
+                            "{origin}:{}: invalid regular expression \"{}\": {}",
+                            n + 1,
+                            crate::text::printable(pat),
+                            crate::text::regex_error(&e)
+                        )
+                    })?;
                 rules.push(Alias::Pattern(re, rhs.to_string()));
             } else if lhs.contains(char::is_whitespace) {
                 bail!(
@@ -95,7 +104,31 @@ impl AliasMap {
                     n + 1
                 );
             } else {
+                // A name given twice: the first line would win without a
+                // word; the same mapping again is harmless.
+                if let Some((to, at)) = exact.get(lhs) {
+                    if to != rhs {
+                        bail!(
+                            "{origin}:{}: `{lhs}` is renamed twice, to `{to}` (line {at}) and to `{rhs}`: keep one",
+                            n + 1
+                        );
+                    }
+                    continue;
+                }
+                exact.insert(lhs.to_string(), (rhs.to_string(), n + 1));
                 rules.push(Alias::Exact(lhs.to_string(), rhs.to_string()));
+            }
+        }
+        // A rename into a name that is renamed too (`a = b`, `b = a`):
+        // rules apply once, so the rows would swap names (or `a` stop
+        // half-way down a chain) without a word.
+        for (from, (to, at)) in &exact {
+            if let Some((next, at2)) = exact.get(to).filter(|(next, _)| next != to) {
+                bail!(
+                    "{origin}:{at}: `{from}` is renamed to `{to}`, which line {at2} renames to \
+                     `{next}`: renames apply once, so rows would swap or stop half-way; \
+                     rename each name straight to its final name"
+                );
             }
         }
         Ok(AliasMap { rules })
@@ -139,8 +172,12 @@ impl GroupBy {
             "module" => Ok(GroupBy::Module),
             s if s.starts_with("prefix:") && s.len() > 7 => Ok(GroupBy::Prefix(s[7..].to_string())),
             s if s.starts_with("regex:") && s.len() > 6 => {
-                Ok(GroupBy::Regex(Regex::new(&s[6..]).with_context(|| {
-                    format!("--group-by {s}: invalid regular expression")
+                Ok(GroupBy::Regex(Regex::new(&s[6..]).map_err(|e| {
+                    anyhow::anyhow!(
+                        "--group-by \"{}\": invalid regular expression: {}",
+                        crate::text::printable(s),
+                        crate::text::regex_error(&e)
+                    )
                 })?))
             }
             s => bail!("--group-by takes dso, module, prefix:STR or regex:RE, not \"{s}\""),
@@ -390,6 +427,30 @@ mod tests {
         );
         let e = AliasMap::parse("a = b c\n", "x.map").unwrap_err();
         assert!(e.to_string().starts_with("x.map:1:"), "{e}");
+        // One name renamed twice, differently: refused naming both lines.
+        let e = AliasMap::parse("a = b\nc = d\na = e\n", "x.map").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.map:3: `a` is renamed twice, to `b` (line 1) and to `e`: keep one"
+        );
+        // A cycle (rows would swap names) or a chain: refused.
+        let e = AliasMap::parse("fput = fdget_pos\nfdget_pos = fput\n", "x.map").unwrap_err();
+        assert!(
+            e.to_string().starts_with(
+                "x.map:2: `fdget_pos` is renamed to `fput`, which line 1 renames to `fdget_pos`"
+            ),
+            "{e}"
+        );
+        assert!(AliasMap::parse("a = b\nb = c\n", "x.map").is_err());
+        // The same rule twice is harmless.
+        let m = AliasMap::parse("a = b\na = b\n", "x.map").unwrap();
+        assert_eq!(m.apply("a"), "b");
+        // A regex error in one line, with its place in the pattern.
+        let e = AliasMap::parse("re:x[ = b\n", "x.map").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.map:1: invalid regular expression \"x[\": unclosed character class (at character 2)"
+        );
     }
 
     #[test]

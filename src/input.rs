@@ -97,6 +97,9 @@ fn name_error(e: io::Error, what: &str) -> io::Error {
         return e;
     }
     let msg = e.to_string();
+    // (flate2 starts its own words with what we say: said once.)
+    let said = format!("corrupt {what} stream ");
+    let msg = msg.strip_prefix(&said).unwrap_or(&msg).to_string();
     let ends = ["incomplete", "premature", "EOF", "eof", "unexpected end"];
     if e.kind() == UnexpectedEof || ends.iter().any(|m| msg.contains(m)) {
         io::Error::new(UnexpectedEof, format!("truncated {what} stream"))
@@ -135,6 +138,15 @@ impl<R: Read> TarTail<R> {
     /// marker the tar reader stops at).
     pub fn ended(&self) -> bool {
         self.tail.len() == TAR_BLOCK && self.tail.iter().all(|&b| b == 0)
+    }
+
+    /// Read what follows the end-of-archive blocks to the end of the
+    /// stream, so that a compressed archive's own check (gzip's CRC, the
+    /// xz, zstd and bzip2 checks) is verified: the tar reader stops before
+    /// the compressed stream ends, and a damaged byte inside a member (a
+    /// count changed) would otherwise be read without a word.
+    pub fn finish(&mut self) -> io::Result<()> {
+        io::copy(&mut self.inner, &mut io::sink()).map(|_| ())
     }
 }
 
@@ -460,9 +472,21 @@ pub struct Skipped {
     dangling: Vec<String>,
     special: Vec<String>,
     backups: Vec<String>,
+    hidden: Vec<String>,
 }
 
 impl Skipped {
+    /// Note `entry` when its name is hidden (`.run1`, `.git`), which a walk
+    /// neither reads nor descends into; true if it is. (The root named is
+    /// never hidden.)
+    pub fn hidden(&mut self, entry: &walkdir::DirEntry) -> bool {
+        let hidden = entry.depth() > 0 && entry.file_name().to_string_lossy().starts_with('.');
+        if hidden {
+            self.hidden.push(entry.path().display().to_string());
+        }
+        hidden
+    }
+
     /// Note `path` when `kind` is one a walk passes over; true if it was.
     pub fn note(&mut self, path: &Path, kind: EntryKind) -> bool {
         let list = match kind {
@@ -496,6 +520,10 @@ impl Skipped {
                 "special file(s) (FIFO, socket, device) skipped",
             ),
             (self.backups, BACKUPS_SKIPPED),
+            (
+                self.hidden,
+                "hidden file(s) and directories (.name) not read",
+            ),
         ] {
             if list.is_empty() {
                 continue;
@@ -580,17 +608,20 @@ impl TarSeen {
 }
 
 /// Every regular file below `root` (walkdir): hidden files and directories
-/// skipped; entries read as [`entry_kind`] says, those passed over counted
-/// in a warning per kind ([`Skipped`]). An unreadable directory is an error.
+/// (`.run1`, `.git`) not read; entries read as [`entry_kind`] says, those
+/// passed over (hidden ones too) counted in a warning per kind ([`Skipped`]). An unreadable directory is an error.
 pub fn walk_dir(root: &Path) -> Result<Walk> {
     let mut walk = Walk::default();
     let mut skipped = Skipped::default();
-    let entries = walkdir::WalkDir::new(root)
-        .follow_links(false)
-        .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
-    for entry in entries {
+    let mut entries = walkdir::WalkDir::new(root).follow_links(false).into_iter();
+    while let Some(entry) = entries.next() {
         let entry = entry.map_err(|e| walk_error(root, e))?;
+        if skipped.hidden(&entry) {
+            if entry.file_type().is_dir() {
+                entries.skip_current_dir();
+            }
+            continue;
+        }
         if entry.depth() == 0 {
             // The directory named (or a link to it, which is followed).
             continue;

@@ -211,11 +211,69 @@ fn load_tar(
     let mut archive = tar::Archive::new(input::TarTail::new(reader));
     let mut out: Vec<Option<Outcome>> = Vec::new();
     let mut tar_maps: BTreeMap<String, Vec<MapFile>> = BTreeMap::new();
-    let mut deferred: Vec<(usize, String, String, Format, Vec<u8>)> = Vec::new();
+    let mut deferred: Vec<Deferred> = Vec::new();
+    let mut members = 0usize;
+    let read = read_tar_members(
+        &mut archive,
+        (name, path, maps, opts),
+        (&mut out, &mut tar_maps, &mut deferred, &mut members),
+    );
+    // The rest of the stream read, so that a compressed archive's check
+    // is verified; a damaged stream also explains a member that did not
+    // parse (a flipped byte makes any text malformed), so it is said first.
+    let mut tail = archive.into_inner();
+    if let Err(e) = tail.finish() {
+        let first = match &read {
+            Err(first) => format!(" (what it gave: {first:#})"),
+            Ok(()) => String::new(),
+        };
+        return Err(anyhow::Error::new(e).context(format!(
+            "{name}: cannot read: the archive is damaged, none of its runs can be trusted{first}"
+        )));
+    }
+    read?;
+    if !tail.ended() {
+        out.push(Some(Outcome::Warning(format!(
+            "{name}: {}",
+            input::tar_cut_warning(members)
+        ))));
+    }
+    let tar_maps: BTreeMap<String, Arc<Beside>> = tar_maps
+        .into_iter()
+        .map(|(dir, files)| (dir, Arc::new(Beside::new(files))))
+        .collect();
+    for (slot, origin, dir, format, bytes) in deferred {
+        let here = Maps {
+            beside: tar_maps.get(&dir).cloned().or_else(|| maps.beside.clone()),
+            ..maps.clone()
+        };
+        let parse = options_for(format, &origin, opts, &here)?;
+        let profile = format::parse(format, &mut &bytes[..], &origin, &parse)?;
+        out[slot] = Some(Outcome::Run(Box::new(profile)));
+    }
+    Ok(out.into_iter().flatten().collect())
+}
+
+/// A member held until the archive's maps are read: its slot, origin,
+/// directory, format and bytes.
+type Deferred = (usize, String, String, Format, Vec<u8>);
+
+/// [`load_tar`]'s pass over the members: runs into `out` (a deferred one as
+/// a slot), maps by directory, the count of members read.
+#[allow(clippy::type_complexity)]
+fn read_tar_members<R: io::Read>(
+    archive: &mut tar::Archive<R>,
+    (name, path, maps, opts): (&str, Option<&Path>, &Maps, &LoadOptions),
+    (out, tar_maps, deferred, members): (
+        &mut Vec<Option<Outcome>>,
+        &mut BTreeMap<String, Vec<MapFile>>,
+        &mut Vec<Deferred>,
+        &mut usize,
+    ),
+) -> Result<()> {
     let entries = archive
         .entries()
         .with_context(|| format!("{name}: cannot read tar archive"))?;
-    let mut members = 0usize;
     let mut seen = input::TarSeen::default();
     for entry in entries {
         let entry = entry.with_context(|| format!("{name}: corrupt tar archive"))?;
@@ -226,7 +284,7 @@ fn load_tar(
             continue;
         }
         seen.check(name, &member)?;
-        members += 1;
+        *members += 1;
         let dir = member.rsplit_once('/').map_or("", |(d, _)| d).to_string();
         let mut raw: Box<dyn BufRead + '_> = match tar_link_of(&entry, path, &member, &origin)? {
             Some(Ok(bytes)) => Box::new(io::Cursor::new(bytes)),
@@ -273,26 +331,7 @@ fn load_tar(
         let profile = format::parse(format, &mut *reader, &origin, &parse)?;
         out.push(Some(Outcome::Run(Box::new(profile))));
     }
-    if !archive.into_inner().ended() {
-        out.push(Some(Outcome::Warning(format!(
-            "{name}: {}",
-            input::tar_cut_warning(members)
-        ))));
-    }
-    let tar_maps: BTreeMap<String, Arc<Beside>> = tar_maps
-        .into_iter()
-        .map(|(dir, files)| (dir, Arc::new(Beside::new(files))))
-        .collect();
-    for (slot, origin, dir, format, bytes) in deferred {
-        let here = Maps {
-            beside: tar_maps.get(&dir).cloned().or_else(|| maps.beside.clone()),
-            ..maps.clone()
-        };
-        let parse = options_for(format, &origin, opts, &here)?;
-        let profile = format::parse(format, &mut &bytes[..], &origin, &parse)?;
-        out[slot] = Some(Outcome::Run(Box::new(profile)));
-    }
-    Ok(out.into_iter().flatten().collect())
+    Ok(())
 }
 
 /// The kind of archive a decompressed prefix starts: a tar (`ustar` magic
@@ -309,8 +348,8 @@ fn archive_kind(head: &[u8]) -> Option<&'static str> {
 }
 
 /// Why a tar member is not read: `Some(None)` for what is passed over
-/// without a word (a directory, a hidden name), `Some(Some(why))` for what
-/// is said (not a regular file or link, an editor backup); `None` to read it.
+/// without a word (a directory), `Some(Some(why))` for what is said (not a
+/// regular file or link, a hidden name, an editor backup); `None` to read it.
 fn passed_over(member: &str, kind: tar::EntryType, origin: &str) -> Option<Option<String>> {
     let base = member.rsplit('/').next().unwrap_or(member);
     if kind.is_dir() {
@@ -318,7 +357,7 @@ fn passed_over(member: &str, kind: tar::EntryType, origin: &str) -> Option<Optio
     } else if !(kind.is_file() || kind.is_hard_link() || kind.is_symlink()) {
         Some(Some(format!("{origin}: not a regular file")))
     } else if base.starts_with('.') {
-        Some(None)
+        Some(Some(format!("{origin}: a hidden file, not read")))
     } else if input::is_editor_backup(base) {
         Some(Some(format!(
             "{origin}: an editor backup or leftover, not a run"
@@ -477,9 +516,11 @@ fn parse_reader<'a>(
     };
     let parse = options_for(format, origin, opts, maps)?;
     // (A file that starts with a byte-order mark is read as a stream, which
-    // drops it, not mapped.)
+    // drops it, not mapped.) Opened without blocking: a FIFO named as a run
+    // has been read to its end already, and opening it again would wait
+    // for a writer that never comes; it is then read as the stream it is.
     let file = match plain {
-        Some(path) if format::maps_files(format) => std::fs::File::open(path)
+        Some(path) if format::maps_files(format) => open_nonblocking(path)
             .ok()
             .filter(|f| f.metadata().is_ok_and(|m| m.is_file()))
             .filter(|f| !starts_with_bom(f)),
@@ -493,6 +534,16 @@ fn parse_reader<'a>(
         None => format::parse(format, &mut *reader, origin, &parse)?,
     };
     Ok(Outcome::Run(Box::new(profile)))
+}
+
+/// Open `path` for reading with `O_NONBLOCK`, which a regular file ignores
+/// and which keeps the open of a FIFO from waiting for a writer.
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
 }
 
 fn starts_with_bom(f: &std::fs::File) -> bool {

@@ -186,6 +186,27 @@ impl SymbolMap {
     }
 
     /// True when every address is zero (kallsyms read without privilege).
+    /// A map of global text symbols only (`grep ' T ' /proc/kallsyms`, a
+    /// System.map cut the same way): every kernel has hundreds of static
+    /// (`t`) functions, whose samples such a map gives to the global
+    /// symbol before them without a sign. The warning, when it is one.
+    pub fn lacks_locals(&self) -> Option<String> {
+        let text = self.symbols.iter().filter(|s| s.is_text()).count();
+        let local = self
+            .symbols
+            .iter()
+            .any(|s| matches!(s.kind, b't' | b'w') && s.module.is_none());
+        (text >= 100 && !local).then(|| {
+            format!(
+                "the kernel map {} lists {text} text symbols, none of them local (`t`): it was \
+                 cut to global symbols (grep ' T '?), so the samples of static functions are \
+                 counted for the global symbol before them; give the whole /proc/kallsyms or \
+                 System.map",
+                self.source
+            )
+        })
+    }
+
     pub fn all_zero(&self) -> bool {
         self.symbols.iter().all(|s| s.addr == 0)
     }

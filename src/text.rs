@@ -180,6 +180,54 @@ mod escaping_tests {
     }
 }
 
+/// A regular expression's error in one line, for a message that names the
+/// flag and pattern: the regex crate's multi-line syntax error (the
+/// pattern, a caret line, `error: …`) as its reason and where
+/// (`unclosed character class (at character 1)`); too large a pattern as
+/// its limit.
+pub fn regex_error(e: &regex::Error) -> String {
+    match e {
+        regex::Error::Syntax(text) => {
+            let reason = text
+                .lines()
+                .find_map(|l| l.trim().strip_prefix("error: "))
+                .unwrap_or(text.trim());
+            // The caret line is indented as the pattern line is (4 spaces).
+            let at = text.lines().find_map(|l| {
+                let t = l.trim_end();
+                (t.ends_with('^') && t.trim_start().chars().all(|c| c == '^'))
+                    .then(|| t.find('^').unwrap_or(0).saturating_sub(4) + 1)
+            });
+            match at {
+                Some(at) => format!("{reason} (at character {at})"),
+                None => reason.to_string(),
+            }
+        }
+        regex::Error::CompiledTooBig(limit) => format!(
+            "the pattern compiles to more than {limit} bytes, the limit (a large repetition such as a{{99999}}?)"
+        ),
+        e => e.to_string().lines().collect::<Vec<_>>().join(" "),
+    }
+}
+
+#[cfg(test)]
+mod regex_error_tests {
+    #[test]
+    fn one_line_with_reason_and_place() {
+        // (Built at run time: clippy checks literal patterns.)
+        let bad = ["ab", "[[:alpha:]"].concat();
+        let e = regex::Regex::new(&bad).unwrap_err();
+        let got = super::regex_error(&e);
+        assert!(!got.contains('\n'), "{got}");
+        assert!(
+            got.starts_with("unclosed character class (at character 3)"),
+            "{got}"
+        );
+        let e = regex::Regex::new(&["a", "{99999999}"].concat()).unwrap_err();
+        assert!(super::regex_error(&e).contains("the limit"));
+    }
+}
+
 /// A side as messages name it: the default names in capitals (`OLD`, `NEW`,
 /// `NEW2`, `REPLICATES`), any other name (a `batch` kernel, `v6.1`) as given.
 pub fn side_name(name: &str) -> String {

@@ -21,11 +21,8 @@ fn src(kind: &str, workload: &str, run: u32) -> PathBuf {
 }
 
 /// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("diffprofile-batch-{}-{name}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(name: &str) -> crate::scratch::Scratch {
+    crate::scratch::Scratch::new("diffprofile-batch", name)
 }
 
 /// `(member path, source file)` pairs copied under `dir`.

@@ -402,7 +402,7 @@ fn man_page_and_completions_come_from_the_cli() {
         &page[..200.min(page.len())]
     );
     assert!(page.contains("\\-\\-fail\\-on\\-regression"));
-    let dir = std::env::temp_dir().join(format!("dp-man-{}", std::process::id()));
+    let dir = crate::scratch::Scratch::new("dp-man", "t");
     let out = diffprofile()
         .args(["man", "--out-dir", dir.to_str().unwrap()])
         .output()
@@ -423,7 +423,7 @@ fn man_page_and_completions_come_from_the_cli() {
 
 #[test]
 fn control_characters_in_names_never_reach_the_terminal() {
-    let dir = std::env::temp_dir().join(format!("dp-esc-{}", std::process::id()));
+    let dir = crate::scratch::Scratch::new("dp-esc", "t");
     std::fs::create_dir_all(&dir).unwrap();
     let evil = dir.join("evil.txt");
     std::fs::write(

@@ -77,6 +77,12 @@ fn prefix_lines(bytes: Vec<u8>, lines: usize) -> Vec<u8> {
     bytes
 }
 
+/// The directory of the small System.map the proc-profile source names
+/// (removed by the caller's guard).
+fn map_dir() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("diffprofile-damage-map-{}", std::process::id()))
+}
+
 fn sources() -> Vec<Source> {
     let text = |name, format, path: &str, lines| Source {
         name,
@@ -236,7 +242,7 @@ fn sources() -> Vec<Source> {
     // A real /proc/profile image is 18 MB (too slow to damage hundreds of
     // times in a debug build): a small one over a small map of the same
     // shape (step 4, 128 counters from `_stext`).
-    let dir = std::env::temp_dir().join(format!("diffprofile-damage-map-{}", std::process::id()));
+    let dir = map_dir();
     std::fs::create_dir_all(&dir).unwrap();
     let map = dir.join("System.map");
     std::fs::write(
@@ -346,6 +352,14 @@ struct Case {
 #[test]
 fn damaged_real_profiles_never_crash() {
     let start = Instant::now();
+    /// Removes the map directory however the test ends.
+    struct MapDir;
+    impl Drop for MapDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(map_dir());
+        }
+    }
+    let _map_dir = MapDir;
     let srcs = sources();
     let tmp = tempfile::tempdir().unwrap();
     let mut rng = Rng(SEED);
@@ -436,9 +450,6 @@ fn damaged_real_profiles_never_crash() {
         srcs.len(),
         start.elapsed()
     );
-    let map_dir =
-        std::env::temp_dir().join(format!("diffprofile-damage-map-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(map_dir);
     if !failures.is_empty() {
         // Keep the damaged files for a look.
         let kept = tmp.keep();

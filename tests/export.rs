@@ -7,18 +7,15 @@
 use serde_json::Value;
 use std::fs;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_diffprofile");
 pub const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// A fresh scratch directory for one test.
-pub fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("diffprofile-export-{}-{name}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).unwrap();
-    d
+pub fn scratch(name: &str) -> crate::scratch::Scratch {
+    crate::scratch::Scratch::new("diffprofile-export", name)
 }
 
 pub fn run(args: &[&str]) -> Output {

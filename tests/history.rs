@@ -42,11 +42,8 @@ fn json(args: &[&str]) -> Value {
     serde_json::from_slice(&ok(&a).stdout).unwrap()
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("diffprofile-history-{}-{name}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(name: &str) -> crate::scratch::Scratch {
+    crate::scratch::Scratch::new("diffprofile-history", name)
 }
 
 fn bench<'a>(doc: &'a Value, name: &str) -> &'a Value {

@@ -266,7 +266,7 @@ fn perf_data_stacks_end_in_the_self_cost_symbols() {
 
 #[test]
 fn batch_html_writes_a_page_per_benchmark_and_a_linking_index() {
-    let d = std::env::temp_dir().join(format!("diffprofile-html-batch-{}", std::process::id()));
+    let d = crate::scratch::Scratch::new("diffprofile-html-batch", "t");
     let _ = std::fs::remove_dir_all(&d);
     for (k, w) in [("base", "sockets"), ("next", "pipes")] {
         for r in 1..=3 {
@@ -487,11 +487,8 @@ fn perf_script_and_folded_stacks_give_one_flame_graph() {
 }
 
 /// A temporary directory for one test, removed first if it is there.
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("diffprofile-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(name: &str) -> crate::scratch::Scratch {
+    crate::scratch::Scratch::new("diffprofile-html", name)
 }
 
 /// The real deep samples of `testdata/deep/` (perf script of a recursion

@@ -219,7 +219,7 @@ fn exclude_idle_include_and_exclude() {
 
 #[test]
 fn a_malformed_alias_map_names_its_line() {
-    let dir = std::env::temp_dir().join(format!("dp-alias-{}", std::process::id()));
+    let dir = crate::scratch::Scratch::new("dp-alias", "t");
     std::fs::create_dir_all(&dir).unwrap();
     let map = dir.join("bad.alias");
     std::fs::write(

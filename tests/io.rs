@@ -718,3 +718,60 @@ fn an_archive_inside_an_archive_is_refused() {
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
     assert_eq!(runs_of(&o, 0).len(), 3, "{}", err(&o));
 }
+
+/// An output file's name says what it holds: `-O r.json.gz` is gzipped
+/// JSON (before: plain text under a .gz name); a report named for a
+/// format no report is written in (`.parquet`, `.zst`) is refused naming
+/// the formats, as are `export -o` not named `.parquet` and a noise model
+/// not named `.json`. Nothing is written when refused.
+#[test]
+fn output_names_say_what_is_written() {
+    use std::io::Read;
+    let d = scratch("io-output-names");
+    let (old, new) = (run_file("pipes", 1), run_file("sockets", 1));
+    let gz = d.join("r.json.gz");
+    ok(&[s(&old), s(&new), "-O", s(&gz)]);
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(fs::File::open(&gz).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert!(v["rows"].is_array());
+    // -o still chooses the format; the .gz still compresses it.
+    let txt = d.join("r.gz");
+    ok(&[s(&old), s(&new), "-O", s(&txt), "-o", "csv"]);
+    let mut csv = String::new();
+    flate2::read::GzDecoder::new(fs::File::open(&txt).unwrap())
+        .read_to_string(&mut csv)
+        .unwrap();
+    assert!(csv.starts_with("side,symbol,"), "{csv}");
+    for name in ["r.parquet", "r.zst", "r.csv.xz", "r.tar"] {
+        let p = d.join(name);
+        let o = run(&[s(&old), s(&new), "-O", s(&p)]);
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", err(&o));
+        says(&o, "reports are not written as .");
+        says(&o, "the report formats are text, classic, json");
+        assert!(!p.exists(), "{name} written");
+    }
+    let t = d.join("t.csv");
+    let root = Path::new(ROOT).join("testdata/readprofile/default");
+    let o = run(&["export", s(&root), "-o", s(&t)]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    says(
+        &o,
+        "this writes a Parquet table, not .csv; name the file .parquet",
+    );
+    let m = d.join("m.json.gz");
+    let (r1, r2, r3) = (
+        run_file("pipes", 1),
+        run_file("pipes", 2),
+        run_file("pipes", 3),
+    );
+    let o = run(&["noise-model", s(&r1), s(&r2), s(&r3), "-o", s(&m)]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    says(
+        &o,
+        "this writes a noise model in JSON, not .gz; name the file .json",
+    );
+    assert!(!m.exists());
+}

@@ -95,7 +95,7 @@ fn default_reports_fit_80_columns() {
 /// Batch prints kernel names exactly as given: no `6.8.0-RC1`, no `V6.2`.
 #[test]
 fn batch_keeps_kernel_names_case() {
-    let dir = std::env::temp_dir().join(format!("dp-case-{}", std::process::id()));
+    let dir = crate::scratch::Scratch::new("dp-case", "t");
     let _ = std::fs::remove_dir_all(&dir);
     for (kernel, workload) in [("v6.2", "pipes"), ("6.8.0-rc1", "threads")] {
         let to = dir.join(kernel).join("hackbench");
@@ -315,7 +315,7 @@ fn compact_header_and_warnings_said_once() {
 /// operation with a few hundred operations per run need 2 decimals, not 6.
 #[test]
 fn work_values_have_meaningful_digits() {
-    let dir = std::env::temp_dir().join(format!("dp-work-{}", std::process::id()));
+    let dir = crate::scratch::Scratch::new("dp-work", "t");
     std::fs::create_dir_all(&dir).unwrap();
     let info = dir.join("runs.csv");
     let mut csv = String::new();

@@ -12,11 +12,8 @@ const RP: &str = "testdata/readprofile/default";
 const PIPES_G: &str = "testdata/perf-script/pipes-g.txt.gz";
 const THREADS_G: &str = "testdata/perf-script/threads-g.txt.gz";
 
-fn scratch(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("dp-out-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(name: &str) -> crate::scratch::Scratch {
+    crate::scratch::Scratch::new("dp-out", name)
 }
 
 /// `-O FILE` writes the report there (stdout stays empty), in the format

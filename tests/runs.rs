@@ -6,7 +6,7 @@
 
 use crate::cli::diffprofile;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 const ZERO_DATA: &str = "testdata/empty/zero.perf.data.gz";
@@ -26,11 +26,8 @@ fn rp(workload: &str, r: u32) -> String {
 }
 
 /// A fresh scratch directory for one test.
-pub fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("diffprofile-runs-{}-{name}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).unwrap();
-    d
+pub fn scratch(name: &str) -> crate::scratch::Scratch {
+    crate::scratch::Scratch::new("diffprofile-runs", name)
 }
 
 fn s(p: &Path) -> &str {
@@ -325,6 +322,30 @@ fn table_values_are_checked_and_pooling_is_said() {
         if column == "count" {
             assert!(e.contains(", symbol "), "{e}");
         }
+        assert!(o.stdout.is_empty());
+    }
+    // A symbol's count above its run's total (before: a warning, and the
+    // comparison ran on it), one of 1e300, and a fractional one (before:
+    // read as it was).
+    for (value, says) in [
+        (1e12, "count 1000000000000 is above the run's run_total "),
+        (1e300, "count 1"),
+        // A fraction in a run of samples (a flipped byte of 199).
+        (
+            8.12890625,
+            "count 8.12890625 is not a whole number, but the run's counts are samples",
+        ),
+    ] {
+        with_value(&table, &bad, "count", 2, value);
+        let o = cmp(&bad, &[]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{value}: {e}");
+        assert!(
+            e.contains(&format!("{}: row 3: run ", s(&bad)))
+                && e.contains(", symbol ")
+                && e.contains(says),
+            "{value}: {e}"
+        );
         assert!(o.stdout.is_empty());
     }
 }

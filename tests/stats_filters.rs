@@ -185,7 +185,7 @@ fn filters_never_change_a_shown_symbols_p_on_readprofile() {
 /// without the filter (perf report runs, kernel and user space, 4 a kernel).
 #[test]
 fn batch_kernel_only_learns_from_every_symbol() {
-    let root = std::env::temp_dir().join(format!("diffprofile-stats-batch-{}", std::process::id()));
+    let root = crate::scratch::Scratch::new("diffprofile-stats-batch", "t");
     let _ = std::fs::remove_dir_all(&root);
     for (kernel, workload) in [("base", "pipes"), ("next", "sockets")] {
         let dir = root.join(kernel).join("perf");

@@ -154,7 +154,7 @@ fn jobs_do_not_change_output() {
 
 #[test]
 fn compressed_and_plain_inputs_agree() {
-    let dir = std::env::temp_dir().join(format!("diffprofile-gz-{}", std::process::id()));
+    let dir = crate::scratch::Scratch::new("diffprofile-gz", "t");
     std::fs::create_dir_all(&dir).unwrap();
     let src = "testdata/readprofile/default/pipes/run1.txt";
     let data = std::fs::read(src).unwrap();

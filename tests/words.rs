@@ -327,7 +327,7 @@ fn errors_name_the_problem_in_words() {
         (
             "--alpha",
             "-0.05",
-            "invalid value '-0.05' for '--alpha <A>': must be ≥ 0",
+            "invalid value '-0.05' for '--alpha <A>': expected a number greater than 0 and less than 1, such as 0.05",
         ),
     ] {
         let o = run(&[&pair[0], &pair[1], flag, value]);

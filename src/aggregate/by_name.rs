@@ -88,6 +88,11 @@ impl<K: Named, V> ByName<K, V> {
         (&mut self.entries[i].1, true)
     }
 
+    /// The value of the `i`-th entry inserted.
+    pub fn value_at_mut(&mut self, i: usize) -> &mut V {
+        &mut self.entries[i].1
+    }
+
     /// Every entry, in insertion order.
     pub fn into_entries(self) -> Vec<(K, V)> {
         self.entries

@@ -93,7 +93,11 @@ pub(super) fn walk(config: &BatchConfig, reader: Box<dyn BufRead>) -> Result<Wal
                 w.dropped.push(path);
                 continue;
             }
-            if path.is_empty() || hidden(&path) {
+            if path.is_empty() {
+                continue;
+            }
+            if hidden(&path) {
+                w.unmatched.push(format!("{path} (hidden, not read)"));
                 continue;
             }
             if seen.backup(&config.root, &path)? {
@@ -139,7 +143,15 @@ pub(super) fn walk(config: &BatchConfig, reader: Box<dyn BufRead>) -> Result<Wal
         }
         Ok(())
     })?;
-    w.cut = !archive.into_inner().ended();
+    // (The rest of the stream read: a compressed archive's check verified.)
+    let mut tail = archive.into_inner();
+    tail.finish().with_context(|| {
+        format!(
+            "{}: cannot read: the archive is damaged, none of its runs can be trusted",
+            config.root
+        )
+    })?;
+    w.cut = !tail.ended();
     for (slot, r) in done.into_inner().unwrap_or_else(|e| e.into_inner()) {
         if let Some(m) = w.members.get_mut(slot) {
             m.data = Data::Loaded(Box::new(r));

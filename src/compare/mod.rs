@@ -77,7 +77,7 @@ fn report_of_sides(
         config.allow_duplicates,
     )?;
     warnings.append(&mut found.warnings);
-    let model = noise::load_noise_model(config, &mut warnings)?;
+    let model = noise::load_noise_model(config, sides, &mut warnings)?;
     let mut done = match &model {
         Some(model) => {
             let mut config = config.clone();

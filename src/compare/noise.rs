@@ -21,8 +21,8 @@ pub fn learn_model(paths: &[String], config: &Config) -> Result<(NoiseModel, Vec
     let source = format!("learned from {}", paths.join(" "));
     let context = || format!("noise model from {}", paths.join(" "));
     // Checked as a side of a comparison is: no empty runs, no copies.
-    let checked =
-        crate::sanity::replicates(&side, config.allow_duplicates).with_context(context)?;
+    let checked = crate::sanity::replicates(&side, &config.load.parse, config.allow_duplicates)
+        .with_context(context)?;
     let (model, mut warnings) = learn_from_side(&side, config, source).with_context(context)?;
     warnings.splice(0..0, loaded.warnings.into_iter().chain(checked));
     Ok((model, warnings))
@@ -71,9 +71,11 @@ pub fn learn_from_side(
 }
 
 /// The noise model a configuration names, read or learned; warnings when
-/// it was made under other options than this comparison's.
+/// it was made under other options than this comparison's (`-n`, the
+/// event of `sides`' runs).
 pub(super) fn load_noise_model(
     config: &Config,
+    sides: &[Side],
     warnings: &mut Vec<String>,
 ) -> Result<Option<Arc<NoiseModel>>> {
     let model = match &config.noise {
@@ -96,5 +98,32 @@ pub(super) fn load_noise_model(
             model.source, model.normalize
         ));
     }
+    if let Some(w) = other_event(&model, sides) {
+        warnings.push(w);
+    }
     Ok(Some(Arc::new(model)))
+}
+
+/// A warning when the model was learned from runs of another event than
+/// the compared runs' (a cpu-clock model for task-clock runs): run-to-run
+/// noise is a property of what was sampled, so the model may not describe
+/// these runs. Said only when both know their event.
+fn other_event(model: &NoiseModel, sides: &[Side]) -> Option<String> {
+    let learned = model.event.as_deref()?;
+    let mut events: Vec<&str> = sides
+        .iter()
+        .flat_map(|s| &s.runs)
+        .filter_map(|r| r.event.as_deref())
+        .filter(|e| *e != learned)
+        .collect();
+    events.sort_unstable();
+    events.dedup();
+    (!events.is_empty()).then(|| {
+        format!(
+            "the noise model ({}) was learned from {learned} runs, the compared runs are of {}: \
+             its noise may not describe them; learn a model from runs of the same event",
+            model.source,
+            events.join(", ")
+        )
+    })
 }

@@ -73,7 +73,8 @@ pub fn unlike_model(
 }
 
 /// Every run's warnings, grouped by their text once the run's own path
-/// prefix (`SOURCE: `) is removed.
+/// prefix (`SOURCE: `) is removed; a warning of one run names it
+/// (`SOURCE: …`, also when its reader left the path out).
 pub fn run_warnings(sides: &[Side]) -> Vec<String> {
     // text -> (first original wording, runs (side, run index))
     let mut order: Vec<String> = Vec::new();
@@ -84,8 +85,10 @@ pub fn run_warnings(sides: &[Side]) -> Vec<String> {
             for w in &run.warnings {
                 let key = w.strip_prefix(&prefix).unwrap_or(w).to_string();
                 let g = groups.entry(key.clone()).or_insert_with(|| {
+                    // A run's warning names its file, whatever the reader wrote.
+                    let named = format!("{prefix}{key}");
                     order.push(key);
-                    (w.clone(), Vec::new())
+                    (named, Vec::new())
                 });
                 if !g.1.contains(&(s, k)) {
                     g.1.push((s, k));
@@ -196,7 +199,8 @@ mod tests {
             got,
             [
                 format!("old run 2, new runs 1-3: {lib}"),
-                "no samples".to_string(),
+                // (named, though its reader left the path out)
+                "b/1.data: no samples".to_string(),
                 "b/4.data: only here".to_string(),
             ]
         );

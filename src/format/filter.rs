@@ -51,7 +51,7 @@ impl CommFilter {
             }
         }
         let re = Regex::new(&format!("^(?:{})$", alts.join("|")))
-            .map_err(|e| format!("--comm {text:?}: {e}"))?;
+            .map_err(|e| format!("--comm {text:?}: {}", crate::text::regex_error(&e)))?;
         Ok(CommFilter {
             text: text.to_string(),
             re,

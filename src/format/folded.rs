@@ -1,11 +1,11 @@
 //! Folded stacks (Brendan Gregg's FlameGraph format, `stackcollapse-*.pl`,
 //! inferno-collapse-*, `perf script report …`): one stack per line.
 //!
-//! Input: `frame;frame;leaf COUNT` lines, root first; COUNT an integer or a
-//! fraction (some producers weight stacks; fractions are kept as they are,
-//! the weight stays `Samples` and statistics treat them as counts; they are
-//! summed exactly to 9 decimals, whatever the `--jobs`). The same
-//! stack on two lines adds up. Output: a [`Profile`] with the leaf's self
+//! Input: `frame;frame;leaf COUNT` lines, root first; COUNT a whole number
+//! of samples (also written `1e3` or `2.0`, read exactly); a fraction
+//! (`0.5`, from a producer that weights stacks) is refused naming the line,
+//! since the statistics treat counts as samples; so is an empty frame name
+//! (`a;;b 3`, `a; 3`). The same stack on two lines adds up. Output: a [`Profile`] with the leaf's self
 //! cost per line, or with `--inclusive` the cost of every distinct frame of
 //! the line; `total` is the sum of all counts. Frames annotated by
 //! `stackcollapse-perf.pl --kernel`/`--jit` or inferno `--annotate-kernel`
@@ -20,10 +20,10 @@
 //! swapper;secondary_startup_64_no_verify_[k];cpu_startup_entry_[k];do_idle_[k];default_idle_call_[k] 412
 //! perf 3
 //! ```
-//! and a fractional producer's line: `main;compute;inner 0.5`.
+//! and a fractional producer's line, refused: `main;compute;inner 0.5`.
 
 use super::perf_script::blocks;
-use super::{too_large, ParseError, ParseOptions, Sniff, MAX_COUNT};
+use super::{too_large, ParseError, ParseOptions, Sniff};
 use crate::profile::{Format, Mode, Profile, SymbolKey};
 use rustc_hash::FxHashMap;
 use std::io::BufRead;
@@ -75,17 +75,15 @@ fn split_line(line: &[u8]) -> Option<(&[u8], Count)> {
     Some((stack, parse_count(&line[sp + 1..])?))
 }
 
-/// A count: whole, or fractional in billionths (exact sums, so that the
-/// result does not depend on how the input was split into blocks); or a
-/// number above [`MAX_COUNT`] (`1e28`, a 40-digit string), which is refused.
+/// A count: a whole number (also written `1e3` or `2.0`, read exactly);
+/// a fraction (`1.5`), which is refused since counts are samples; or a
+/// number above [`MAX_COUNT`](super::MAX_COUNT) (`1e28`, a 40-digit string), refused too.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Count {
     Int(u64),
-    Nanos(u128),
+    Fraction,
     TooLarge,
 }
-
-const NANO: f64 = 1e9;
 
 fn parse_count(t: &[u8]) -> Option<Count> {
     if t.is_empty() {
@@ -102,20 +100,78 @@ fn parse_count(t: &[u8]) -> Option<Count> {
             Count::Int(v)
         });
     }
-    if !t.iter().all(|&c| {
-        c.is_ascii_digit() || c == b'.' || c == b'e' || c == b'E' || c == b'-' || c == b'+'
-    }) {
+    decimal_count(t)
+}
+
+/// `[+]DIGITS[.DIGITS][e[+-]DIGITS]` read exactly: whole, a fraction, or
+/// too large; `None` when it is no such number (`-1`, `nan`, `1e`).
+fn decimal_count(t: &[u8]) -> Option<Count> {
+    let t = t.strip_prefix(b"+").unwrap_or(t);
+    let (mantissa, exp) = match t.iter().position(|&c| c == b'e' || c == b'E') {
+        Some(i) => (&t[..i], Some(&t[i + 1..])),
+        None => (t, None),
+    };
+    let (int, frac) = match mantissa.iter().position(|&c| c == b'.') {
+        Some(i) => (&mantissa[..i], &mantissa[i + 1..]),
+        None => (mantissa, &b""[..]),
+    };
+    let digits = |d: &[u8]| d.iter().all(u8::is_ascii_digit);
+    if int.len() + frac.len() == 0 || !digits(int) || !digits(frac) {
         return None;
     }
-    let v: f64 = std::str::from_utf8(t).ok()?.parse().ok()?;
-    if v.is_nan() || v < 0.0 {
-        return None;
+    // The exponent, saturated (`1e99999999999` is as large as `1e400`).
+    let exp: i64 = match exp {
+        None => 0,
+        Some(e) => {
+            let (neg, d) = match e {
+                [b'-', d @ ..] => (true, d),
+                [b'+', d @ ..] => (false, d),
+                d => (false, d),
+            };
+            if d.is_empty() || !digits(d) {
+                return None;
+            }
+            let v = d
+                .iter()
+                .fold(0i64, |v, &c| {
+                    v.saturating_mul(10).saturating_add(i64::from(c - b'0'))
+                })
+                .min(1 << 40);
+            if neg {
+                -v
+            } else {
+                v
+            }
+        }
+    };
+    let all: Vec<u8> = int.iter().chain(frac).copied().collect();
+    let first = all.iter().position(|&c| c != b'0');
+    let Some(first) = first else {
+        return Some(Count::Int(0));
+    };
+    let mut sig = &all[first..];
+    // value = sig × 10^scale
+    let mut scale = exp - frac.len() as i64;
+    while scale < 0 {
+        match sig.split_last() {
+            Some((b'0', rest)) => {
+                sig = rest;
+                scale += 1;
+            }
+            _ => return Some(Count::Fraction),
+        }
     }
-    // (Digits past f64's range parse as infinity: too large as well.)
-    Some(if v > MAX_COUNT {
+    if sig.len() as i64 + scale > 16 {
+        return Some(Count::TooLarge);
+    }
+    let mut v = sig.iter().fold(0u64, |v, &c| v * 10 + u64::from(c - b'0'));
+    for _ in 0..scale {
+        v *= 10;
+    }
+    Some(if v > 1 << 53 {
         Count::TooLarge
     } else {
-        Count::Nanos((v * NANO).round() as u128)
+        Count::Int(v)
     })
 }
 
@@ -144,40 +200,35 @@ type FrameKey<'a> = (&'a [u8], Option<Mode>);
 #[derive(Default)]
 struct Tally {
     ints: u64,
-    nanos: u128,
 }
 
 impl Tally {
     fn add(&mut self, c: Count) {
-        match c {
-            Count::Int(v) => self.ints = self.ints.saturating_add(v),
-            Count::Nanos(v) => self.nanos = self.nanos.saturating_add(v),
-            Count::TooLarge => {}
+        if let Count::Int(v) = c {
+            self.ints = self.ints.saturating_add(v);
         }
     }
     fn merge(&mut self, o: &Tally) {
         self.ints = self.ints.saturating_add(o.ints);
-        self.nanos = self.nanos.saturating_add(o.nanos);
     }
-    /// The sum above [`MAX_COUNT`], exactly (as whole counts, rounded down).
+    /// The sum when it is above [`MAX_COUNT`](super::MAX_COUNT) (saturated at `u64::MAX`).
     fn beyond_exact(&self) -> Option<u128> {
-        let nanos = u128::from(self.ints) * 1_000_000_000 + self.nanos;
-        (self.ints == u64::MAX || nanos > (1u128 << 53) * 1_000_000_000)
-            .then_some(nanos / 1_000_000_000)
+        (self.ints > 1 << 53).then_some(u128::from(self.ints))
     }
     fn value(&self) -> f64 {
-        let whole = self.nanos / 1_000_000_000;
-        let frac = (self.nanos % 1_000_000_000) as f64 / NANO;
-        (self.ints as f64 + whole as f64) + frac
+        self.ints as f64
     }
 }
 
-/// Why a block stopped: a line that is not a folded stack, or one whose
-/// count is above [`MAX_COUNT`].
+/// Why a block stopped: a line that is not a folded stack, one whose
+/// count is above [`MAX_COUNT`](super::MAX_COUNT) or not a whole number, or one with an
+/// empty frame name.
 #[derive(Debug, PartialEq)]
 enum Bad {
     Malformed,
     TooLarge,
+    Fraction,
+    EmptyFrame,
 }
 
 #[derive(Default)]
@@ -214,20 +265,33 @@ fn count_block<'d>(data: &'d [u8], last: bool, opts: &ParseOptions) -> BlockOut 
         if line.len() <= 1 && line.first().is_none_or(|&c| c == b'\r') {
             return true;
         }
-        let (stack, count) = match split_line(line) {
-            Some((_, Count::TooLarge)) => {
+        let bad = match split_line(line) {
+            Some((_, Count::TooLarge)) => Some(Bad::TooLarge),
+            Some((_, Count::Fraction)) => Some(Bad::Fraction),
+            Some((stack, _))
+                if stack
+                    .split(|&c| c == b';')
+                    .any(|f| f.trim_ascii().is_empty()) =>
+            {
+                Some(Bad::EmptyFrame)
+            }
+            Some(_) => None,
+            None => Some(Bad::Malformed),
+        };
+        let (stack, count) = match (split_line(line), bad) {
+            (_, Some(Bad::TooLarge)) => {
                 out.error = Some((n, line.to_vec(), Bad::TooLarge));
                 return false;
             }
-            Some(found) => found,
-            None if opts.lenient => {
+            (Some(found), None) => found,
+            (_, Some(_)) if opts.lenient => {
                 out.malformed += 1;
                 out.first_malformed
                     .get_or_insert_with(|| (n, line.to_vec()));
                 return true;
             }
-            None => {
-                out.error = Some((n, line.to_vec(), Bad::Malformed));
+            (_, why) => {
+                out.error = Some((n, line.to_vec(), why.unwrap_or(Bad::Malformed)));
                 return false;
             }
         };
@@ -334,6 +398,19 @@ fn parse_source(
             if let Some((l, text, why)) = b.error {
                 error = Some(match why {
                     Bad::Malformed => ParseError::malformed(origin, lines + l, EXPECTED, &text),
+                    Bad::Fraction => ParseError::malformed(
+                        origin,
+                        lines + l,
+                        "a folded stack line whose COUNT is a whole number (a count of samples)",
+                        &text,
+                    ),
+                    Bad::EmptyFrame => ParseError::malformed(
+                        origin,
+                        lines + l,
+                        "a folded stack line whose every frame has a name (`a;;b` and a \
+                         trailing `;` leave one empty)",
+                        &text,
+                    ),
                     Bad::TooLarge => {
                         let count = text.rsplit(|&c| c == b' ').next().unwrap_or_default();
                         let count = super::excerpt(count.strip_suffix(b"\r").unwrap_or(count));
@@ -481,14 +558,62 @@ swapper;secondary_startup_64_no_verify_[k];cpu_startup_entry_[k];do_idle_[k];def
         assert_eq!(p.counts.get(&SymbolKey::new("foo")), Some(&2.0));
     }
 
+    /// Counts are samples: a fraction is refused naming the line (before:
+    /// summed as a count), a whole number in another spelling is read
+    /// exactly; an empty frame name is refused too (before: a row named
+    /// ``), skipped and counted under --lenient.
     #[test]
-    fn fractional_counts() {
+    fn fractions_and_empty_frames_are_refused() {
+        let e = |text: &str| {
+            parse(&mut text.as_bytes(), "f", &ParseOptions::default())
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            e("main;x 2\nmain;compute;inner 0.5\n"),
+            "f:2: expected a folded stack line whose COUNT is a whole number (a count of \
+             samples), found \"main;compute;inner 0.5\""
+        );
+        for (text, line) in [
+            ("a;b 1.5\n", 1),
+            ("a;b 3\na;b 1e-3\n", 2),
+            ("a 2.50e0\n", 1),
+        ] {
+            assert!(
+                e(text).starts_with(&format!(
+                    "f:{line}: expected a folded stack line whose COUNT is a whole number"
+                )),
+                "{text}"
+            );
+        }
+        for (text, line) in [
+            ("a;;b 3\n", 1),
+            ("x 1\na; 3\n", 2),
+            (";a 3\n", 1),
+            ("a; ;b 1\n", 1),
+        ] {
+            assert!(
+                e(text).starts_with(&format!(
+                    "f:{line}: expected a folded stack line whose every frame has a name"
+                )),
+                "{text}: {}",
+                e(text)
+            );
+        }
         let p = ok(
-            "main;compute;inner 0.5\nmain;compute;inner 1\nmain;x 2.25\n",
+            "a;b 1e3\na;b 2.0\na;c 1.5E1\na;d 0.0\n",
             &ParseOptions::default(),
         );
-        assert_eq!(get(&p, "inner"), 1.5);
-        assert_eq!(p.total, 3.75);
+        assert_eq!(
+            (get(&p, "b"), get(&p, "c"), p.total),
+            (1002.0, 15.0, 1017.0)
+        );
+        let lenient = ParseOptions {
+            lenient: true,
+            ..Default::default()
+        };
+        let p = ok("a;b 2\na;;b 3\na;c 0.5\n", &lenient);
+        assert_eq!((p.total, p.skipped_lines), (2.0, 2));
     }
 
     #[test]
@@ -598,7 +723,7 @@ swapper;secondary_startup_64_no_verify_[k];cpu_startup_entry_[k];do_idle_[k];def
 
     #[test]
     fn block_size_and_jobs_do_not_change_the_result() {
-        let text = format!("{PLAIN}{ANNOTATED}main;x 0.1\n").repeat(50);
+        let text = format!("{PLAIN}{ANNOTATED}main;x 1e1\n").repeat(50);
         for inclusive in [false, true] {
             let opts = ParseOptions {
                 inclusive,

@@ -54,8 +54,11 @@ enum Col {
     App,
 }
 
-/// The columns a header line names, in order; `None` when it is no header.
-fn columns(line: &str) -> Option<Vec<Col>> {
+/// The columns a header line names, in order, each with the byte offset
+/// its title starts at (where opreport starts the column's values, see
+/// [`row`]), and the offset of `symbol name` last; `None` when it is no
+/// header.
+fn columns(line: &str) -> Option<Columns> {
     let starts = line.starts_with("samples") || line.starts_with("vma");
     if !starts || !line.trim_end().ends_with("symbol name") {
         return None;
@@ -74,8 +77,22 @@ fn columns(line: &str) -> Option<Vec<Col>> {
     }
     found.extend(line.match_indices("samples").map(|(at, _)| (at, Col::Pair)));
     found.sort_by_key(|&(at, _)| at);
-    let cols: Vec<Col> = found.into_iter().map(|(_, c)| c).collect();
-    cols.contains(&Col::Pair).then_some(cols)
+    let symbol = line.rfind("symbol name")?;
+    found
+        .iter()
+        .any(|&(_, c)| c == Col::Pair)
+        .then_some(Columns {
+            cols: found,
+            symbol,
+        })
+}
+
+/// A header's columns: each with its title's offset, and the symbol
+/// column's offset.
+#[derive(Debug)]
+struct Columns {
+    cols: Vec<(usize, Col)>,
+    symbol: usize,
 }
 
 /// Yes when the column header (`samples  %  … symbol name`) comes within the
@@ -120,7 +137,7 @@ pub fn parse(
 ) -> Result<Profile, ParseError> {
     let mut p = Profile::new(origin, Format::Opreport);
     let mut events: Vec<String> = Vec::new();
-    let mut cols: Option<Vec<Col>> = None;
+    let mut cols: Option<Columns> = None;
     let mut pair = 0usize;
     let mut buf = Vec::new();
     let mut n = 0u64;
@@ -210,13 +227,13 @@ fn header_line(
     events: &mut Vec<String>,
     pair: &mut usize,
     p: &mut Profile,
-) -> Result<Option<Vec<Col>>, ParseError> {
+) -> Result<Option<Columns>, ParseError> {
     if let Some(c) = columns(line) {
         *pair = choose_pair(
             origin,
             opts,
             events,
-            c.iter().filter(|&&c| c == Col::Pair).count(),
+            c.cols.iter().filter(|&&(_, c)| c == Col::Pair).count(),
         )?;
         if let Some(e) = events.get(*pair) {
             p.event = Some(e.clone());
@@ -316,26 +333,40 @@ enum Row<'a> {
     Gone,
 }
 
-fn row<'a>(line: &'a str, cols: &[Col], pair: usize) -> Option<Row<'a>> {
-    fn next<'a>(rest: &mut &'a str) -> Option<&'a str> {
-        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
-        let t = &rest[..end];
-        *rest = rest[end..].trim_start();
-        (!t.is_empty()).then_some(t)
+/// One row, read column by column. opreport (libpp/format_output.cpp)
+/// starts every column at a fixed width from the previous one (samples
+/// and `%` 9, `diff %` 10, linenr 28, image and app name 25) and pads a
+/// shorter value with spaces; a value as wide or wider is followed by one
+/// space, which shifts the later columns. Numbers never hold a space, so
+/// they are read as words; an image or app name may (`/tmp/my dir/prog`
+/// under `--long-filenames`, a basename `my prog`): it is the text up to
+/// where the next column starts, by the header's offsets and the shift so
+/// far, or when it overflows its width, up to the first space past that
+/// width.
+fn row<'a>(line: &'a str, cols: &Columns, pair: usize) -> Option<Row<'a>> {
+    /// The word at `*at` (after spaces), moving `*at` past it.
+    fn word<'a>(line: &'a str, at: &mut usize) -> Option<&'a str> {
+        let rest = &line[*at..];
+        let start = *at + (rest.len() - rest.trim_start().len());
+        let rest = &line[start..];
+        let end = start + rest.find(char::is_whitespace).unwrap_or(rest.len());
+        *at = end;
+        (end > start).then(|| &line[start..end])
     }
-    let mut rest = line.trim();
+    let bytes = line.as_bytes();
+    let mut at = 0usize;
     let (mut samples, mut percent, mut image) = (None, None, None);
     let mut gone = false;
     let mut pair_no = 0;
-    for c in cols {
+    for (i, &(title_at, c)) in cols.cols.iter().enumerate() {
         match c {
             Col::Vma => {
-                let v = next(&mut rest)?;
+                let v = word(line, &mut at)?;
                 v.chars().all(|c| c.is_ascii_hexdigit()).then_some(())?;
             }
             Col::Pair => {
-                let s: u64 = next(&mut rest)?.parse().ok()?;
-                let pct = next(&mut rest)?;
+                let s: u64 = word(line, &mut at)?.parse().ok()?;
+                let pct = word(line, &mut at)?;
                 if pair_no == pair {
                     samples = Some(s);
                     if pct == "---" {
@@ -347,7 +378,7 @@ fn row<'a>(line: &'a str, cols: &[Col], pair: usize) -> Option<Row<'a>> {
                 pair_no += 1;
             }
             Col::Diff => {
-                let d = next(&mut rest)?;
+                let d = word(line, &mut at)?;
                 if d == "---" {
                     gone = true;
                 } else if d != "+++" {
@@ -355,29 +386,48 @@ fn row<'a>(line: &'a str, cols: &[Col], pair: usize) -> Option<Row<'a>> {
                 }
             }
             Col::Linenr => {
-                let l = next(&mut rest)?;
+                let l = word(line, &mut at)?;
                 if l == "(no" {
                     // "(no location information)"
-                    next(&mut rest)?;
-                    next(&mut rest)?;
+                    word(line, &mut at)?;
+                    word(line, &mut at)?;
                 }
             }
             Col::Image | Col::App => {
-                let mut v = next(&mut rest)?;
-                if v == "anon" && rest.starts_with("(tgid:") {
-                    // "anon (tgid:29664 range:0x7f3475000000-0x7f347616ffff)"
-                    let close = line.find(')')?;
-                    let start = line.find("anon (tgid:")?;
-                    v = &line[start..=close];
-                    rest = line[close + 1..].trim_start();
+                while bytes.get(at) == Some(&b' ') {
+                    at += 1;
                 }
-                if *c == Col::Image {
+                let start = at;
+                // Where the next column starts when this value fits its
+                // width: the next title's offset, shifted as this one is.
+                let next_title = cols.cols.get(i + 1).map_or(cols.symbol, |n| n.0);
+                let next = (next_title + start).checked_sub(title_at)?;
+                let fits = next > start + 1
+                    && next <= bytes.len()
+                    && bytes[next - 1] == b' '
+                    && bytes.get(next).is_some_and(|&b| b != b' ');
+                let end = if fits {
+                    next - 1
+                } else if let Some(space) = line.get(next..).and_then(|r| r.find(' ')) {
+                    // Wider than its column: up to the first space past it.
+                    next + space
+                } else {
+                    // A line shorter than the columns (not as opreport
+                    // pads them): the one word.
+                    start + line[start..].find(' ')?
+                };
+                let v = line.get(start..end)?.trim_end();
+                if v.is_empty() {
+                    return None;
+                }
+                at = end;
+                if c == Col::Image {
                     image = Some(v);
                 }
             }
         }
     }
-    let name = rest.trim();
+    let name = line.get(at..)?.trim();
     if name.is_empty() {
         return None;
     }
@@ -395,6 +445,7 @@ fn row<'a>(line: &'a str, cols: &[Col], pair: usize) -> Option<Row<'a>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
 
     const PREAMBLE: &str = "CPU: Core 2, speed 2.534e+06 MHz (estimated)\nCounted CPU_CLK_UNHALTED events (Clock cycles when not halted) with a unit mask of 0x00 (Unhalted core cycles) count 100000\n";
     const IMAGE: &str = "\
@@ -450,6 +501,34 @@ samples  %        image name               symbol name
             ))
             .with_mode(Some(Mode::User));
         assert_eq!(p.counts.get(&a), Some(&80.0));
+    }
+
+    /// opreport pads each column to its width (image and app name 25) and
+    /// puts one space after a wider value (libpp/format_output.cpp); an
+    /// image name may hold spaces (`--long-filenames`: the whole path).
+    #[test]
+    fn image_names_with_spaces() {
+        let text = "\
+samples  %        image name               app name                 symbol name
+700      58.3333  /tmp/my dir/prog         /tmp/my dir/prog         main loop
+300      25.0000  vmlinux                  /tmp/my dir/prog         schedule
+200      16.6667  /home/u/My Documents/bin/libwork.so /home/u/My Documents/bin/prog work
+";
+        let p = ok(text, &ParseOptions::default());
+        let key = |name: &str, image: &str, mode| {
+            SymbolKey::new(name)
+                .with_dso(Some(image.into()))
+                .with_mode(Some(mode))
+        };
+        let mut want = BTreeMap::new();
+        want.insert(key("main loop", "/tmp/my dir/prog", Mode::User), 700.0);
+        want.insert(key("schedule", "vmlinux", Mode::Kernel), 300.0);
+        want.insert(
+            key("work", "/home/u/My Documents/bin/libwork.so", Mode::User),
+            200.0,
+        );
+        assert_eq!(p.counts, want);
+        assert_eq!(p.total, 1200.0);
     }
 
     #[test]

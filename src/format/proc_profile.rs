@@ -194,6 +194,9 @@ fn fold_in_order(
             map.source
         ));
     }
+    if let Some(w) = map.lacks_locals() {
+        p.warnings.push(format!("{origin}: {w}"));
+    }
     if hidden > 0 {
         p.warnings.push(format!(
             "{origin}: {hidden} tick(s) fell on zero-size symbols of {} (readprofile counts them \

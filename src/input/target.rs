@@ -37,6 +37,22 @@ pub fn refuse_input(flag: &str, out: &Path, inputs: &[PathBuf]) -> Result<()> {
     let out_meta = std::fs::metadata(out).ok();
     let out_file = out_meta.as_ref().filter(|m| m.is_file());
     let out_real = resolved(out);
+    // Files the output would write into that have other names too (hard
+    // links): an output file, or, for an output directory (`--out-dir`),
+    // each file in it. One of them may be a run inside an input directory.
+    let linked: Vec<(PathBuf, (u64, u64))> = match &out_meta {
+        Some(m) if m.is_file() && m.nlink() > 1 => vec![(out.to_path_buf(), (m.dev(), m.ino()))],
+        Some(m) if m.is_dir() => std::fs::read_dir(out)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| {
+                let m = std::fs::metadata(e.path()).ok()?;
+                (m.is_file() && m.nlink() > 1).then(|| (e.path(), (m.dev(), m.ino())))
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
     for input in inputs {
         if input == Path::new("-") {
             continue;
@@ -45,6 +61,25 @@ pub fn refuse_input(flag: &str, out: &Path, inputs: &[PathBuf]) -> Result<()> {
             continue;
         };
         let shown = crate::text::shown_path(input);
+        if meta.is_dir() && !linked.is_empty() {
+            if let Ok(walk) = crate::input::walk_dir(input) {
+                for file in walk.files {
+                    let Ok(m) = std::fs::metadata(&file) else {
+                        continue;
+                    };
+                    if let Some((o, _)) = linked.iter().find(|(_, id)| *id == (m.dev(), m.ino())) {
+                        bail!(
+                            "{flag} {}: {} is a hard link to the run {} of the input {shown}: \
+                             writing the output there would destroy the run; remove the link \
+                             or give another file",
+                            crate::text::shown_path(out),
+                            crate::text::shown_path(o),
+                            crate::text::shown_path(&file)
+                        );
+                    }
+                }
+            }
+        }
         if meta.is_dir() {
             let inside = std::fs::canonicalize(input)
                 .ok()
@@ -137,6 +172,25 @@ mod tests {
                 .to_string();
             assert!(e.contains("(the same file)"), "{e}");
         }
+        // A hard link to a run of an input directory, as a file and in
+        // an output directory.
+        let outs = d.join("outs");
+        std::fs::create_dir_all(&outs).unwrap();
+        std::fs::write(runs.join("run2.txt"), "2 y\n").unwrap();
+        let inner = d.join("inner.txt");
+        std::fs::hard_link(runs.join("run2.txt"), &inner).unwrap();
+        std::fs::hard_link(runs.join("run2.txt"), outs.join("b.txt")).unwrap();
+        let e = refuse_input("-O", &inner, std::slice::from_ref(&runs))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("is a hard link to the run"), "{e}");
+        let e = refuse_input("--out-dir", &outs, std::slice::from_ref(&runs))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("b.txt is a hard link to the run"), "{e}");
+        std::fs::remove_file(outs.join("b.txt")).unwrap();
+        std::fs::write(outs.join("b.txt"), "x").unwrap();
+        refuse_input("--out-dir", &outs, std::slice::from_ref(&runs)).unwrap();
         // Named through the link, read through the file.
         assert!(refuse_input("-O", &run, std::slice::from_ref(&link)).is_err());
         let inside = runs.join("new-report.txt");

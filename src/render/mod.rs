@@ -660,6 +660,13 @@ pub const GATE_NAMED: usize = 5;
 pub fn gate_line<S: AsRef<str>>(total: usize, named: &[S]) -> String {
     let rest = total.saturating_sub(named.len());
     let named: Vec<&str> = named.iter().map(AsRef::as_ref).collect();
+    if named.is_empty() {
+        // (Every regression is in rows not shown: the list would be empty.)
+        return format!(
+            "--fail-on-regression: exit status 1 for {total} significant regression(s), none \
+             of them among the rows shown (--top, --min-delta or --sort hides them)"
+        );
+    }
     format!(
         "--fail-on-regression: exit status 1 for {total} significant regression(s): {}{}",
         named.join(", "),
@@ -669,6 +676,23 @@ pub fn gate_line<S: AsRef<str>>(total: usize, named: &[S]) -> String {
             String::new()
         }
     )
+}
+
+#[cfg(test)]
+mod gate_tests {
+    #[test]
+    fn a_gate_of_hidden_rows_says_so() {
+        let none: [&str; 0] = [];
+        assert_eq!(
+            super::gate_line(4, &none),
+            "--fail-on-regression: exit status 1 for 4 significant regression(s), none of them \
+             among the rows shown (--top, --min-delta or --sort hides them)"
+        );
+        assert_eq!(
+            super::gate_line(3, &["fput +3.5"]),
+            "--fail-on-regression: exit status 1 for 3 significant regression(s): fput +3.5 and 2 more"
+        );
+    }
 }
 
 #[cfg(test)]

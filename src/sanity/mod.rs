@@ -57,6 +57,8 @@ pub fn prepare(
 ) -> Result<Findings> {
     no_samples(sides)?;
     unfilterable(sides, parse)?;
+    unweighable(sides, parse)?;
+    partly_emptied(sides, parse)?;
     let mut found = Findings::default();
     let emptied = empty_sample_filters(sides, parse);
     let with_runs = sides.iter().filter(|s| !s.runs.is_empty()).count();
@@ -79,7 +81,37 @@ pub fn prepare(
         .warnings
         .extend(duplicates::check(sides, allow_duplicates)?);
     found.warnings.extend(empty_symbol_filters(sides, identity));
+    found.warnings.extend(ungrouped(sides, identity));
     Ok(found)
+}
+
+/// `--group-by prefix:STR` or `regex:RE` that groups no symbol of any run:
+/// the rows are the symbols, as without it, under a header that says they
+/// are grouped; said, with what the pattern is matched against. (`dso`
+/// and `module` group every symbol.)
+fn ungrouped(sides: &[Side], identity: &Identity) -> Option<String> {
+    use crate::identity::GroupBy;
+    let group = identity.group.as_ref()?;
+    if identity.placed.is_some() || !matches!(group, GroupBy::Prefix(_) | GroupBy::Regex(_)) {
+        return None;
+    }
+    let mut keys = sides
+        .iter()
+        .flat_map(|s| &s.runs)
+        .flat_map(|r| r.counts.keys());
+    let mut any = false;
+    let grouped = keys.any(|k| {
+        any = true;
+        matches!(identity.place(k), Placement::Row { grouped: true, .. })
+    });
+    (any && !grouped).then(|| {
+        format!(
+            "--group-by {} groups no symbol of any run: the rows are the symbols, ungrouped \
+             (names are matched after clone suffixes are folded and --alias is applied; \
+             a regex matches anywhere in the name unless anchored)",
+            crate::text::printable(&group.describe())
+        )
+    })
 }
 
 /// Check the replicate runs a noise model is learned from, as [`prepare`]
@@ -87,9 +119,14 @@ pub fn prepare(
 /// refused (the copies would make noise look smaller than it is, the
 /// empty run larger), unless `--allow-duplicates`; two kernels or several
 /// formats among them are warnings.
-pub fn replicates(side: &Side, allow_duplicates: bool) -> Result<Vec<String>> {
+pub fn replicates(
+    side: &Side,
+    parse: &ParseOptions,
+    allow_duplicates: bool,
+) -> Result<Vec<String>> {
     let sides = std::slice::from_ref(side);
     no_samples(sides)?;
+    partly_emptied(sides, parse)?;
     let mut warnings: Vec<String> = duplicates::check(sides, allow_duplicates)?;
     let (_, differ) = kernels::check(sides);
     warnings.extend(differ);
@@ -108,8 +145,13 @@ fn no_samples(sides: &[Side]) -> Result<()> {
         .iter()
         .flat_map(|s| {
             s.runs.iter().filter(|r| holds_no_samples(r)).map(|r| {
+                // What its reader said may be why (ticks past the map).
+                let said = match r.warnings.first() {
+                    Some(w) => format!(" (its reader said: {w})"),
+                    None => String::new(),
+                };
                 format!(
-                    "{} ({}) of {}",
+                    "{} ({}) of {}{said}",
                     r.source,
                     r.format,
                     crate::text::side_name(&s.name)
@@ -189,6 +231,77 @@ fn unfilterable(sides: &[Side], parse: &ParseOptions) -> Result<()> {
                 list(&bad)
             );
         }
+    }
+    Ok(())
+}
+
+/// Refuse `--inclusive` on runs whose format carries no callchains
+/// (readprofile, perf report, opreport, /proc/profile) and `--weight
+/// period` on runs whose counts are not periods (ticks, samples): the
+/// header would say inclusive counts or periods over self counts or ticks.
+fn unweighable(sides: &[Side], parse: &ParseOptions) -> Result<()> {
+    let runs: Vec<&Profile> = sides.iter().flat_map(|s| &s.runs).collect();
+    if parse.inclusive {
+        let bad: Vec<&Profile> = runs.iter().copied().filter(|r| !r.inclusive).collect();
+        if !bad.is_empty() {
+            bail!(
+                "--inclusive counts callchains, which the format of {} does not carry: {}; \
+                 drop --inclusive, or give those runs as perf script (-g), perf.data (-g) or \
+                 folded stacks",
+                crate::text::plural(bad.len() as u64, "run"),
+                list(&bad)
+            );
+        }
+    }
+    if parse.weight == crate::format::WeightBy::Period {
+        let bad: Vec<&Profile> = runs
+            .iter()
+            .copied()
+            .filter(|r| r.weight != crate::profile::Weight::Period)
+            .collect();
+        if !bad.is_empty() {
+            bail!(
+                "--weight period weighs perf script and perf.data samples by their period; \
+                 the counts of {} are not periods: {}; drop --weight period for them",
+                crate::text::plural(bad.len() as u64, "run"),
+                list(&bad)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Refuse a side some of whose runs lost every sample to the sample
+/// filters (`--comm`, `--dso`, `--kernel-only`) while others kept some:
+/// such a run would count as a run of zeros in its side (its exposure
+/// is its whole recording), pulling the side's means down and marking
+/// rows, or, among a noise model's replicates, making noise look larger.
+/// (A side whose every run is emptied is said by [`empty_sample_filters`].)
+fn partly_emptied(sides: &[Side], parse: &ParseOptions) -> Result<()> {
+    let flags = sample_filter_flags(parse);
+    if flags.is_empty() {
+        return Ok(());
+    }
+    for side in sides {
+        let empty: Vec<&Profile> = side.runs.iter().filter(|r| r.counts.is_empty()).collect();
+        if empty.is_empty() || empty.len() == side.runs.len() {
+            continue;
+        }
+        bail!(
+            "filter {} keeps no sample of {} of {} ({} of its {} runs), but some of the others: \
+             an emptied run would count as a run of zeros; leave {} out, or check the filter \
+             (`perf report --sort comm,dso` lists a recording's commands and dsos)",
+            flags.join(" "),
+            list(&empty),
+            crate::text::side_name(&side.name),
+            empty.len(),
+            side.runs.len(),
+            if empty.len() == 1 {
+                "that run"
+            } else {
+                "those runs"
+            }
+        );
     }
     Ok(())
 }

@@ -301,17 +301,43 @@ impl Acc {
             let listed = || warnings.get(i, s::WARNINGS, file);
             let first = created.then(|| unresolved.get(i));
             run_fields(run, &fields, first, stretch, &listed, &at)?;
+            let named = || {
+                format!(
+                    "{}, symbol {}",
+                    at(),
+                    in_sym.get(i).or(symbol.get(i)).unwrap_or("(none)")
+                )
+            };
+            let c = count_of(count.get(i), s::COUNT).with_context(named)?;
+            // One symbol's samples are some of its run's: a count above the
+            // total is a table whose columns disagree (percent-only runs'
+            // counts are estimates, rounded).
+            // A run of samples counts whole samples: a fraction is a table
+            // that was damaged or edited (a flipped byte of a count).
+            if fields.weight == "samples" && c.fract() != 0.0 {
+                bail!(
+                    "{}: {} {} is not a whole number, but the run's counts are samples; \
+                     the table is damaged or was edited",
+                    named(),
+                    s::COUNT,
+                    c
+                );
+            }
+            if c > fields.total && fields.weight != "percent" {
+                bail!(
+                    "{}: {} {} is above the run's {} {}; the table's counts and totals disagree",
+                    named(),
+                    s::COUNT,
+                    crate::aggregate::fmt_count(c),
+                    s::RUN_TOTAL,
+                    crate::aggregate::fmt_count(fields.total)
+                );
+            }
             let row = Row {
                 symbol: symbol.get(i),
                 dso: dso.get(i),
                 mode: mode_of(mode.get(i), &at)?,
-                count: count_of(count.get(i), s::COUNT).with_context(|| {
-                    format!(
-                        "{}, symbol {}",
-                        at(),
-                        in_sym.get(i).or(symbol.get(i)).unwrap_or("(none)")
-                    )
-                })?,
+                count: c,
                 input_symbol: in_sym.get(i),
                 input_dso: in_dso.get(i),
             };

@@ -107,6 +107,7 @@ fn visit_tar(
             continue;
         }
         if hidden(&rel) {
+            v.unmatched(format!("{rel} (hidden, not read)"));
             continue;
         }
         if seen.backup(root, &rel)? {
@@ -165,7 +166,12 @@ fn visit_tar(
             None => v.unmatched(rel),
         }
     }
-    if !archive.into_inner().ended() {
+    // (The rest of the stream read: a compressed archive's check verified.)
+    let mut tail = archive.into_inner();
+    tail.finish().with_context(|| {
+        format!("{root}: cannot read: the archive is damaged, none of its runs can be trusted")
+    })?;
+    if !tail.ended() {
         v.warning(format!("{root}: {}", input::tar_cut_warning(read)));
     }
     if !backups.is_empty() {
@@ -192,13 +198,18 @@ fn walk(
     v: &mut dyn Visitor,
     skipped: &mut input::Skipped,
 ) -> Result<()> {
-    let entries = walkdir::WalkDir::new(root)
+    let mut entries = walkdir::WalkDir::new(root)
         .follow_links(false)
         .sort_by(|a, b| visiting_order(a).cmp(&visiting_order(b)))
-        .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
-    for entry in entries {
+        .into_iter();
+    while let Some(entry) = entries.next() {
         let entry = entry.map_err(|e| input::walk_error(root, e))?;
+        if skipped.hidden(&entry) {
+            if entry.file_type().is_dir() {
+                entries.skip_current_dir();
+            }
+            continue;
+        }
         let path = entry.path();
         let kind = input::entry_kind(path, entry.file_type());
         if entry.depth() == 0 || kind == input::EntryKind::Dir || skipped.note(path, kind) {
@@ -311,6 +322,10 @@ mod tests {
                 "member k1/b2/run2.txt k1 b2".into(),
                 format!("warning {r}: 1 symbolic link(s) to directories not followed: {r}/k1/link"),
                 format!("warning {r}: 1 dangling symbolic link(s) skipped: {r}/k1/gone"),
+                format!(
+                    "warning {r}: 2 hidden file(s) and directories (.name) not read: \
+                     {r}/.hidden, {r}/k1/.dot.txt"
+                ),
             ]
         );
     }

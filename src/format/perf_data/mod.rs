@@ -493,6 +493,9 @@ fn finish(
             fix: &fix,
         };
         warnings.extend(judge(map, &st.fit, &st.doubts, &how, origin)?);
+        if st.fit.kernel > 0.0 {
+            warnings.extend(map.lacks_locals().map(|w| format!("{origin}: {w}")));
+        }
     }
     warnings.extend(tally_warnings(&tally, opts, origin));
     if let Some(f) = &opts.comm {

@@ -107,6 +107,9 @@ pub const EXPECT_SYMBOL: &str = "a frame with a symbol, `IP SYM (DSO)`: re-run p
 pub const EXPECT_PERIOD: &str =
     "a period before the event name (`--weight period` needs perf script's `period` field)";
 
+pub const EXPECT_PERIOD_SUM: &str = "a period that keeps the sum of the event's periods \
+     within 2^64 (the periods so far and this one add up to more: are they periods?)";
+
 /// Symbol identity as one byte string: mode, dso presence, name length, name, dso.
 pub fn encode_key(f: &Frame<'_>) -> Vec<u8> {
     let mut k = Vec::with_capacity(6 + f.sym.len() + f.dso.map_or(0, <[u8]>::len));
@@ -503,6 +506,16 @@ impl<'d> Counter<'d, '_> {
         if wanted && self.ctx.by_period && h.period.is_none() {
             self.out.events[ev].samples += 1;
             return Err(EXPECT_PERIOD);
+        }
+        // Periods are summed in 64 bits: a sum past that would wrap.
+        if wanted
+            && self.ctx.by_period
+            && self.out.events[ev]
+                .total
+                .checked_add(h.period.unwrap_or(0))
+                .is_none()
+        {
+            return Err(EXPECT_PERIOD_SUM);
         }
         let frame = if wanted { self.frame_id(h.rest)? } else { None };
         if let Some(c) = h.colon {
