@@ -26,6 +26,7 @@ mod props;
 mod props_more;
 mod raw;
 mod report;
+mod report_comm;
 mod report_output;
 mod runs;
 mod skip;
