@@ -722,3 +722,31 @@ fn a_benchmark_with_duplicate_runs_is_refused() {
     );
     let _ = fs::remove_dir_all(&d);
 }
+
+/// Kernels are compared in version order (v6.9 before v6.10), as history
+/// orders them, not in string order (v6.10 v6.11 v6.9), the baseline first.
+#[test]
+fn kernels_in_version_order() {
+    let d = scratch("versions");
+    let mut files = Vec::new();
+    for k in ["v6.8", "v6.10", "v6.11", "v6.9"] {
+        for r in 1..=2 {
+            files.push((format!("{k}/perf/run{r}.txt"), src("perf", "pipes", r)));
+        }
+    }
+    build(&d, &files);
+    let o = run(&["batch", s(&d), "--baseline", "v6.8", "-o", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let j = json(&o);
+    assert_eq!(
+        j["index"]["benchmarks"][0]["kernels"],
+        serde_json::json!(["v6.8", "v6.9", "v6.10", "v6.11"])
+    );
+    let o = run(&["batch", s(&d), "--baseline", "v6.10"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.starts_with("=== benchmark perf: v6.10 v6.8 v6.9 v6.11 ==="),
+        "{text}"
+    );
+    let _ = fs::remove_dir_all(&d);
+}

@@ -25,6 +25,7 @@ use crate::exit;
 use crate::flame::Flames;
 use crate::input::{self, Location, BUF_SIZE};
 use crate::load;
+use crate::names::version::version_cmp;
 use crate::profile::Profile;
 use crate::sanity;
 use anyhow::{bail, Context, Result};
@@ -302,11 +303,14 @@ struct Job {
     extra: Vec<String>,
 }
 
-/// The benchmarks to compare, each with every kernel that has runs of it;
-/// an error when the baseline kernel has none at all.
+/// The benchmarks to compare, each with every kernel that has runs of it
+/// (the baseline first, the others in version order); an error when the
+/// baseline kernel has none at all.
 fn plan(config: &BatchConfig, g: &mut Grouped<'_>, warnings: &mut Vec<String>) -> Result<Vec<Job>> {
+    // Kernels in version order (v6.9 before v6.10), as history lists them.
+    let mut known: Vec<&str> = g.kernels.keys().copied().collect();
+    known.sort_by(|a, b| version_cmp(a, b));
     if !g.kernels.contains_key(config.baseline.as_str()) {
-        let known: Vec<&str> = g.kernels.keys().copied().collect();
         bail!(
             "{}: no runs of baseline kernel {:?} (kernels found with layout {}: {})",
             config.root,
@@ -320,7 +324,7 @@ fn plan(config: &BatchConfig, g: &mut Grouped<'_>, warnings: &mut Vec<String>) -
         );
     }
     let all_kernels: Vec<&str> = std::iter::once(config.baseline.as_str())
-        .chain(g.kernels.keys().copied().filter(|k| *k != config.baseline))
+        .chain(known.iter().copied().filter(|k| *k != config.baseline))
         .collect();
     let mut jobs = Vec::new();
     for (bench, by_kernel) in &mut g.groups {
