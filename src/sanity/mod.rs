@@ -214,13 +214,16 @@ fn empty_sample_filters(sides: &[Side], parse: &ParseOptions) -> Vec<String> {
 }
 
 /// The sample filters given, as flags (`--comm spin`, `--dso libc`).
-fn sample_filter_flags(parse: &ParseOptions) -> Vec<String> {
+pub fn sample_filter_flags(parse: &ParseOptions) -> Vec<String> {
     let mut flags = Vec::new();
     if parse.kernel_only {
         flags.push("--kernel-only".to_string());
     }
     if let Some(re) = &parse.comm {
         flags.push(format!("--comm {re}"));
+    }
+    if let Some(pid) = &parse.pid {
+        flags.push(format!("--pid {pid}"));
     }
     if let Some(re) = &parse.dso {
         flags.push(format!("--dso {re}"));
