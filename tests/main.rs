@@ -12,6 +12,7 @@ mod demangle;
 mod engines;
 mod export;
 mod filters;
+mod first_hour;
 mod history;
 mod html;
 mod identity;
