@@ -40,3 +40,44 @@ fn history_shows_dsos_as_comparisons_do() {
         assert!(out.contains("read [libc.so.6]"), "{fmt}: {out}");
     }
 }
+
+/// A flame graph of runs recorded without -g is leaves only, and the
+/// report says so naming the runs (perf.data of testdata/comm, perf script
+/// of testdata/perf-script); runs with call chains raise no such warning.
+#[test]
+fn flame_graph_without_call_chains_warns() {
+    let o = run(&[
+        "testdata/comm/run1.perf.data.gz",
+        "testdata/comm/run2.perf.data.gz",
+        "--kallsyms",
+        "testdata/comm/kallsyms.gz",
+        "-o",
+        "flamegraph",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains(
+            "no call chains in 2 runs (testdata/comm/run1.perf.data.gz, \
+             testdata/comm/run2.perf.data.gz): recorded without -g; the flame graph shows \
+             leaves only"
+        ),
+        "{e}"
+    );
+    let g = "testdata/perf-script/pipes-g.txt.gz";
+    let o = run(&[g, "testdata/perf-script/sockets.txt.gz", "-o", "html"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("no call chains in testdata/perf-script/sockets.txt.gz: recorded without -g"),
+        "{e}"
+    );
+    assert!(!e.contains(g), "{e}");
+    let o = run(&[
+        g,
+        "testdata/perf-script/sockets-g.txt.gz",
+        "-o",
+        "flamegraph",
+    ]);
+    assert!(!stderr(&o).contains("no call chains"), "{}", stderr(&o));
+}
