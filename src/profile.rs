@@ -279,6 +279,9 @@ pub struct EventScope {
 pub struct Provenance {
     /// The kernel's release (`uname -r`; perf.data's `HEADER_OSRELEASE`).
     pub release: Option<String>,
+    /// The command that recorded the run (perf.data's `HEADER_CMDLINE`:
+    /// `perf record -a -e cpu-clock -- sleep 5`), one argument an item.
+    pub cmdline: Option<Vec<String>>,
     /// The kernel's build-id, hexadecimal (perf.data's build-id table).
     pub kernel_build_id: Option<String>,
     /// For kernels known only by their symbols (/proc/profile images):

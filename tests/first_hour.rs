@@ -81,3 +81,64 @@ fn flame_graph_without_call_chains_warns() {
     ]);
     assert!(!stderr(&o).contains("no call chains"), "{}", stderr(&o));
 }
+
+const SYSTEM: [&str; 2] = [
+    "testdata/comm/run1.perf.data.gz",
+    "testdata/comm/run2.perf.data.gz",
+];
+const TASK: [&str; 2] = [
+    "testdata/reach/task1.perf.data.gz",
+    "testdata/reach/task2.perf.data.gz",
+];
+
+/// One side recorded with `perf record -a`, the other per task (the
+/// recordings' command lines say): a warning naming both commands; and a
+/// side whose runs differ in it, another. Sides recorded alike: neither.
+#[test]
+fn system_wide_against_per_task_warns() {
+    let args = |old: &[&'static str], new: &[&'static str]| -> Vec<&'static str> {
+        let mut a = vec!["--old"];
+        a.extend_from_slice(old);
+        a.extend(["--old-kallsyms", "testdata/comm/kallsyms.gz", "--new"]);
+        a.extend_from_slice(new);
+        a.extend([
+            "--new-kallsyms",
+            "testdata/reach/kallsyms.gz",
+            "--force-map",
+        ]);
+        a
+    };
+    let o = run(&args(&SYSTEM, &TASK));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let flat = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(
+            "OLD was recorded system-wide: `perf record -a -e cpu-clock -F 499 -- timeout 1.5 \
+             /tmp/record-comm."
+        ),
+        "{out}"
+    );
+    assert!(
+        flat.contains(
+            "and NEW per task: `perf record -e cpu-clock -F 499 -- timeout 1.5 \
+             /tmp/record-per-task."
+        ),
+        "{out}"
+    );
+    let o = run(&args(&[SYSTEM[0], TASK[0]], &[SYSTEM[1], TASK[1]]));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let flat = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("OLD's runs were recorded differently: 1 run system-wide (testdata/comm/run1.perf.data.gz: `perf record -a"),
+        "{out}"
+    );
+    assert!(
+        flat.contains("NEW's runs were recorded differently"),
+        "{out}"
+    );
+    let o = run(&args(&TASK, &TASK[..1]));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(!out.contains("recorded differently"), "{out}");
+    assert!(!out.contains("was recorded"), "{out}");
+}

@@ -11,12 +11,14 @@
 //! mixing formats, a recording on two sides).
 //!
 //! Duplicate runs are found in [`duplicates`]; kernels and binaries that
-//! differ between runs in [`kernels`]. [`replicates`] checks the runs a
+//! differ between runs in [`kernels`]; runs recorded system-wide beside
+//! per-task ones in [`reach`]. [`replicates`] checks the runs a
 //! noise model is learned from (`noise-model`, `--noise-from`) alike.
 
 pub mod contamination;
 mod duplicates;
 mod kernels;
+mod reach;
 
 use crate::aggregate::Side;
 use crate::format::ParseOptions;
@@ -75,6 +77,7 @@ pub fn prepare(
     let (maps, differ) = kernels::check(sides);
     found.notes.extend(maps);
     found.warnings.extend(differ);
+    found.warnings.extend(reach::check(sides));
     found
         .warnings
         .extend(duplicates::check(sides, allow_duplicates)?);
