@@ -298,7 +298,7 @@ pub struct ReportArgs {
     pub top: Option<usize>,
 
     /// Hide rows whose absolute delta is below X (in the output unit).
-    #[arg(hide_short_help = true, long, value_name = "X", default_value_t = 0.0, allow_negative_numbers = true, value_parser = non_negative, help_heading = OUTPUT)]
+    #[arg(long, value_name = "X", default_value_t = 0.0, allow_negative_numbers = true, value_parser = non_negative, help_heading = OUTPUT)]
     pub min_delta: f64,
 
     /// Significance level, used as the false discovery rate with BH/BY.
@@ -400,11 +400,11 @@ pub struct Analysis {
     #[arg(long, help_heading = FILTERS)]
     pub kernel_only: bool,
 
-    /// Keep only samples of these commands: names, comma-separated, each matched whole (as perf's --comms).
+    /// Keep only samples of these commands: perf's --comms list (names or regexes, comma-separated, each matched whole).
     ///
-    /// An item may be a regular expression, matched against the whole name
-    /// (`kworker/.*`). A name longer than the 15 bytes perf records also
-    /// matches its first 15.
+    /// `--comm addr` keeps `addr`, never `addr2line`; a regular expression
+    /// is matched against the whole name too (`kworker/.*`). A name longer
+    /// than the 15 bytes perf records also matches its first 15.
     #[arg(long, value_name = "NAMES", help_heading = FILTERS)]
     pub comm: Option<String>,
 
@@ -412,7 +412,7 @@ pub struct Analysis {
     ///
     /// For a name several processes share (another user's process, another
     /// job): the warning of `--comm` names each process's PID.
-    #[arg(hide_short_help = true, long, value_name = "PIDS", help_heading = FILTERS)]
+    #[arg(long, value_name = "PIDS", help_heading = FILTERS)]
     pub pid: Option<String>,
 
     /// Keep only samples whose shared object matches this regex.
@@ -436,7 +436,7 @@ pub struct Analysis {
     pub exclude_idle: bool,
 
     /// After filters, shares are of all samples (absolute) or of the kept ones (relative), as in perf.
-    #[arg(hide_short_help = true, long, value_enum, default_value_t = PercentageArg::Absolute, help_heading = FILTERS)]
+    #[arg(long, value_enum, default_value_t = PercentageArg::Absolute, help_heading = FILTERS)]
     pub percentage: PercentageArg,
 
     /// Don't fold compiler clone suffixes (.isra.N, .constprop.N, .part.N, .cold, .llvm.N, @plt, ...).
