@@ -142,3 +142,67 @@ fn system_wide_against_per_task_warns() {
     assert!(!out.contains("recorded differently"), "{out}");
     assert!(!out.contains("was recorded"), "{out}");
 }
+
+/// `--noise-from` runs of another kernel under `--kallsyms` (every run's
+/// map): the error does not advise `--kallsyms FILE` (a dead end: it is
+/// every run's map), but the map beside the noise runs with the sides' own
+/// flags, and ends with that one command, `--force-map` said before it.
+/// Followed, the comparison runs.
+#[test]
+fn noise_runs_of_another_kernel_are_told_their_map() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().to_str().unwrap();
+    let noise: Vec<String> = (1..=3)
+        .map(|i| {
+            let to = format!("{dir}/noise{i}.perf.data.gz");
+            fs::copy("testdata/other-kernel/sockets.perf.data.gz", &to).unwrap();
+            to
+        })
+        .collect();
+    let mut args = vec![
+        "testdata/raw/pipes-run1.perf.data.gz",
+        "testdata/raw/sockets-run1.perf.data.gz",
+        "--kallsyms",
+        "testdata/raw/kallsyms.gz",
+        "--allow-duplicates",
+        "--noise-from",
+    ];
+    args.extend(noise.iter().map(String::as_str));
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    let flat = e.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(!flat.contains("--kallsyms FILE"), "{e}");
+    assert!(!flat.contains("or --force-map"), "{e}");
+    assert!(
+        flat.contains("and --force-map would use them anyway;"),
+        "{e}"
+    );
+    assert!(
+        flat.contains("give the compared sides theirs with --old-kallsyms and --new-kallsyms"),
+        "{e}"
+    );
+    assert!(
+        e.trim_end().ends_with(&format!("cp FILE {dir}/kallsyms")),
+        "{e}"
+    );
+    // The advice followed: the map beside the noise runs, the sides' own flags.
+    fs::copy(
+        "testdata/other-kernel/kallsyms.gz",
+        format!("{dir}/kallsyms.gz"),
+    )
+    .unwrap();
+    let mut args = vec![
+        "testdata/raw/pipes-run1.perf.data.gz",
+        "testdata/raw/sockets-run1.perf.data.gz",
+        "--old-kallsyms",
+        "testdata/raw/kallsyms.gz",
+        "--new-kallsyms",
+        "testdata/raw/kallsyms.gz",
+        "--allow-duplicates",
+        "--noise-from",
+    ];
+    args.extend(noise.iter().map(String::as_str));
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
