@@ -6,7 +6,6 @@
 //! counts them in the perf.data).
 
 use super::*;
-use crate::aggregate::remainder;
 use crate::format::filter::CommFilter;
 use crate::format::ParseOptions;
 
@@ -23,6 +22,16 @@ fn comm(names: Option<&str>, text: &str) -> Result<Profile, ParseError> {
         ..ParseOptions::default()
     };
     parse(&mut text.as_bytes(), "t.txt", &opts)
+}
+
+/// What aggregation makes an `*unlisted*` row of (`aggregate::remainder`).
+fn remainder(p: &Profile) -> f64 {
+    let rest = p.total - p.symbol_sum() - p.unattributed - p.filtered_out;
+    if rest.abs() <= 1e-6 * p.total.max(1.0) {
+        0.0
+    } else {
+        rest
+    }
 }
 
 fn ok(names: Option<&str>, text: &str) -> Profile {
