@@ -206,3 +206,204 @@ fn noise_runs_of_another_kernel_are_told_their_map() {
     let o = run(&args);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+/// The README's "Record two kernels" recipe, on the repo's two kernels:
+/// one directory per kernel (6.18.44-fc-v657's three `raw/*-g` runs, and
+/// 6.18.44-fc-v669's `other-kernel/` run) with that kernel's `kallsyms`
+/// beside its runs, as `cat /proc/kallsyms > kallsyms` leaves it, compared
+/// by the README's own command line. Each side reads its own map, as
+/// `--old-kallsyms`/`--new-kallsyms` would; the maps swapped, the error
+/// names the flag that fixes it.
+#[test]
+fn readme_recipe_on_two_kernels() {
+    let readme = fs::read_to_string("README.md").unwrap();
+    let joined = readme.replace("\\\n", " ");
+    let recipe = joined
+        .lines()
+        .find(|l| l.starts_with("diffprofile v6.8/ v6.9/"))
+        .expect("the recipe's command in README.md");
+    let flags: Vec<&str> = recipe.split_whitespace().skip(3).collect();
+    assert!(flags.contains(&"--comm"), "{recipe}");
+    let d = tempfile::tempdir().unwrap();
+    let (old, new) = (d.path().join("v6.8"), d.path().join("v6.9"));
+    for i in 1..=3 {
+        let from = format!("testdata/raw/sockets-run{i}-g.perf.data.gz");
+        let to = old.join(format!("run{i}.perf.data.gz"));
+        fs::create_dir_all(&old).unwrap();
+        fs::copy(from, to).unwrap();
+    }
+    fs::create_dir_all(&new).unwrap();
+    fs::copy(
+        "testdata/other-kernel/sockets.perf.data.gz",
+        new.join("run1.perf.data.gz"),
+    )
+    .unwrap();
+    let old_k = super::cli::gunzip("testdata/raw/kallsyms-g.gz");
+    let new_k = super::cli::gunzip("testdata/other-kernel/kallsyms.gz");
+    fs::write(old.join("kallsyms"), &old_k).unwrap();
+    fs::write(new.join("kallsyms"), &new_k).unwrap();
+    let (o, n) = (old.to_str().unwrap(), new.to_str().unwrap());
+    let compare = |extra: &[&str]| {
+        let mut args = vec![o, n];
+        args.extend(&flags);
+        args.extend(extra);
+        run(&args)
+    };
+    let out = compare(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "kernel symbols: OLD kallsyms (beside the run); NEW kallsyms (beside the run)\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("filter: --comm sched-messaging"), "{text}");
+    assert!(text.contains(&format!("OLD {o}: 3 runs")), "{text}");
+    assert!(
+        text.contains(&format!("NEW {n}: 1 run, total 1135, kept ")),
+        "{text}"
+    );
+    // The same rows as each side's map given by its flag.
+    let json = |args: &[&str]| -> serde_json::Value {
+        let mut all = vec![o, n];
+        all.extend(&flags);
+        all.extend(args);
+        all.extend(["-o", "json"]);
+        let out = run(&all);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let beside = json(&[]);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let (ok, nk) = (
+        elsewhere.path().join("old-kallsyms"),
+        elsewhere.path().join("new-kallsyms"),
+    );
+    fs::write(&ok, &old_k).unwrap();
+    fs::write(&nk, &new_k).unwrap();
+    let flagged = json(&[
+        "--old-kallsyms",
+        ok.to_str().unwrap(),
+        "--new-kallsyms",
+        nk.to_str().unwrap(),
+    ]);
+    assert_eq!(beside["rows"], flagged["rows"]);
+    assert!(beside["rows"].as_array().unwrap().len() >= 16);
+    // The old kernel's map copied beside the new kernel's runs: refused,
+    // with the flag that fixes it last.
+    fs::write(new.join("kallsyms"), &old_k).unwrap();
+    let out = compare(&[]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let e = stderr(&out);
+    assert!(e.contains("(the map beside the run)"), "{e}");
+    assert!(
+        e.ends_with(
+            "give NEW its map: --new-kallsyms FILE (a copy of /proc/kallsyms saved while \
+             running 6.18.44-fc-v669, or its System.map)\n"
+        ),
+        "{e}"
+    );
+}
+
+/// The README is a front door: at most about 15 KB, 80 columns, a link to
+/// each guide (which exist); the guides' prose fits 80 columns too (tables,
+/// code and lines holding a link aside; docs/statistics.md's formulas and
+/// references aside), and no user document speaks of issues, commits or
+/// sessions.
+#[test]
+fn readme_is_a_front_door_and_the_docs_say_no_development_log() {
+    let readme = fs::read_to_string("README.md").unwrap();
+    assert!(
+        readme.len() <= 15 * 1024,
+        "README.md: {} bytes",
+        readme.len()
+    );
+    for (i, l) in readme.lines().enumerate() {
+        let w = unicode_width::UnicodeWidthStr::width(l);
+        assert!(w <= 80, "README.md:{}: {w} columns: {l}", i + 1);
+    }
+    for guide in [
+        "inputs",
+        "statistics",
+        "batch",
+        "archives",
+        "performance",
+        "reference",
+    ] {
+        let link = format!("](docs/{guide}.md)");
+        assert!(readme.contains(&link), "README.md does not link {link}");
+        assert!(Path::new(&format!("docs/{guide}.md")).is_file());
+    }
+    let mut docs: Vec<String> = vec!["README.md".into()];
+    for e in fs::read_dir("docs").unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "md") {
+            docs.push(p.to_str().unwrap().to_string());
+        }
+    }
+    docs.sort();
+    let log = regex::Regex::new(
+        r"(?i)\bissues? *#?\d|(^|[\s(])#\d+\b|\bsessions?\b|\bcommit [0-9a-f]{7}|\b\d{1,2}:\d{2} ?(utc|am|pm)\b",
+    )
+    .unwrap();
+    let hex = regex::Regex::new(r"(^|[^0-9A-Za-z_.])([0-9a-f]{7,40})([^0-9A-Za-z_+-]|$)").unwrap();
+    for doc in &docs {
+        let text = fs::read_to_string(doc).unwrap();
+        let mut code = false;
+        for (i, l) in text.lines().enumerate() {
+            if let Some(m) = log.find(l) {
+                panic!("{doc}:{}: `{}` in: {l}", i + 1, m.as_str());
+            }
+            for c in hex.captures_iter(l) {
+                let h = &c[2];
+                let hashlike = h.bytes().any(|b| b.is_ascii_digit())
+                    && h.bytes().any(|b| b.is_ascii_lowercase());
+                assert!(!hashlike, "{doc}:{}: a commit hash? `{h}` in: {l}", i + 1);
+            }
+            if l.trim_start().starts_with("```") {
+                code = !code;
+                continue;
+            }
+            let prose = !code && !l.trim_start().starts_with('|') && !l.contains("](");
+            if prose && !doc.ends_with("statistics.md") {
+                let w = unicode_width::UnicodeWidthStr::width(l);
+                assert!(w <= 80, "{doc}:{}: {w} columns: {l}", i + 1);
+            }
+        }
+    }
+}
+
+/// The installed binary is built without debug info (a separate profile
+/// keeps symbols for profiling), and the README's two commands share one
+/// dev build of the dependencies.
+#[test]
+fn release_profile_ships_without_debug_info() {
+    let toml = fs::read_to_string("Cargo.toml").unwrap();
+    let section = |name: &str| -> String {
+        let head = format!("[{name}]\n");
+        let start = toml.find(&head).unwrap_or_else(|| panic!("no {head}")) + head.len();
+        let rest = &toml[start..];
+        rest[..rest.find("\n[").unwrap_or(rest.len())].to_string()
+    };
+    let key = |body: &str, k: &str| -> Option<String> {
+        body.lines()
+            .map(str::trim)
+            .find(|l| l.split('=').next().is_some_and(|n| n.trim() == k))
+            .map(|l| l.split_once('=').unwrap().1.trim().to_string())
+    };
+    let release = section("profile.release");
+    let debug = key(&release, "debug");
+    assert!(
+        debug
+            .as_deref()
+            .is_none_or(|d| ["0", "false", "\"none\""].contains(&d)),
+        "[profile.release] debug = {debug:?}"
+    );
+    assert!(key(&release, "strip").as_deref() != Some("false"));
+    let profiling = section("profile.profiling");
+    assert_eq!(key(&profiling, "inherits").as_deref(), Some("\"release\""));
+    assert!(key(&profiling, "debug").is_some_and(|d| d != "0" && d != "false"));
+    let deps = section("profile.dev.package.\"*\"");
+    assert_eq!(key(&deps, "debug").as_deref(), Some("false"));
+}
