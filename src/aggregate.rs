@@ -359,9 +359,10 @@ pub fn mode_dso(mode: Mode) -> Name {
 
 /// Samples of the run's total that neither a symbol row nor `*unknown*`
 /// claims: rows a report left out (when its total is approximate) or
-/// samples a parse-time filter removed. Float residue counts as zero.
+/// samples a parse-time filter removed, less what the filters are known to
+/// have taken out (`Profile::filtered_out`). Float residue counts as zero.
 pub fn remainder(run: &Profile) -> f64 {
-    let rest = run.total - run.symbol_sum() - run.unattributed;
+    let rest = run.total - run.symbol_sum() - run.unattributed - run.filtered_out;
     if rest.abs() <= 1e-6 * run.total.max(1.0) {
         0.0
     } else {

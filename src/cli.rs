@@ -5,12 +5,16 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// The end of `-h`, which lists the common flags only.
 pub const SHORT_FOOTER: &str = "\
-Inputs: perf.data, /proc/profile images, readprofile, perf report, perf script, folded, opreport.
---help lists every option, with examples; `diffprofile man` writes the man pages.";
+Inputs: perf.data, /proc/profile images, readprofile, perf report, perf script,
+folded, opreport. --help lists every option, with examples.";
 
 /// The examples at the end of `--help`.
 pub const EXAMPLES: &str = "\
 Examples:
+  # perf.data of two kernels, one directory each with the kallsyms saved on
+  # that kernel beside its runs; the workload's own samples, re-based:
+  diffprofile v6.8/ v6.9/ --comm sched-messaging --percentage relative --top 8
+
   # Four readprofile dumps per kernel, one directory each; the 6 largest
   # changes of each sign, with the rest summed:
   diffprofile results/v6.8/pipes/ results/v6.9-rc1/pipes/ --top 6
@@ -28,7 +32,7 @@ Examples:
 #[command(
     name = "diffprofile",
     version,
-    about = "Where did the time go between two kernels? A signed, noise-aware diff of per-symbol profiles.",
+    about = "Where did the time go between two kernels? A noise-aware profile diff.",
     long_about = "Reads per-symbol profiles of an OLD and a NEW kernel, one or more runs each: \
 perf.data files (read directly, no perf needed), raw /proc/profile images, readprofile dumps, \
 perf report tables, perf script samples, folded stacks, opreport. Prints a signed ranking: + got \
@@ -36,6 +40,7 @@ worse in NEW, - got better, with a total row. Each change is tested against samp
 run-to-run noise: * marks a significant change, ~ one within noise.",
     after_help = SHORT_FOOTER,
     after_long_help = EXAMPLES,
+    max_term_width = 80,
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
@@ -291,14 +296,16 @@ pub struct ReportArgs {
     #[arg(hide_short_help = true, long, value_enum, default_value_t = SortArg::Delta, help_heading = OUTPUT)]
     pub sort: SortArg,
 
-    /// Show the N largest rows of each sign; the rest are summed in one line.
+    /// The N largest rows of each sign; the rest summed.
     ///
-    /// The rows that rank first by --sort [default: all; 25 when text goes to a terminal].
+    /// Show the N largest rows of each sign; the rest are summed in one line. The rows that rank first by --sort [default: all; 25 when text goes to a terminal].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count, help_heading = OUTPUT)]
     pub top: Option<usize>,
 
+    /// Hide rows whose |delta| is below X.
+    ///
     /// Hide rows whose absolute delta is below X (in the output unit).
-    #[arg(hide_short_help = true, long, value_name = "X", default_value_t = 0.0, allow_negative_numbers = true, value_parser = non_negative, help_heading = OUTPUT)]
+    #[arg(long, value_name = "X", default_value_t = 0.0, allow_negative_numbers = true, value_parser = non_negative, help_heading = OUTPUT)]
     pub min_delta: f64,
 
     /// Significance level, used as the false discovery rate with BH/BY.
@@ -309,14 +316,16 @@ pub struct ReportArgs {
     #[arg(hide_short_help = true, long, value_enum, default_value_t = AdjustArg::Bh, help_heading = STATISTICS)]
     pub adjust: AdjustArg,
 
-    /// Exit with status 1 when a significant regression is reported.
+    /// Exit 1 when a significant regression is reported.
+    ///
+    /// Exit with status 1 when a significant regression is reported (errors exit 2).
     #[arg(long, help_heading = OUTPUT)]
     pub fail_on_regression: bool,
 
-    /// More columns (CV, intervals, p, q, runs) and names whole.
+    /// More columns (CV, intervals, p, q), names whole.
     ///
-    /// text and markdown: each side's CV, the confidence intervals, p, q, the dispersion and
-    /// run counts; text and classic: long names whole (default lines fit 80 columns); the
+    /// More columns (CV, intervals, p, q, runs) and names whole. In text and markdown: each
+    /// side's CV, the confidence intervals, p, q, the dispersion and run counts; text and classic: long names whole (default lines fit 80 columns); the
     /// unresolved-samples warning in full.
     #[arg(long, help_heading = OUTPUT)]
     pub wide: bool,
@@ -338,9 +347,9 @@ pub struct ReportArgs {
     #[arg(hide_short_help = true, long, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN", help_heading = OUTPUT)]
     pub color: ColorArg,
 
-    /// Write the report to FILE (its extension chooses the format).
+    /// Write to FILE; its extension chooses the format.
     ///
-    /// Instead of stdout; .html .svg .json .csv .md choose the format when -o is not given.
+    /// Write the report to FILE instead of stdout; .html .svg .json .csv .md choose the format when -o is not given.
     ///
     /// FILE may not be one of the inputs (nor inside an input directory); - is stdout.
     #[arg(short = 'O', long, value_name = "FILE", help_heading = OUTPUT)]
@@ -400,11 +409,11 @@ pub struct Analysis {
     #[arg(long, help_heading = FILTERS)]
     pub kernel_only: bool,
 
-    /// Keep only samples of these commands: names, comma-separated, each matched whole (as perf's --comms).
+    /// Keep only samples of these commands: perf's --comms list (names or regexes, comma-separated, each matched whole).
     ///
-    /// An item may be a regular expression, matched against the whole name
-    /// (`kworker/.*`). A name longer than the 15 bytes perf records also
-    /// matches its first 15.
+    /// `--comm addr` keeps `addr`, never `addr2line`; a regular expression
+    /// is matched against the whole name too (`kworker/.*`). A name longer
+    /// than the 15 bytes perf records also matches its first 15.
     #[arg(long, value_name = "NAMES", help_heading = FILTERS)]
     pub comm: Option<String>,
 
@@ -412,7 +421,7 @@ pub struct Analysis {
     ///
     /// For a name several processes share (another user's process, another
     /// job): the warning of `--comm` names each process's PID.
-    #[arg(hide_short_help = true, long, value_name = "PIDS", help_heading = FILTERS)]
+    #[arg(long, value_name = "PIDS", help_heading = FILTERS)]
     pub pid: Option<String>,
 
     /// Keep only samples whose shared object matches this regex.
@@ -435,8 +444,10 @@ pub struct Analysis {
     #[arg(hide_short_help = true, long, help_heading = FILTERS)]
     pub exclude_idle: bool,
 
+    /// After filters, shares of all samples or of the kept ones.
+    ///
     /// After filters, shares are of all samples (absolute) or of the kept ones (relative), as in perf.
-    #[arg(hide_short_help = true, long, value_enum, default_value_t = PercentageArg::Absolute, help_heading = FILTERS)]
+    #[arg(long, value_name = "HOW", value_enum, default_value_t = PercentageArg::Absolute, help_heading = FILTERS)]
     pub percentage: PercentageArg,
 
     /// Don't fold compiler clone suffixes (.isra.N, .constprop.N, .part.N, .cold, .llvm.N, @plt, ...).
@@ -457,9 +468,9 @@ pub struct Analysis {
     #[arg(hide_short_help = true, long, value_name = "HOW", help_heading = FILTERS)]
     pub group_by: Option<String>,
 
-    /// Kernel map of every side (/proc/profile images, perf.data).
+    /// Kernel map of every side (System.map or kallsyms).
     ///
-    /// System.map or kallsyms format, compressed or not, for raw /proc/profile images of every
+    /// Kernel map of every side, for /proc/profile images and perf.data. System.map or kallsyms format, compressed or not, for raw /proc/profile images of every
     /// side, and for perf.data when --kallsyms is not given [default: a System.map* or
     /// kallsyms* file beside the image].
     #[arg(long, value_name = "FILE")]

@@ -161,9 +161,41 @@ pub struct Flames {
     pub without: Vec<String>,
     /// Runs with callchains.
     pub with: Vec<String>,
+    /// Runs whose every stack is one frame: recorded without `-g`, so
+    /// their flame graph is their leaves alone.
+    pub leaves_only: Vec<String>,
 }
 
 impl Flames {
+    /// What the report must say of the graphs: runs without call chains,
+    /// whose frames are leaves only (one warning, naming up to
+    /// [`crate::sanity::LIST_MAX`] of them).
+    pub fn warnings(&self) -> Vec<String> {
+        let n = self.leaves_only.len();
+        if n == 0 || self.graphs.is_empty() {
+            return Vec::new();
+        }
+        let mut named: Vec<&str> = self
+            .leaves_only
+            .iter()
+            .take(crate::sanity::LIST_MAX)
+            .map(String::as_str)
+            .collect();
+        let more = format!("and {} more", n - named.len());
+        if n > named.len() {
+            named.push(&more);
+        }
+        let runs = if n == 1 {
+            named.join(", ")
+        } else {
+            format!("{n} runs ({})", named.join(", "))
+        };
+        vec![format!(
+            "no call chains in {runs}: recorded without -g; the flame graph shows leaves only \
+             (perf record -g records the callers)"
+        )]
+    }
+
     /// Why there is no flame graph (every side needs at least one run with
     /// callchains), for notes and errors; `None` when there are graphs.
     pub fn missing_reason(&self) -> Option<String> {
@@ -245,6 +277,9 @@ pub fn build(
                 out.without.push(r.source.clone());
             } else {
                 out.with.push(r.source.clone());
+                if r.stacks.keys().all(|s| s.len() <= 1) {
+                    out.leaves_only.push(r.source.clone());
+                }
             }
         }
     }

@@ -15,6 +15,8 @@
 //! size and are never moved, each slot written once before its id is
 //! published. Interning takes the lock of one of [`SHARDS`] hash shards.
 
+pub mod version;
+
 use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 use std::cell::Cell;

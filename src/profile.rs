@@ -168,6 +168,12 @@ pub struct Profile {
     /// Samples not attributed to any symbol row but part of `total`
     /// (readprofile `*unknown*`), for the header.
     pub unattributed: f64,
+    /// Part of `total` that the sample filters took out, or cannot
+    /// attribute to the samples they keep: a perf report's rows of other
+    /// commands (or dsos) and, when such a report left rows out
+    /// (`--percent-limit`), those rows, whose command nobody knows. Never
+    /// an `*unlisted*` row, nor in a `--percentage relative` base.
+    pub filtered_out: f64,
     /// Human-readable warnings about this run (total mismatch, skipped lines…).
     pub warnings: Vec<String>,
     /// Lines skipped as malformed under `--lenient` (also described in `warnings`).
@@ -273,6 +279,9 @@ pub struct EventScope {
 pub struct Provenance {
     /// The kernel's release (`uname -r`; perf.data's `HEADER_OSRELEASE`).
     pub release: Option<String>,
+    /// The command that recorded the run (perf.data's `HEADER_CMDLINE`:
+    /// `perf record -a -e cpu-clock -- sleep 5`), one argument an item.
+    pub cmdline: Option<Vec<String>>,
     /// The kernel's build-id, hexadecimal (perf.data's build-id table).
     pub kernel_build_id: Option<String>,
     /// For kernels known only by their symbols (/proc/profile images):
@@ -323,6 +332,7 @@ impl Profile {
             weight: Weight::Samples,
             duration_s: None,
             unattributed: 0.0,
+            filtered_out: 0.0,
             warnings: Vec::new(),
             skipped_lines: 0,
             stacks: BTreeMap::new(),

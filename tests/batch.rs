@@ -719,3 +719,78 @@ fn a_benchmark_with_duplicate_runs_is_refused() {
     );
     let _ = fs::remove_dir_all(&d);
 }
+
+/// Kernels are compared in version order (v6.9 before v6.10), as history
+/// orders them, not in string order (v6.10 v6.11 v6.9), the baseline first.
+#[test]
+fn kernels_in_version_order() {
+    let d = scratch("versions");
+    let mut files = Vec::new();
+    for k in ["v6.8", "v6.10", "v6.11", "v6.9"] {
+        for r in 1..=2 {
+            files.push((format!("{k}/perf/run{r}.txt"), src("perf", "pipes", r)));
+        }
+    }
+    build(&d, &files);
+    let o = run(&["batch", s(&d), "--baseline", "v6.8", "-o", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let j = json(&o);
+    assert_eq!(
+        j["index"]["benchmarks"][0]["kernels"],
+        serde_json::json!(["v6.8", "v6.9", "v6.10", "v6.11"])
+    );
+    let o = run(&["batch", s(&d), "--baseline", "v6.10"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.starts_with("=== benchmark perf: v6.10 v6.8 v6.9 v6.11 ==="),
+        "{text}"
+    );
+    let _ = fs::remove_dir_all(&d);
+}
+
+/// `--comm spin` over a tree where benchmark `msg` never runs `spin`
+/// (sched-messaging's perf report tables) and kernel `other` of benchmark
+/// `spin` neither: `msg` is skipped with a counted warning, `other` left
+/// out of `spin`, and the batch goes on (exit 0), also with `--percentage
+/// relative`, whose shares of nothing used to stop the whole batch.
+#[test]
+fn a_benchmark_without_the_kept_command_is_skipped() {
+    let d = scratch("comm");
+    let comm = |r: u32| {
+        Path::new(ROOT).join(format!(
+            "testdata/perf-report/comm/run{r}.comm-dso-sym.txt.gz"
+        ))
+    };
+    let msg =
+        |r: u32| Path::new(ROOT).join(format!("testdata/perf-report/default/pipes/run{r}.txt"));
+    let files = vec![
+        ("base/msg/run1.txt".to_string(), msg(1)),
+        ("next/msg/run1.txt".to_string(), msg(2)),
+        ("base/spin/run1.txt.gz".to_string(), comm(1)),
+        ("next/spin/run1.txt.gz".to_string(), comm(2)),
+        ("other/spin/run1.txt".to_string(), msg(3)),
+    ];
+    build(&d, &files);
+    for extra in [&[][..], &["--percentage", "relative"][..]] {
+        let mut args = vec!["batch", s(&d), "--baseline", "base", "--comm", "spin"];
+        args.extend_from_slice(extra);
+        let o = run(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{extra:?}: {err}");
+        assert!(
+            err.contains("1 benchmark skipped: --comm spin keeps no sample of their baseline or other kernels: msg"),
+            "{err}"
+        );
+        assert!(
+            err.contains("spin: --comm spin keeps no sample of kernel(s) other: left out"),
+            "{err}"
+        );
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            out.contains("=== benchmark msg: skipped: no sample kept by --comm spin"),
+            "{out}"
+        );
+        assert!(out.contains("=== benchmark spin: base next ==="), "{out}");
+    }
+    let _ = fs::remove_dir_all(&d);
+}

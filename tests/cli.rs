@@ -514,3 +514,64 @@ fn header_states_each_runs_exposure() {
     let run = &json_of(&[RP_OLD, RP_NEW, "-n", "ticks"])["sides"][0]["runs"][0];
     assert_eq!(run["exposure"], 1);
 }
+
+/// `diffprofile -h` (or the short help of the subcommand a README command
+/// runs) lists every option the README's commands use, and every option
+/// the README's text names is in some short help: a reader of the README
+/// finds them without `--help`'s pages.
+#[test]
+fn short_help_lists_every_option_the_readme_uses() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let short = |sub: Option<&str>| -> String {
+        let mut args: Vec<&str> = sub.into_iter().collect();
+        args.push("-h");
+        String::from_utf8(stdout_of(&args)).unwrap()
+    };
+    let subs = ["batch", "history", "noise-model", "export"];
+    let flags = |text: &str| -> Vec<String> {
+        let re = regex::Regex::new(r"(^|[^\w-])(--[a-z][a-z-]*[a-z])").unwrap();
+        re.captures_iter(text).map(|c| c[2].to_string()).collect()
+    };
+    // The README's commands, continuation lines joined.
+    let joined = readme.replace("\\\n", " ");
+    let mut checked = 0;
+    for line in joined.lines().filter(|l| l.starts_with("diffprofile ")) {
+        let sub = line.split_whitespace().nth(1).filter(|w| subs.contains(w));
+        let help = short(sub);
+        for f in flags(line) {
+            assert!(
+                help.contains(&f),
+                "{f} (in `{line}`) is not in `-h`:\n{help}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 4, "no README command checked");
+    // Every option the README names, in some short help (cargo's and
+    // perf's own options are not ours).
+    let all: String = std::iter::once(None)
+        .chain(subs.iter().map(|s| Some(*s)))
+        .map(short)
+        .collect();
+    for f in flags(&readme) {
+        if ["--locked", "--path", "--comms"].contains(&f.as_str()) {
+            continue;
+        }
+        assert!(
+            all.contains(&format!("{f} ")) || all.contains(&format!("{f}\n")),
+            "{f} is in no short help"
+        );
+    }
+}
+
+/// `--comm` says it takes perf's `--comms` list, regexes included, in the
+/// short help and in docs/reference.md (which pastes `--help`).
+#[test]
+fn comm_help_says_it_is_perfs_comms_list() {
+    let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let want = "perf's --comms list (names or regexes, comma-separated, each matched whole)";
+    let short = String::from_utf8(stdout_of(&["-h"])).unwrap();
+    assert!(flat(&short).contains(want), "{short}");
+    let reference = std::fs::read_to_string("docs/reference.md").unwrap();
+    assert!(flat(&reference).contains(want));
+}

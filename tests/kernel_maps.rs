@@ -132,9 +132,9 @@ fn each_side_of_perf_data_gets_its_own_map() {
     let e = fails(&args);
     assert!(
         e.contains(&format!(
-            "(the map given with --kallsyms); give NEW2 its map: --kallsyms-for new2=FILE (a \
-             copy of /proc/kallsyms saved while running {V669}, or its System.map), or \
-             --force-map"
+            "(the map given with --kallsyms), and --force-map would use them anyway; give NEW2 \
+             its map: --kallsyms-for new2=FILE (a copy of /proc/kallsyms saved while running \
+             {V669}, or its System.map)\n"
         )),
         "{e}"
     );
@@ -265,10 +265,12 @@ fn every_map_error_ends_with_the_command_that_fixes_it() {
     assert!(
         e.contains(&format!(
             "{new}: the kernel symbols in {OLD_K} do not belong"
-        )) && e.contains(&format!(
-            "give NEW its map: --new-kallsyms FILE (a copy of /proc/kallsyms saved while \
-                 running {V669}, or its System.map), or --force-map"
-        )) && !e.contains("--kallsyms FILE"),
+        )) && e.contains("and --force-map would use them anyway; ")
+            && e.ends_with(&format!(
+                "give NEW its map: --new-kallsyms FILE (a copy of /proc/kallsyms saved while \
+                 running {V669}, or its System.map)\n"
+            ))
+            && !e.contains("--kallsyms FILE"),
         "{e}"
     );
     let e = fails(&["--old-kallsyms", OLD_K, "--new-kallsyms", OLD_K, old, new]);
@@ -280,7 +282,10 @@ fn every_map_error_ends_with_the_command_that_fixes_it() {
     std::fs::copy(OLD_K, dir.path().join("new/kallsyms.gz")).unwrap();
     let e = fails(&["--old-kallsyms", OLD_K, old, new]);
     assert!(
-        e.contains("(the map beside the run); give NEW its map: --new-kallsyms FILE"),
+        e.contains(
+            "(the map beside the run), and --force-map would use them anyway; give NEW its map: \
+             --new-kallsyms FILE"
+        ),
         "{e}"
     );
     std::fs::copy(OLD_K, dir.path().join("old/kallsyms-x.gz")).unwrap();

@@ -25,6 +25,7 @@ use crate::exit;
 use crate::flame::Flames;
 use crate::input::{self, Location, BUF_SIZE};
 use crate::load;
+use crate::names::version::version_cmp;
 use crate::profile::Profile;
 use crate::sanity;
 use anyhow::{bail, Context, Result};
@@ -190,6 +191,23 @@ pub fn build(config: &BatchConfig, bar: &ProgressBar) -> Result<Batch> {
         })
         .collect();
     let benches = benches.into_iter().collect::<Result<Vec<_>>>()?;
+    let filtered: Vec<&str> = benches
+        .iter()
+        .filter(|b| {
+            b.skipped
+                .as_deref()
+                .is_some_and(|s| s.starts_with(FILTERED_OUT))
+        })
+        .map(|b| b.name.as_str())
+        .collect();
+    if !filtered.is_empty() {
+        warnings.push(format!(
+            "{} skipped: {} keeps no sample of their baseline or other kernels: {}",
+            crate::text::plural(filtered.len() as u64, "benchmark"),
+            sanity::sample_filter_flags(&config.config.load.parse).join(" "),
+            filtered.join(", ")
+        ));
+    }
     let mut errors = grouped.errors;
     let mut refused = 0;
     for b in &benches {
@@ -302,11 +320,14 @@ struct Job {
     extra: Vec<String>,
 }
 
-/// The benchmarks to compare, each with every kernel that has runs of it;
-/// an error when the baseline kernel has none at all.
+/// The benchmarks to compare, each with every kernel that has runs of it
+/// (the baseline first, the others in version order); an error when the
+/// baseline kernel has none at all.
 fn plan(config: &BatchConfig, g: &mut Grouped<'_>, warnings: &mut Vec<String>) -> Result<Vec<Job>> {
+    // Kernels in version order (v6.9 before v6.10), as history lists them.
+    let mut known: Vec<&str> = g.kernels.keys().copied().collect();
+    known.sort_by(|a, b| version_cmp(a, b));
     if !g.kernels.contains_key(config.baseline.as_str()) {
-        let known: Vec<&str> = g.kernels.keys().copied().collect();
         bail!(
             "{}: no runs of baseline kernel {:?} (kernels found with layout {}: {})",
             config.root,
@@ -320,7 +341,7 @@ fn plan(config: &BatchConfig, g: &mut Grouped<'_>, warnings: &mut Vec<String>) -
         );
     }
     let all_kernels: Vec<&str> = std::iter::once(config.baseline.as_str())
-        .chain(g.kernels.keys().copied().filter(|k| *k != config.baseline))
+        .chain(known.iter().copied().filter(|k| *k != config.baseline))
         .collect();
     let mut jobs = Vec::new();
     for (bench, by_kernel) in &mut g.groups {
@@ -368,6 +389,10 @@ fn compare_bench(c: &Config, job: Job) -> Result<Bench> {
         mut skipped,
         extra,
     } = job;
+    let mut extra = extra;
+    if skipped.is_none() {
+        skipped = drop_unfiltered(&mut sides, &c.load.parse, &mut extra);
+    }
     let kernels = sides.iter().map(|s| s.name.clone()).collect();
     let found = match skipped {
         Some(_) => None,
@@ -412,6 +437,69 @@ fn compare_bench(c: &Config, job: Job) -> Result<Bench> {
         flames,
         skipped,
     })
+}
+
+/// Why a benchmark is skipped when the sample filters (`--comm`, `--pid`,
+/// `--dso`) keep nothing of it: a benchmark that does not run the kept
+/// command is no error of the batch. Under a filter, a run that kept no
+/// sample is left out, as a run without samples is, and so is a kernel left
+/// with no run (each said in `warnings`); the benchmark is skipped when
+/// its baseline or every other kernel is left with none.
+pub(crate) const FILTERED_OUT: &str = "no sample kept by ";
+
+fn drop_unfiltered(
+    sides: &mut Vec<Side>,
+    parse: &crate::format::ParseOptions,
+    warnings: &mut Vec<String>,
+) -> Option<String> {
+    let flags = sanity::sample_filter_flags(parse);
+    if flags.is_empty() || parse.comm.is_none() && parse.pid.is_none() && parse.dso.is_none() {
+        return None;
+    }
+    let flags = flags.join(" ");
+    let baseline = sides.first().map(|s| s.name.clone());
+    let mut emptied = Vec::new();
+    for side in sides.iter_mut() {
+        let before = side.runs.len();
+        let mut left_out = Vec::new();
+        side.runs.retain(|r| {
+            let kept = !r.counts.is_empty() || r.unattributed > 0.0;
+            if !kept {
+                left_out.push(r.source.clone());
+            }
+            kept
+        });
+        if side.runs.is_empty() {
+            emptied.push(side.name.clone());
+        } else if !left_out.is_empty() {
+            warnings.push(format!(
+                "{flags} keeps no sample of {} of kernel {}'s {}: left out ({})",
+                crate::text::plural(left_out.len() as u64, "run"),
+                side.name,
+                crate::text::plural(before as u64, "run"),
+                left_out.join(", ")
+            ));
+        }
+    }
+    sides.retain(|s| !s.runs.is_empty());
+    if baseline.is_some() && sides.first().map(|s| &s.name) != baseline.as_ref() {
+        return Some(format!(
+            "{FILTERED_OUT}{flags} in the baseline's runs (the benchmark does not run it?)"
+        ));
+    }
+    if sides.len() < 2 {
+        return Some(format!(
+            "{FILTERED_OUT}{flags} in the runs of kernel(s) {} (the benchmark does not run it?)",
+            emptied.join(", ")
+        ));
+    }
+    if !emptied.is_empty() {
+        warnings.push(format!(
+            "{flags} keeps no sample of kernel(s) {}: left out of this benchmark",
+            emptied.join(", ")
+        ));
+    }
+    None
 }
 
 /// docs/statistics.md §5.3 in a batch: when a benchmark has single-run

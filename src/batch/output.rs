@@ -36,7 +36,7 @@ fn entries(batch: &Batch) -> Vec<Regression<'_>> {
             .delta
             .total_cmp(&a.row.delta)
             .then_with(|| a.bench.cmp(b.bench))
-            .then_with(|| a.kernel.cmp(b.kernel))
+            .then_with(|| crate::names::version::version_cmp(a.kernel, b.kernel))
             .then_with(|| a.row.symbol.cmp(&b.row.symbol))
             .then_with(|| a.row.dso.cmp(&b.row.dso))
     });

@@ -252,6 +252,9 @@ impl Taken {
     fn compare(self, config: &Config) -> Finished {
         let mut report = diff::compare(self.ctx, &self.exposures, self.matrix, &config.diff);
         report.notes.extend(config.notes.iter().cloned());
+        report
+            .warnings
+            .extend(self.flames.iter().flat_map(Flames::warnings));
         for (side, kept) in report.sides.iter_mut().zip(self.kept.iter().flatten()) {
             for (run, &k) in side.runs.iter_mut().zip(kept) {
                 run.kept = Some(k);

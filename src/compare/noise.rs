@@ -70,6 +70,21 @@ pub fn learn_from_side(
     Ok((model, warnings))
 }
 
+/// How `--noise-from` runs are given their kernel map: beside them, in
+/// the directory of the first (itself when it is one).
+fn noise_runs_advice(paths: &[String]) -> crate::symmap::MapAdvice {
+    let first = paths.first().map_or("", String::as_str);
+    let path = std::path::Path::new(first);
+    let dir = if path.is_dir() {
+        first.trim_end_matches('/').to_string()
+    } else {
+        path.parent()
+            .map(|d| d.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    crate::symmap::MapAdvice::NoiseRuns { dir }
+}
+
 /// The noise model a configuration names, read or learned; warnings when
 /// it was made under other options than this comparison's (`-n`, the
 /// event of `sides`' runs).
@@ -86,7 +101,10 @@ pub(super) fn load_noise_model(
             NoiseModel::from_json(&text, path)?
         }
         Some(NoiseSpec::Runs(paths)) => {
-            let (model, w) = learn_model(paths, config)?;
+            // Map errors of these runs say how they get their own map.
+            let mut config = config.clone();
+            config.load.parse.advice = noise_runs_advice(paths);
+            let (model, w) = learn_model(paths, &config)?;
             warnings.extend(w);
             model
         }

@@ -91,6 +91,8 @@ mod layout;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_comm;
+#[cfg(test)]
 mod tests_variants;
 mod totals;
 
@@ -143,6 +145,7 @@ pub fn parse(
         sections: Vec::new(),
         title: None,
         lost: 0,
+        perf_comm: None,
     };
     let mut buf = Vec::new();
     let mut line_no = 0u64;
@@ -170,6 +173,10 @@ struct Section {
     counts: BTreeMap<SymbolKey, f64>,
     rows: u64,
     pct_sum: f64,
+    /// The percentages of the rows the filters (`--comm`, `--dso`) left out.
+    dropped_pct: f64,
+    /// Rows the filters left out.
+    dropped: u64,
     sample_sum: u64,
     period_sum: u64,
     /// The first error; the section's later rows are then ignored.
@@ -205,6 +212,8 @@ impl Section {
                 .is_none_or(|f| row.comm.as_deref().is_some_and(|c| f.is_match(c)))
             || !matches(&opts.dso, &row.dso)
         {
+            self.dropped += 1;
+            self.dropped_pct += row.pct.unwrap_or(0.0);
             return;
         }
         let value = match self.weight() {
@@ -245,6 +254,9 @@ struct Parser<'a> {
     /// next line is the dots line.
     title: Option<Vec<u8>>,
     lost: u64,
+    /// The one command perf kept (`perf report --comms spin` prints
+    /// `# comm: spin` and leaves the Command column out): every row's.
+    perf_comm: Option<String>,
 }
 
 impl Parser<'_> {
@@ -291,6 +303,9 @@ impl Parser<'_> {
             });
         } else if let Some(value) = text.strip_prefix("Event count (approx.):") {
             self.current().event_count = value.trim().parse().ok();
+        } else if let Some(value) = text.strip_prefix("comm:") {
+            let value = value.trim();
+            self.perf_comm = (!value.is_empty()).then(|| value.to_string());
         } else if let Some(value) = text.strip_prefix("Total Lost Samples:") {
             self.lost = self.lost.saturating_add(value.trim().parse().unwrap_or(0));
         }
@@ -299,6 +314,7 @@ impl Parser<'_> {
     /// A column-title line and its dots line: the section's layout.
     fn columns(&mut self, title: &[u8], dots: &[u8], line_no: u64) {
         let (origin, opts) = (self.origin, self.opts);
+        let perf_comm = self.perf_comm.is_some();
         if self
             .sections
             .last()
@@ -332,7 +348,7 @@ impl Parser<'_> {
                 ),
             )
         };
-        if opts.comm.is_some() && layout.comm.is_none() {
+        if opts.comm.is_some() && layout.comm.is_none() && !perf_comm {
             section
                 .error
                 .get_or_insert(missing("--comm", "Command", "comm,dso,sym"));
@@ -346,6 +362,7 @@ impl Parser<'_> {
 
     fn row(&mut self, line: &[u8], line_no: u64) {
         let (origin, opts) = (self.origin, self.opts);
+        let perf_comm = self.perf_comm.clone();
         let section = self.current();
         if section.error.is_some() {
             return;
@@ -360,7 +377,12 @@ impl Parser<'_> {
                 .map_err(|why| format!("a perf report row `{}` ({why})", layout.signature())),
         };
         match result {
-            Ok(row) => section.add(row, opts),
+            Ok(mut row) => {
+                if row.comm.is_none() {
+                    row.comm = perf_comm;
+                }
+                section.add(row, opts)
+            }
             Err(_) if opts.lenient => {
                 section.skipped += 1;
                 section.first_skipped.get_or_insert(line_no);
@@ -483,7 +505,8 @@ impl Parser<'_> {
             ));
         }
         totals(&mut section, &mut profile);
-        profile.counts = section.counts;
+        profile.counts = std::mem::take(&mut section.counts);
+        totals::filtered(&section, &mut profile, self.opts, self.perf_comm.as_deref());
         profile.unresolved = unresolved::note(
             &profile,
             &|_| None,

@@ -212,7 +212,7 @@ fn fold_in_order(
                 origin,
                 format!(
                     "the symbol map {} does not belong to this image: {why} (readprofile's \
-                     own check); {}, or --force-map to use it anyway",
+                     own check), and --force-map would use it anyway; {}",
                     map.source,
                     opts.advice.give(
                         Reader::Image,

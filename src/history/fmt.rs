@@ -60,11 +60,20 @@ pub fn sparkline(levels: &[f64]) -> String {
         .collect()
 }
 
-/// A symbol's label: `name` or `name [dso]`.
+/// A symbol's label: `name` or `name [dso]`, the dso as a comparison's
+/// table shows it: shortened (`libc.so.6`, no brackets of its own), none
+/// for the core kernel (`[kernel.kallsyms]`).
 pub fn label(s: &Symbol) -> String {
     let name = crate::render::printable(&s.name);
-    match &s.dso {
-        Some(d) => format!("{name} [{}]", crate::render::printable(d)),
+    match s
+        .dso
+        .as_deref()
+        .filter(|d| !d.is_empty() && *d != "[kernel.kallsyms]")
+    {
+        Some(d) => format!(
+            "{name} [{}]",
+            crate::render::printable(crate::render::short_dso(d))
+        ),
         None => name,
     }
 }

@@ -11,12 +11,14 @@
 //! mixing formats, a recording on two sides).
 //!
 //! Duplicate runs are found in [`duplicates`]; kernels and binaries that
-//! differ between runs in [`kernels`]. [`replicates`] checks the runs a
+//! differ between runs in [`kernels`]; runs recorded system-wide beside
+//! per-task ones in [`reach`]. [`replicates`] checks the runs a
 //! noise model is learned from (`noise-model`, `--noise-from`) alike.
 
 pub mod contamination;
 mod duplicates;
 mod kernels;
+mod reach;
 
 use crate::aggregate::Side;
 use crate::format::ParseOptions;
@@ -77,6 +79,7 @@ pub fn prepare(
     let (maps, differ) = kernels::check(sides);
     found.notes.extend(maps);
     found.warnings.extend(differ);
+    found.warnings.extend(reach::check(sides));
     found
         .warnings
         .extend(duplicates::check(sides, allow_duplicates)?);
@@ -327,13 +330,16 @@ fn empty_sample_filters(sides: &[Side], parse: &ParseOptions) -> Vec<String> {
 }
 
 /// The sample filters given, as flags (`--comm spin`, `--dso libc`).
-fn sample_filter_flags(parse: &ParseOptions) -> Vec<String> {
+pub fn sample_filter_flags(parse: &ParseOptions) -> Vec<String> {
     let mut flags = Vec::new();
     if parse.kernel_only {
         flags.push("--kernel-only".to_string());
     }
     if let Some(re) = &parse.comm {
         flags.push(format!("--comm {re}"));
+    }
+    if let Some(pid) = &parse.pid {
+        flags.push(format!("--pid {pid}"));
     }
     if let Some(re) = &parse.dso {
         flags.push(format!("--dso {re}"));

@@ -186,6 +186,10 @@ pub enum MapAdvice {
     },
     /// A results tree (batch, export): a map file in the run's directory.
     Beside,
+    /// The runs of `--noise-from` in a comparison, which no flag of their
+    /// own gives a map: a map file beside them (`dir`, their directory),
+    /// which `--kallsyms`/`--map` (every run's) would override.
+    NoiseRuns { dir: String },
 }
 
 impl Default for MapAdvice {
@@ -230,6 +234,26 @@ impl MapAdvice {
                     Reader::Image => "System.map",
                 }
             ),
+            MapAdvice::NoiseRuns { dir } => {
+                let (name, every, old, new) = match reader {
+                    Reader::PerfData => {
+                        ("kallsyms", "--kallsyms", "--old-kallsyms", "--new-kallsyms")
+                    }
+                    Reader::Image => ("System.map", "--map", "--old-map", "--new-map"),
+                };
+                let dir = if dir.is_empty() { "." } else { dir.as_str() };
+                format!(
+                    "the --noise-from runs take {} map beside them, named {name} \
+                     ({}FILE: {what}; {every} would give every run one map, so give the \
+                     compared sides theirs with {old} and {new}): cp FILE {dir}/{name}",
+                    if instead { "the right" } else { "their" },
+                    if file == "FILE" {
+                        String::new()
+                    } else {
+                        format!("FILE is {file}, ")
+                    },
+                )
+            }
         }
     }
 
@@ -254,7 +278,7 @@ impl MapAdvice {
                 }
                 .trim_end_matches([' ', '=']),
             ),
-            MapAdvice::Beside => None,
+            MapAdvice::Beside | MapAdvice::NoiseRuns { .. } => None,
         }
     }
 }

@@ -235,8 +235,8 @@ pub(super) fn judge(
     Err(ParseError::invalid(
         origin,
         format!(
-            "the kernel symbols in {} do not belong to this recording: {reasons}{given}; {}, \
-             or --force-map to use them anyway",
+            "the kernel symbols in {} do not belong to this recording: {reasons}{given}, \
+             and --force-map would use them anyway; {}",
             map.source, how.fix
         ),
     ))

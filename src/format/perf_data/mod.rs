@@ -139,6 +139,8 @@ struct State<'a> {
     doubts: Vec<String>,
     /// The recording's kernel: release and build-id (header).
     release: Option<String>,
+    /// perf's command line (`HEADER_CMDLINE`).
+    cmdline: Option<Vec<String>>,
     kernel_id: Option<Vec<u8>>,
     /// How the kernel map was chosen (`--new-kallsyms`, `beside the run`).
     map_origin: Option<String>,
@@ -453,6 +455,11 @@ fn kernel_state<'a>(perf_file: &PerfFile, opts: &'a ParseOptions, origin: &'a st
         fit: Fit::default(),
         doubts,
         release,
+        cmdline: perf_file
+            .cmdline()
+            .ok()
+            .flatten()
+            .map(|args| args.iter().map(|a| a.to_string()).collect()),
         kernel_id,
         map_origin,
     }

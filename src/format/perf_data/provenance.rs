@@ -44,6 +44,7 @@ pub(super) fn of<'f>(st: &State<'_>, frames: impl Iterator<Item = &'f Frame>) ->
     };
     Provenance {
         release: st.release.clone(),
+        cmdline: st.cmdline.clone(),
         kernel_build_id: st.kernel_id.as_deref().map(trimmed_hex),
         kernel_text: None,
         kernel_map,

@@ -24,6 +24,9 @@ pub(super) enum Kind {
     /// `Period` (`--show-total-period`): self period.
     Period,
     Command,
+    /// `Pid:Command` (`--sort pid`): `  1054:spin`, the command after the
+    /// first colon.
+    PidCommand,
     SharedObject,
     Symbol,
     /// Any other `--sort`/`-F` key (`Pid`, `CPU`, …): rows are summed over it.
@@ -95,6 +98,7 @@ impl Layout {
                 "Samples" => Kind::Samples,
                 "Period" => Kind::Period,
                 "Command" => Kind::Command,
+                "Pid:Command" => Kind::PidCommand,
                 "Shared Object" => Kind::SharedObject,
                 "Symbol" => Kind::Symbol,
                 _ => Kind::Other,
@@ -111,7 +115,8 @@ impl Layout {
             pct: find(Kind::SelfPct).or_else(|| find(Kind::Overhead)),
             samples: find(Kind::Samples),
             period: find(Kind::Period),
-            comm: find(Kind::Command),
+            // (`--sort comm,pid` has both: the Command column says it whole)
+            comm: find(Kind::Command).or_else(|| find(Kind::PidCommand)),
             dso: find(Kind::SharedObject),
             columns,
         };
@@ -211,6 +216,16 @@ impl Layout {
                         row.dso = value;
                     }
                 }
+                Kind::PidCommand if Some(n) == self.comm => {
+                    let comm = text
+                        .split_once(':')
+                        .filter(|(pid, _)| pid.bytes().all(|b| b.is_ascii_digit()))
+                        .map(|(_, comm)| comm)
+                        .filter(|comm| !comm.is_empty())
+                        .ok_or_else(|| format!("the {} field is not PID:COMMAND", col.name))?;
+                    row.comm = Some(comm.to_string());
+                }
+                Kind::PidCommand => {}
                 Kind::Symbol => {
                     let (mode, name) = symbol(text);
                     if name.is_empty() {

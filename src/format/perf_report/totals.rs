@@ -7,7 +7,25 @@
 //! percent-only section's percentages scaled into estimated counts.
 
 use super::Section;
+use crate::format::ParseOptions;
 use crate::profile::{Profile, Weight};
+
+/// The share of the samples (in %) whose rows are missing, if the listed
+/// percentages fall short of 100% by more than rounding allows (each row
+/// is rounded to ±0.005%).
+fn missing_share(section: &Section) -> Option<f64> {
+    let has_pct = section.layout.as_ref().is_some_and(|l| l.pct.is_some());
+    let tolerance = section.rows as f64 * 0.005 + 0.1;
+    let missing = 100.0 - section.pct_sum;
+    (has_pct && missing > tolerance).then_some(missing)
+}
+
+fn missing_text(source: &str, m: f64) -> String {
+    format!(
+        "{source}: rows holding {m:.2}% of the samples are missing \
+         (perf report --percent-limit, or a perf filter)"
+    )
+}
 
 /// Set `profile.total` (and `total_approximate`, warnings), scaling the
 /// section's percentages into counts for a percent-only report.
@@ -19,20 +37,12 @@ use crate::profile::{Profile, Weight};
 /// (`Σ samples / (Σ pct / 100)`, which averages the rows' rounding errors),
 /// kept within the rounded header's range.
 pub(super) fn totals(section: &mut Section, profile: &mut Profile) {
-    let has_pct = section.layout.as_ref().is_some_and(|l| l.pct.is_some());
-    let tolerance = section.rows as f64 * 0.005 + 0.1;
-    let missing = 100.0 - section.pct_sum;
-    let missing = (has_pct && missing > tolerance).then_some(missing);
+    let missing = missing_share(section);
     // An event group's header counts the samples of all its members.
     let members = section.events().len().max(1) as u64;
     let header = section.header.as_ref();
     let source = profile.source.clone();
-    let missing_text = |m: f64| {
-        format!(
-            "{source}: rows holding {m:.2}% of the samples are missing \
-             (perf report --percent-limit, or a perf filter)"
-        )
-    };
+    let missing_text = |m: f64| missing_text(&source, m);
     match profile.weight {
         Weight::Samples | Weight::Period => {
             let samples = profile.weight == Weight::Samples;
@@ -156,4 +166,81 @@ fn precision(unit: Option<u64>) -> String {
          2-decimal percentages (±0.005% each) of {total}; re-run perf report with -n \
          for exact sample counts"
     )
+}
+
+/// What the row filters (`--comm`, `--dso`) or perf's own `--comms` took
+/// out of the run's total (`Profile::filtered_out`), once the kept counts
+/// are in `profile.counts`.
+///
+/// The total stays every sample's (shares are absolute, as perf's). The
+/// rows of other commands are known not to be the kept ones'; the rows a
+/// report left out (`--percent-limit`) are nobody's known rows: in a report
+/// of several commands (a Command or Pid:Command column), or of the one
+/// command perf kept (`# comm: spin`, whose percentages may be of all
+/// samples), they cannot be attributed to the kept command, so they are
+/// not an `*unlisted*` row of it, and one warning gives the numbers.
+pub(super) fn filtered(
+    section: &Section,
+    profile: &mut Profile,
+    opts: &ParseOptions,
+    perf_comm: Option<&str>,
+) {
+    let ours = opts.comm.is_some() || opts.dso.is_some();
+    let missing = missing_share(section);
+    if !ours && (perf_comm.is_none() || missing.is_none()) {
+        return;
+    }
+    let kept = profile.symbol_sum();
+    profile.filtered_out = (profile.total - kept).max(0.0);
+    let Some(m) = missing else {
+        return;
+    };
+    let source = profile.source.clone();
+    let generic = missing_text(&source, m);
+    profile.warnings.retain(|w| *w != generic);
+    let unit = match profile.weight {
+        Weight::Samples => "samples",
+        Weight::Period => "period",
+        Weight::Percent => "estimated samples",
+    };
+    let kept_text = format!("{:.0} {unit}", kept.round());
+    let mut names: Vec<String> = Vec::new();
+    if let Some(c) = &opts.comm {
+        names.push(format!("--comm {c}"));
+    }
+    if let Some(d) = &opts.dso {
+        names.push(format!("--dso {d}"));
+    }
+    let listed_kept = section.pct_sum - section.dropped_pct;
+    let text = match perf_comm {
+        Some(c) => format!(
+            "{source}: rows holding {m:.2}% of the samples are missing, and the report \
+             holds command {c} only (perf report --comms {c}: `# comm: {c}`), whose \
+             percentages may be of all samples (the missing rows then are other commands' \
+             too) or of {c}'s (perf's --percentage relative): none of them is counted as \
+             {c}'s (no *unlisted* row); the listed rows{kept_by} hold {listed_kept:.2}% \
+             ({kept_text}), and --percentage relative shares are of those",
+            kept_by = if names.is_empty() {
+                String::new()
+            } else {
+                format!(" {} kept", names.join(" "))
+            },
+        ),
+        None => format!(
+            "{source}: rows holding {m:.2}% of the samples are missing (perf report \
+             --percent-limit, or a perf filter) in a report of {what}: which they belong to is \
+             unknown, so none of them is counted as kept by {filters} (no *unlisted* row); \
+             the listed rows kept hold {listed_kept:.2}% ({kept_text}), the others listed \
+             {other:.2}% ({dropped}); --percentage relative shares are of the kept {kept_text}",
+            what = if opts.comm.is_some() {
+                "several commands"
+            } else {
+                "several dsos"
+            },
+            filters = names.join(" "),
+            dropped = crate::text::plural(section.dropped, "row"),
+            other = section.dropped_pct,
+        ),
+    };
+    profile.warnings.push(text);
 }
