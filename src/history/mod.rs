@@ -10,6 +10,7 @@
 
 mod fmt;
 mod html;
+pub mod maxsplit;
 pub mod order;
 pub mod order_by;
 pub mod render;
