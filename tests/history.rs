@@ -707,3 +707,27 @@ fn comm_leaves_out_kernels_and_benchmarks_that_do_not_run_it() {
         .contains("--comm"));
     let _ = fs::remove_dir_all(&d);
 }
+
+/// The README's "Where did it change?" example is what the binary prints.
+#[test]
+fn the_readme_example_is_real_output() {
+    let readme = fs::read_to_string(format!("{ROOT}/README.md")).unwrap();
+    let start = "<!-- history-example-start -->\n```\n$ diffprofile history ";
+    let at = readme.find(start).expect("start marker") + start.len();
+    let body = &readme[at..];
+    let (args, rest) = body.split_once('\n').unwrap();
+    let shown = &rest[..rest
+        .find("```\n<!-- history-example-end -->")
+        .expect("end marker")];
+    let args: Vec<&str> = args.split(' ').collect();
+    assert_eq!(args[0], "testdata/history/tree");
+    let t = tree();
+    let full: Vec<&str> = std::iter::once(t.as_str())
+        .chain(args[1..].iter().copied())
+        .collect();
+    let o = ok(&full);
+    let got = String::from_utf8(o.stdout)
+        .unwrap()
+        .replace(&t, "testdata/history/tree");
+    assert_eq!(got, shown, "README history example is stale");
+}

@@ -92,7 +92,7 @@ pub fn enter(z: f64, rho: f64) -> f64 {
 /// The p of the best of the splits at exposure shares `shares` (each in
 /// (0, 1), increasing), whose own p is `p_point` (module comment).
 pub fn max_p(p_point: f64, shares: &[f64]) -> f64 {
-    if !(p_point > 0.0) {
+    if p_point.is_nan() || p_point <= 0.0 {
         return p_point.max(0.0);
     }
     if p_point >= 1.0 || shares.len() <= 1 {
@@ -112,7 +112,7 @@ pub fn max_p(p_point: f64, shares: &[f64]) -> f64 {
 /// bisection on log level, 100 steps): an interval at `1 − level` leaves
 /// out 0 when the best split's p is at most t.
 pub fn level_for(t: f64, shares: &[f64]) -> f64 {
-    if !(t > 0.0) || t >= 1.0 || max_p(t, shares) <= t {
+    if t.is_nan() || t <= 0.0 || t >= 1.0 || max_p(t, shares) <= t {
         return t;
     }
     let (mut lo, mut hi) = ((t / shares.len().max(1) as f64).ln(), t.ln());

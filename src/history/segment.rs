@@ -2,7 +2,8 @@
 //! per-run counts across the kernels, in order, segmented by binary
 //! segmentation with the likelihood-ratio statistic of the quasi-Poisson
 //! count model, each candidate step tested, and the false discovery rate
-//! controlled over all symbols and candidate steps of the benchmark.
+//! controlled over the candidate steps of all symbols of the benchmark, in
+//! rounds (§14.4).
 //!
 //! Input: per run its kernel (an index in series order) and exposure, per
 //! symbol its count in every run. Output: every symbol's dispersion, the
