@@ -12,7 +12,8 @@
 # benchmark 5 symbols step up by half at the middle kernel. The tree is
 # built once under ${BENCH_DIR:-/tmp/diffprofile-bench-history}/K-B-R-S.
 # Prints, for each command, wall seconds, CPU seconds and peak RSS (GNU
-# time), and checks that history's JSON is the same with --jobs 1.
+# time), and checks that history's JSON is the same with --jobs 1 and from
+# the tree's counts table (`diffprofile export`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --scale ]; then
@@ -78,6 +79,14 @@ if cmp -s "$dir/out.history" "$dir/out.history --jobs 1"; then
     echo "history -o json: identical with --jobs 1"
 else
     echo "history -o json DIFFERS with --jobs 1"; exit 1
+fi
+# The same result from the tree's counts table.
+[ -f "$dir/table.parquet" ] || "$bin" export "$dir/tree" -o "$dir/table.parquet" 2> "$dir/err.export"
+measure "history (counts table)" "$bin" history "$dir/table.parquet" -o json
+if cmp -s "$dir/out.history" "$dir/out.history (counts table)"; then
+    echo "history -o json: identical from the counts table"
+else
+    echo "history -o json from the counts table DIFFERS from the tree's"; exit 1
 fi
 python3 - "$dir/out.history" <<'PY'
 import json, sys

@@ -1814,7 +1814,51 @@ def h_trend_deviance(C, E):
     return min(deviance(b), best.fun)
 
 
-def h_candidate(C, E, N, a, b, phi, nu, alpha):
+def h_enter(z, rho):
+    """P(|Z_j| >= z, |Z_{j-1}| < z) for standard normals correlated by rho.
+
+    READING: the document's integral, by scipy's adaptive quadrature (split
+    at z + 0.5) instead of its fixed Gauss-Legendre rule."""
+    from scipy.integrate import quad
+    from scipy.stats import norm
+    s = math.sqrt(max(0.0, 1.0 - rho * rho))
+    if s < 1e-12:
+        return 0.0
+    f = lambda x: norm.pdf(x) * (norm.cdf((z - rho * x) / s) - norm.cdf((-z - rho * x) / s))
+    a = quad(f, z, z + 0.5, epsabs=0, epsrel=1e-12, limit=200)[0]
+    b = quad(f, z + 0.5, z + 40.0, epsabs=0, epsrel=1e-12, limit=200)[0]
+    return 2.0 * (a + b)
+
+
+def h_max_p(p_point, shares):
+    """Section 14.1: Worsley's bound along the chain of the segment's splits."""
+    if p_point <= 0:
+        return 0.0
+    if p_point >= 1 or len(shares) <= 1:
+        return min(1.0, p_point)
+    z = float(sp.erfcinv(p_point)) * math.sqrt(2.0)
+    u = [f / (1.0 - f) for f in shares]
+    p = p_point + math.fsum(h_enter(z, math.sqrt(u[j - 1] / u[j])) for j in range(1, len(u)))
+    return min(1.0, p)
+
+
+def h_level_for(t, shares):
+    """Section 14.4: the per-split level whose bound is t (brentq on log level)."""
+    if t <= 0 or t >= 1 or h_max_p(t, shares) <= t:
+        return t
+    lo = math.log(t / len(shares))
+    g = lambda l: h_max_p(math.exp(l), shares) - t
+    return math.exp(so.brentq(g, lo, math.log(t), xtol=1e-14, rtol=1e-13))
+
+
+def h_shares(E, N, a, b):
+    """The exposure shares before each split of [a, b) with two runs on each side."""
+    te, tn = math.fsum(E[a:b]), sum(N[a:b])
+    return [math.fsum(E[a:tau]) / te for tau in range(a + 1, b)
+            if sum(N[a:tau]) >= 2 and tn - sum(N[a:tau]) >= 2]
+
+
+def h_candidate(C, E, N, a, b, phi, nu, alpha, phi0):
     """Section 14.1: the best split of kernels [a, b) and its test."""
     L = b - a
     if L < 2:
@@ -1834,25 +1878,27 @@ def h_candidate(C, E, N, a, b, phi, nu, alpha):
     if best is None:
         return None
     tau, lr, x, mx, y, my = best
-    if min_reachable_p(tc, mx, my) * (L - 1) > alpha:
+    shares = h_shares(E, N, a, b)
+    if h_max_p(min_reachable_p(tc, mx, my), shares) > alpha:
         return None
     p_point = max(exact_test(x, y, mx, my)[0], f1_sf(lr / phi, nu))
     drift = False
     if L >= 3:
         left, right = x / mx, y / my
         dstep = 2.0 * math.fsum(dev(C[k], E[k] * (left if k < tau else right)) for k in range(a, b))
-        drift = h_trend_deviance(C[a:b], E[a:b]) < dstep * (1 - 1e-9) - 1e-9
-    p = 1.0 if drift else min(1.0, (L - 1) * p_point)
+        dtrend = h_trend_deviance(C[a:b], E[a:b])
+        drift = dtrend < dstep * (1 - 1e-9) - 1e-9 and f1_sf((dstep - dtrend) / phi0, INF) <= alpha
+    p = 1.0 if drift else h_max_p(p_point, shares)
     return dict(start=a, end=b, at=tau, lr=lr, p_point=p_point, p=p, drift=drift,
                 split=(not drift) and p <= alpha)
 
 
-def h_segment(C, E, N, phi, nu, alpha):
+def h_segment(C, E, N, phi, nu, alpha, phi0):
     """Section 14.2: every segment's candidate met by binary segmentation."""
     out, todo = [], [(0, len(C))]
     while todo:
         a, b = todo.pop()
-        c = h_candidate(C, E, N, a, b, phi, nu, alpha)
+        c = h_candidate(C, E, N, a, b, phi, nu, alpha, phi0)
         if c is None:
             continue
         out.append(c)
@@ -1903,7 +1949,7 @@ def h_analyse(kernels, runs_of, alpha=0.05, adjust="bh"):
                 [math.fsum(expo[j] for j in runs_idx[k]) for k in range(K)])
 
     # 14.3.1 pilot
-    s2, mu, ds = [], [], []
+    s2, mu, ds, phi0s = [], [], [], []
     for s in syms:
         cs = counts[s]
         C, E = pooled(cs)
@@ -1913,7 +1959,8 @@ def h_analyse(kernels, runs_of, alpha=0.05, adjust="bh"):
             g = len(pairs) - 1
             terms.append(h_pearson(pairs) / h_chi2_median(g))
         phi0 = max(1.0, median(terms))
-        cands = h_segment(C, E, nk, phi0, INF, alpha)
+        phi0s.append(phi0)
+        cands = h_segment(C, E, nk, phi0, INF, alpha, phi0)
         bounds = sorted({0, K} | {c["at"] for c in cands if c["split"]})
         if len(bounds) - 1 >= R:
             bounds = [0, K]
@@ -1943,17 +1990,35 @@ def h_analyse(kernels, runs_of, alpha=0.05, adjust="bh"):
     allc = []
     for i, s in enumerate(syms):
         C, E = pooled(counts[s])
-        for c in h_segment(C, E, nk, phi[i], nu[i], alpha):
+        for c in h_segment(C, E, nk, phi[i], nu[i], alpha, phi0s[i]):
             c["symbol"] = s
             c["i"] = i
             allc.append(c)
-    m = len(allc)
-    qs = adjust_q([c["p"] for c in allc], adjust)
-    for c, q in zip(allc, qs):
-        c["q"] = q
-        c["significant"] = c["split"] and q <= alpha
-    nsig = sum(c["significant"] for c in allc)
-    t = interval_t(nsig, m, adjust, alpha) if m else alpha
+    # 14.4: rounds of families; round 1 the whole series' candidates, then
+    # the segments opened by the previous round's significant steps.
+    for c in allc:
+        c["q"], c["significant"], c["t"] = 1.0, False, alpha
+    opened = {(c["i"], 0, K) for c in allc}
+    m, ndrift, t = 0, 0, None
+    while opened:
+        fam = [c for c in allc if (c["i"], c["start"], c["end"]) in opened]
+        opened = set()
+        if not fam:
+            break
+        qs = adjust_q([c["p"] for c in fam], adjust)
+        for c, q in zip(fam, qs):
+            c["q"] = q
+            c["significant"] = c["split"] and q <= alpha
+            if c["significant"]:
+                opened |= {(c["i"], c["start"], c["at"]), (c["i"], c["at"], c["end"])}
+        tr = interval_t(sum(c["significant"] for c in fam), len(fam), adjust, alpha)
+        for c in fam:
+            c["t"] = tr
+        t = tr if t is None else t
+        m += len(fam)
+        ndrift += sum(c["drift"] for c in fam)
+    if t is None:
+        t = alpha
     steps = []
     for i, s in enumerate(syms):
         mine = [c for c in allc if c["i"] == i]
@@ -1964,7 +2029,7 @@ def h_analyse(kernels, runs_of, alpha=0.05, adjust="bh"):
             to = min([b for b in sig if b > c["at"]], default=K)
             x, mx = math.fsum(C[frm:c["at"]]), math.fsum(E[frm:c["at"]])
             y, my = math.fsum(C[c["at"]:to]), math.fsum(E[c["at"]:to])
-            tl = t / (c["end"] - c["start"] - 1)
+            tl = h_level_for(c["t"], h_shares(E, nk, c["start"], c["end"]))
             chi = phi[i] * f1_isf(tl, nu[i])
             lr_lo, lr_hi = lr_delta_interval(x, y, mx, my, chi)
             cp_lo, cp_hi = cp_ratio(x, y, mx, my, tl)
@@ -1977,7 +2042,7 @@ def h_analyse(kernels, runs_of, alpha=0.05, adjust="bh"):
                               delta_ci=[100.0 * lo, 100.0 * hi], p=c["p"], q=c["q"],
                               significant=c["significant"]))
     steps.sort(key=lambda st: (-abs(st["delta"]), st["symbol"], kernels.index(st["at"])))
-    noise = dict(tested=m, drifts=sum(c["drift"] for c in allc), interval_level=1.0 - t,
+    noise = dict(tested=m, drifts=ndrift, interval_level=1.0 - t,
                  d0=mod.get("d0") if mod["moderated"] else None)
     return steps, noise
 

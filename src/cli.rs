@@ -107,8 +107,9 @@ table; --layout) and, per benchmark, puts its kernels in order (version-aware by
 v6.10, 6.8-rc1 < 6.8-rc7 < 6.8; --order FILE; --order-by COLUMN of a table), segments every \
 symbol's series of kernels and tests each step with the count model of a comparison: runs of a \
 kernel, and kernels of one segment, are replicates; dispersions are moderated across symbols; the \
-false discovery rate is controlled over all symbols and candidate steps of the benchmark; a slow \
-drift is not a step (docs/statistics.md, section 14). Prints the steps ranked by |delta|, each \
+false discovery rate is controlled over the candidate steps of all symbols of the benchmark, in \
+rounds (the whole series first, then the segments a significant step opens); a slow drift is not \
+a step (docs/statistics.md, section 14). Prints the steps ranked by |delta|, each \
 with the kernel before and the first kernel after it, the levels, an interval, p and q, and a \
 sparkline of the symbol's level per kernel.",
         after_help = "Examples:\n  diffprofile history results/\n  diffprofile history results.tar.zst --first-bad --symbol '^fput$'\n  diffprofile history --table counts.parquet --where benchmark=hackbench -o json\n  diffprofile history results/ --order kernels.txt -O history.html"

@@ -637,3 +637,94 @@ fn which(name: &str) -> Option<PathBuf> {
         .map(|d| d.join(name))
         .find(|p| p.is_file())
 }
+
+/// A scratch tree of real perf script runs: `kernel/bench/run1.txt.gz`
+/// copied from testdata.
+fn script_tree(name: &str, layout: &[(&str, &str, &str)]) -> PathBuf {
+    let d = scratch(name);
+    for (kernel, bench, file) in layout {
+        let dir = d.join(kernel).join(bench);
+        fs::create_dir_all(&dir).unwrap();
+        fs::copy(format!("{ROOT}/testdata/{file}"), dir.join("run1.txt.gz")).unwrap();
+    }
+    d
+}
+
+#[test]
+fn the_kernel_dso_is_not_bracketed_twice() {
+    let d = script_tree(
+        "kallsyms",
+        &[
+            ("v1.1", "msg", "perf-script/pipes.txt.gz"),
+            ("v1.2", "msg", "perf-script/pipes-g.txt.gz"),
+            ("v1.3", "msg", "perf-script/sockets.txt.gz"),
+            ("v1.4", "msg", "perf-script/sockets-g.txt.gz"),
+        ],
+    );
+    let o = ok(&[d.to_str().unwrap(), "--symbol", "^(do_syscall_64|read)$"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("series of do_syscall_64:"), "{text}");
+    assert!(text.contains("series of read [libc.so.6]:"), "{text}");
+    assert!(!text.contains("[["), "{text}");
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn comm_leaves_out_kernels_and_benchmarks_that_do_not_run_it() {
+    // `msg` runs sched-messaging at v1.1-v1.3, the JIT test program at
+    // v1.4; `jit` never runs sched-messaging.
+    let d = script_tree(
+        "comm",
+        &[
+            ("v1.1", "msg", "perf-script/pipes.txt.gz"),
+            ("v1.2", "msg", "perf-script/pipes-g.txt.gz"),
+            ("v1.3", "msg", "perf-script/sockets.txt.gz"),
+            ("v1.4", "msg", "perf-script/jit/run1.txt.gz"),
+            ("v1.1", "jit", "perf-script/jit/run1.txt.gz"),
+            ("v1.2", "jit", "perf-script/jit/run2.txt.gz"),
+        ],
+    );
+    let root = d.to_str().unwrap();
+    let o = ok(&[root, "--comm", "sched-messaging"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("msg: kernel(s) v1.4 left out of the series: no sample of their runs passes the sample filters"),
+        "{err}"
+    );
+    assert!(
+        err.contains("1 of 2 benchmark(s) skipped (why in their sections): jit"),
+        "{err}"
+    );
+    let doc = json(&[root, "--comm", "sched-messaging"]);
+    let msg = bench(&doc, "msg");
+    assert_eq!(msg["kernels"], serde_json::json!(["v1.1", "v1.2", "v1.3"]));
+    assert!(bench(&doc, "jit")["skipped"]
+        .as_str()
+        .unwrap()
+        .contains("--comm"));
+    let _ = fs::remove_dir_all(&d);
+}
+
+/// The README's "Where did it change?" example is what the binary prints.
+#[test]
+fn the_readme_example_is_real_output() {
+    let readme = fs::read_to_string(format!("{ROOT}/README.md")).unwrap();
+    let start = "<!-- history-example-start -->\n```\n$ diffprofile history ";
+    let at = readme.find(start).expect("start marker") + start.len();
+    let body = &readme[at..];
+    let (args, rest) = body.split_once('\n').unwrap();
+    let shown = &rest[..rest
+        .find("```\n<!-- history-example-end -->")
+        .expect("end marker")];
+    let args: Vec<&str> = args.split(' ').collect();
+    assert_eq!(args[0], "testdata/history/tree");
+    let t = tree();
+    let full: Vec<&str> = std::iter::once(t.as_str())
+        .chain(args[1..].iter().copied())
+        .collect();
+    let o = ok(&full);
+    let got = String::from_utf8(o.stdout)
+        .unwrap()
+        .replace(&t, "testdata/history/tree");
+    assert_eq!(got, shown, "README history example is stale");
+}

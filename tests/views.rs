@@ -209,7 +209,7 @@ fn reference_lists_every_flag() {
     let path = "docs/reference.md";
     let mut doc = std::fs::read_to_string(path).unwrap();
     let mut stale = Vec::new();
-    for cmd in ["diffprofile", "batch", "noise-model", "export"] {
+    for cmd in ["diffprofile", "batch", "noise-model", "export", "history"] {
         let mut c = diffprofile();
         c.env("COLUMNS", "80");
         if cmd != "diffprofile" {

@@ -60,21 +60,19 @@ pub fn sparkline(levels: &[f64]) -> String {
         .collect()
 }
 
-/// A symbol's label: `name` or `name [dso]`, the dso as a comparison's
-/// table shows it: shortened (`libc.so.6`, no brackets of its own), none
-/// for the core kernel (`[kernel.kallsyms]`).
+/// A symbol's label as the comparison shows it: `name`, or `name [dso]`
+/// with the dso shortened (`libc.so.6`), none for the core kernel
+/// (`[kernel.kallsyms]`) and none given.
 pub fn label(s: &Symbol) -> String {
     let name = crate::render::printable(&s.name);
-    match s
-        .dso
-        .as_deref()
-        .filter(|d| !d.is_empty() && *d != "[kernel.kallsyms]")
-    {
-        Some(d) => format!(
-            "{name} [{}]",
-            crate::render::printable(crate::render::short_dso(d))
-        ),
-        None => name,
+    match s.dso.as_deref() {
+        Some(d) if !d.is_empty() && d != "[kernel.kallsyms]" => {
+            format!(
+                "{name} [{}]",
+                crate::render::printable(crate::render::short_dso(d))
+            )
+        }
+        _ => name,
     }
 }
 

@@ -10,6 +10,7 @@
 
 mod fmt;
 mod html;
+pub mod maxsplit;
 pub mod order;
 pub mod order_by;
 pub mod render;
@@ -160,6 +161,7 @@ pub fn run(config: &HistoryConfig, out: &mut dyn Write, err: &mut dyn Write) -> 
     let mut w = render::Writer::new(c.output, config, &frame);
     w.begin(out)?;
     let mut errors = 0;
+    let mut skipped = Vec::new();
     while let Some(group) = pool.install(|| src.next_group(&c))? {
         for b in group {
             errors += b.errors.len();
@@ -174,8 +176,19 @@ pub fn run(config: &HistoryConfig, out: &mut dyn Write, err: &mut dyn Write) -> 
                     config.root, bench.name
                 )?;
             }
+            if bench.skipped.is_some() {
+                skipped.push(bench.name.clone());
+            }
             w.bench(&bench, out)?;
         }
+    }
+    if !skipped.is_empty() {
+        warnings.push(format!(
+            "{} of {} benchmark(s) skipped (why in their sections): {}",
+            skipped.len(),
+            frame.benchmarks,
+            skipped.join(", ")
+        ));
     }
     let failed = errors > 0 && !c.load.parse.lenient;
     if failed {
@@ -234,6 +247,10 @@ fn analyse_bench(
             out.warnings = warnings;
             return Ok(out);
         }
+    }
+    if !drop_emptied(&mut sides, &mut out, &mut warnings) {
+        out.warnings = warnings;
+        return Ok(out);
     }
     let (matrix, exposures) = crate::compare::count_matrix(&sides, c)?;
     warnings.extend(matrix.warnings.iter().cloned());
@@ -339,6 +356,40 @@ fn series_sides(
         return None;
     }
     Some(sides)
+}
+
+/// Kernels whose every run lost all its samples to the sample filters
+/// (`--comm`, `--dso`, `--kernel-only`) have no level: they leave the
+/// series, said; false (the benchmark skipped, and why in `out`) when
+/// fewer than 2 kernels are left.
+fn drop_emptied(sides: &mut Vec<Side>, out: &mut BenchOut, warnings: &mut Vec<String>) -> bool {
+    let empty = |s: &Side| s.runs.iter().all(|r| r.counts.is_empty());
+    let gone: Vec<String> = sides
+        .iter()
+        .filter(|s| empty(s))
+        .map(|s| s.name.clone())
+        .collect();
+    if gone.is_empty() {
+        return true;
+    }
+    sides.retain(|s| !empty(s));
+    warnings.push(format!(
+        "kernel(s) {} left out of the series: no sample of their runs passes the sample filters",
+        gone.join(", ")
+    ));
+    out.kernels = sides.iter().map(|s| s.name.clone()).collect();
+    out.runs = sides.iter().map(|s| s.runs.len()).collect();
+    out.missing.extend(gone);
+    if sides.len() < 2 {
+        let why = format!(
+            "{} kernel(s) with samples that pass the sample filters: a series needs 2 or more",
+            sides.len()
+        );
+        warnings.push(format!("skipped: {why}"));
+        out.skipped = Some(why);
+        return false;
+    }
+    true
 }
 
 /// Per kernel: pooled count and exposure of one symbol.

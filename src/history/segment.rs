@@ -2,7 +2,8 @@
 //! per-run counts across the kernels, in order, segmented by binary
 //! segmentation with the likelihood-ratio statistic of the quasi-Poisson
 //! count model, each candidate step tested, and the false discovery rate
-//! controlled over all symbols and candidate steps of the benchmark.
+//! controlled over the candidate steps of all symbols of the benchmark, in
+//! rounds (§14.4).
 //!
 //! Input: per run its kernel (an index in series order) and exposure, per
 //! symbol its count in every run. Output: every symbol's dispersion, the
@@ -10,6 +11,7 @@
 //! interval). Pure computation; rayon over symbols, and every sum runs in
 //! a fixed order, so the bits do not depend on the number of threads.
 
+use super::maxsplit;
 use crate::stats::{self, Adjust, Dispersion, Prior};
 use rayon::prelude::*;
 use statrs::distribution::{ChiSquared, ContinuousCDF};
@@ -69,14 +71,18 @@ pub struct Candidate {
     /// `max(p_exact, p_ql)` at this split, before the correction for the
     /// choice among the segment's splits.
     pub p_point: f64,
-    /// `min(1, (L − 1) · p_point)`, L the segment's kernels; 1 for a drift.
+    /// The p of the best of the segment's splits ([`maxsplit::max_p`]);
+    /// 1 for a drift.
     pub p: f64,
     /// The linear trend fits the segment at least as well as the step.
     pub drift: bool,
     /// `p ≤ α` and not a drift: the segment is split here.
     pub split: bool,
+    /// q within its round's family (§14.4); 1 outside every family.
     pub q: f64,
     pub significant: bool,
+    /// Its round's t (§8), the level of its interval.
+    pub t: f64,
 }
 
 /// A step as reported: a split candidate with the levels of the segments on
@@ -108,6 +114,8 @@ pub struct Analysis {
     pub t: f64,
     /// Every split step, in symbol then kernel order.
     pub steps: Vec<Step>,
+    /// Every candidate, in symbol then kernel order.
+    pub candidates: Vec<Candidate>,
 }
 
 /// Per symbol: counts and exposures pooled per kernel.
@@ -139,7 +147,7 @@ pub fn analyse(counts: &[Vec<f64>], runs: &Runs, opts: &Options) -> Analysis {
     // 1. Pilot: a dispersion from neighbouring kernels, robust to steps, and
     //    the segments it finds.
     let medians = ChiMedians::new(&ranges);
-    let pilot: Vec<Vec<usize>> = counts
+    let (pilot, phi0): (Vec<Vec<usize>>, Vec<f64>) = counts
         .par_iter()
         .zip(&pooled)
         .enumerate()
@@ -149,10 +157,10 @@ pub fn analyse(counts: &[Vec<f64>], runs: &Runs, opts: &Options) -> Analysis {
                 phi,
                 df: f64::INFINITY,
             };
-            let cands = segment(i, p, disp, opts);
-            bounds(&cands, runs.kernels, |c| c.split)
+            let cands = segment(i, p, disp, phi, opts);
+            (bounds(&cands, runs.kernels, |c| c.split), phi)
         })
-        .collect();
+        .unzip();
     // 2. The dispersion over the pilot segments' runs, moderated.
     let resid: Vec<(f64, f64)> = counts
         .par_iter()
@@ -172,25 +180,16 @@ pub fn analyse(counts: &[Vec<f64>], runs: &Runs, opts: &Options) -> Analysis {
         .map(|c| c.iter().sum::<f64>() / n_runs as f64)
         .collect();
     let (dispersion, moderation) = moderate(&resid, &means);
-    // 3. The final segmentation, its candidates tested together.
+    // 3. The final segmentation, its candidates tested in rounds.
     let mut cands: Vec<Candidate> = pooled
         .par_iter()
         .zip(&dispersion)
+        .zip(&phi0)
         .enumerate()
-        .flat_map_iter(|(i, (p, d))| segment(i, p, *d, opts))
+        .flat_map_iter(|(i, ((p, d), &phi0))| segment(i, p, *d, phi0, opts))
         .collect();
-    let tested = cands.len();
-    let p: Vec<f64> = cands.iter().map(|c| c.p).collect();
-    let q = stats::adjust(&p, opts.adjust);
-    let mut marked = 0;
-    for (c, q) in cands.iter_mut().zip(q) {
-        c.q = q;
-        c.significant = c.split && q <= opts.alpha;
-        marked += usize::from(c.significant);
-    }
-    let t = stats::interval_level(opts.adjust, opts.alpha, tested, marked);
-    let drifts = cands.iter().filter(|c| c.drift).count();
-    let steps = steps_of(&cands, &pooled, &dispersion, runs.kernels, t);
+    let (tested, drifts, t) = test_in_rounds(&mut cands, runs.kernels, opts);
+    let steps = steps_of(&cands, &pooled, &dispersion, runs.kernels);
     Analysis {
         dispersion,
         moderation,
@@ -198,7 +197,50 @@ pub fn analyse(counts: &[Vec<f64>], runs: &Runs, opts: &Options) -> Analysis {
         drifts,
         t,
         steps,
+        candidates: cands,
     }
+}
+
+/// §14.4: the candidates tested in rounds, each round's family under
+/// `--adjust` on its own: round 1 every symbol's candidate of its whole
+/// series; round r + 1 the candidates of the segments that round r's
+/// significant steps opened. A candidate in no family keeps q = 1. Returns
+/// the candidates tested, the drifts among them, and round 1's t.
+fn test_in_rounds(cands: &mut [Candidate], kernels: usize, opts: &Options) -> (usize, usize, f64) {
+    let mut open: std::collections::BTreeSet<(usize, usize, usize)> =
+        cands.iter().map(|c| (c.symbol, 0, kernels)).collect();
+    let (mut tested, mut drifts, mut first_t) = (0, 0, None);
+    while !open.is_empty() {
+        let family: Vec<usize> = (0..cands.len())
+            .filter(|&i| open.contains(&(cands[i].symbol, cands[i].start, cands[i].end)))
+            .collect();
+        open.clear();
+        if family.is_empty() {
+            break;
+        }
+        let p: Vec<f64> = family.iter().map(|&i| cands[i].p).collect();
+        let q = stats::adjust(&p, opts.adjust);
+        let mut marked = 0;
+        for (&i, q) in family.iter().zip(q) {
+            let c = &mut cands[i];
+            c.q = q;
+            c.significant = c.split && q <= opts.alpha;
+            marked += usize::from(c.significant);
+            drifts += usize::from(c.drift);
+            if c.significant {
+                open.insert((c.symbol, c.start, c.at));
+                open.insert((c.symbol, c.at, c.end));
+            }
+        }
+        let t = stats::interval_level(opts.adjust, opts.alpha, family.len(), marked);
+        for &i in &family {
+            cands[i].t = t;
+        }
+        first_t.get_or_insert(t);
+        tested += family.len();
+    }
+    let t = first_t.unwrap_or_else(|| stats::interval_level(opts.adjust, opts.alpha, 0, 0));
+    (tested, drifts, t)
 }
 
 /// The medians of χ²_g for the pair degrees of freedom that occur.
@@ -318,14 +360,21 @@ fn moderate(resid: &[(f64, f64)], means: &[f64]) -> (Vec<Dispersion>, Option<Pri
 /// kernels gets its best split tested; a split with `p ≤ α` that is not a
 /// drift divides the segment, and both parts are segmented in turn. The
 /// candidates in kernel order of their segments.
-fn segment(symbol: usize, p: &Pooled, disp: Dispersion, opts: &Options) -> Vec<Candidate> {
+/// `phi0` is the symbol's pilot dispersion, the noise of the drift rule.
+fn segment(
+    symbol: usize,
+    p: &Pooled,
+    disp: Dispersion,
+    phi0: f64,
+    opts: &Options,
+) -> Vec<Candidate> {
     let mut out = Vec::new();
     if !opts.testable {
         return out;
     }
     let mut todo = vec![(0, p.c.len())];
     while let Some((a, b)) = todo.pop() {
-        let Some(c) = best_split(symbol, p, a, b, disp, opts.alpha) else {
+        let Some(c) = best_split(symbol, p, (a, b), disp, phi0, opts.alpha) else {
             continue;
         };
         if c.split {
@@ -343,9 +392,9 @@ fn segment(symbol: usize, p: &Pooled, disp: Dispersion, opts: &Options) -> Vec<C
 fn best_split(
     symbol: usize,
     p: &Pooled,
-    a: usize,
-    b: usize,
+    (a, b): (usize, usize),
     disp: Dispersion,
+    phi0: f64,
     alpha: f64,
 ) -> Option<Candidate> {
     let len = b - a;
@@ -360,6 +409,7 @@ fn best_split(
     let total_n: usize = p.n[a..b].iter().sum();
     let (mut x, mut mx, mut nx) = (0.0, 0.0, 0);
     let mut best: Option<(usize, f64, f64, f64)> = None;
+    let shares = split_shares(p, a, b);
     for tau in a + 1..b {
         x += p.c[tau - 1];
         mx += p.e[tau - 1];
@@ -376,16 +426,15 @@ fn best_split(
     }
     let (at, lr, x, mx) = best?;
     let (y, my) = (total_c - x, total_e - mx);
-    let factor = (len - 1) as f64;
-    if stats::min_reachable_p(total_c, my / total_e) * factor > alpha {
+    if maxsplit::max_p(stats::min_reachable_p(total_c, my / total_e), &shares) > alpha {
         return None;
     }
     let p_point = stats::exact_p(x, y, mx, my).max(stats::ql_p(lr, disp.phi, disp.df));
-    let drift = len >= 3 && is_drift(&p.c[a..b], &p.e[a..b], at - a);
+    let drift = len >= 3 && is_drift(&p.c[a..b], &p.e[a..b], at - a, phi0, alpha);
     let p_step = if drift {
         1.0
     } else {
-        (factor * p_point).min(1.0)
+        maxsplit::max_p(p_point, &shares)
     };
     Some(Candidate {
         symbol,
@@ -399,7 +448,25 @@ fn best_split(
         split: !drift && p_step <= alpha,
         q: 1.0,
         significant: false,
+        t: alpha,
     })
+}
+
+/// The exposure before each split of `[a, b)` with two runs on each side,
+/// as a share of the segment's.
+fn split_shares(p: &Pooled, a: usize, b: usize) -> Vec<f64> {
+    let total_e: f64 = p.e[a..b].iter().sum();
+    let total_n: usize = p.n[a..b].iter().sum();
+    let (mut mx, mut nx) = (0.0, 0);
+    let mut out = Vec::new();
+    for tau in a + 1..b {
+        mx += p.e[tau - 1];
+        nx += p.n[tau - 1];
+        if nx >= MIN_SIDE_RUNS && total_n - nx >= MIN_SIDE_RUNS {
+            out.push(mx / total_e);
+        }
+    }
+    out
 }
 
 /// `2 Σ [c ln(c/μ) − (c − μ)]`, 0 ln 0 = 0.
@@ -413,10 +480,11 @@ fn deviance(c: &[f64], mu: impl Iterator<Item = f64>) -> f64 {
         .sum()
 }
 
-/// §14.4: a linear trend in log rate over the segment (kernel positions
-/// 0..L−1) fits the kernels' pooled counts at least as well as the step
-/// at `at` (the deviances, compared).
-fn is_drift(c: &[f64], e: &[f64], at: usize) -> bool {
+/// §14.1: a linear trend in log rate over the segment (kernel positions
+/// 0..L−1) fits the kernels' pooled counts better than the step at `at`
+/// by a margin beyond noise: `P(χ²₁ ≥ (D_step − D_trend)/φ⁰) ≤ α`, φ⁰ the
+/// pilot dispersion (from neighbouring kernels, which a drift barely moves).
+fn is_drift(c: &[f64], e: &[f64], at: usize, phi0: f64, alpha: f64) -> bool {
     let rate =
         |r: std::ops::Range<usize>| c[r.clone()].iter().sum::<f64>() / e[r].iter().sum::<f64>();
     let (left, right) = (rate(0..at), rate(at..c.len()));
@@ -428,6 +496,7 @@ fn is_drift(c: &[f64], e: &[f64], at: usize) -> bool {
     );
     let trend = trend_deviance(c, e);
     trend < step * (1.0 - 1e-9) - 1e-9
+        && stats::f1_sf((step - trend) / phi0, f64::INFINITY) <= alpha
 }
 
 /// The deviance of the Poisson log-linear trend `μ_k = e_k exp(b0 + b1 t_k)`,
@@ -484,13 +553,13 @@ fn trend_deviance(c: &[f64], e: &[f64]) -> f64 {
 
 /// The reported steps: every split candidate, with the levels of the
 /// segments on either side bounded by the symbol's significant steps, and
-/// the interval of Δ at level `1 − t/(L − 1)`.
+/// the interval of Δ at level `1 − t'`, t' the per-split level whose
+/// bound over the candidate's segment is t.
 fn steps_of(
     cands: &[Candidate],
     pooled: &[Pooled],
     disp: &[Dispersion],
     kernels: usize,
-    t: f64,
 ) -> Vec<Step> {
     let mut out = Vec::new();
     let mut i = 0;
@@ -510,7 +579,7 @@ fn steps_of(
             let to = sig.iter().copied().find(|&b| b > c.at).unwrap_or(kernels);
             let (x, mx) = sums(p, from, c.at);
             let (y, my) = sums(p, c.at, to);
-            let level = t / (c.end - c.start - 1) as f64;
+            let level = maxsplit::level_for(c.t, &split_shares(p, c.start, c.end));
             out.push(Step {
                 candidate: *c,
                 from,
@@ -649,7 +718,12 @@ mod tests {
         let (counts, runs) = series(16, 1, &[&drift]);
         let a = analyse(&counts, &runs, &OPTS);
         assert_eq!(significant(&a), []);
-        assert!(a.drifts >= 1);
+        // The ramp is never split: a drift, or no step at all.
+        assert!(a
+            .candidates
+            .iter()
+            .filter(|c| c.symbol == 30)
+            .all(|c| c.drift || !c.split));
         // The same rise as one step is one.
         let step = |k: usize| if k < 8 { 100.0 } else { 400.0 };
         let (counts, runs) = series(16, 1, &[&step]);
@@ -659,11 +733,15 @@ mod tests {
     #[test]
     fn the_trend_fits_a_log_linear_series_exactly() {
         let e = [1.0; 6];
-        let c: Vec<f64> = (0..6).map(|k| (3.0 + 0.2 * k as f64).exp()).collect();
+        let c: Vec<f64> = (0..6).map(|k| (7.0 + 0.2 * k as f64).exp()).collect();
         assert!(trend_deviance(&c, &e) < 1e-9);
-        assert!(is_drift(&c, &e, 3));
+        let poisson = 1.0;
+        assert!(is_drift(&c, &e, 3, poisson, 0.05));
         let step = [10.0, 10.0, 10.0, 50.0, 50.0, 50.0];
-        assert!(!is_drift(&step, &e, 3));
+        assert!(!is_drift(&step, &e, 3, poisson, 0.05));
+        // A trend that fits better than a step which fits well enough is not a drift.
+        let noisy = [20.0, 24.0, 31.0, 35.0];
+        assert!(!is_drift(&noisy, &e[..4], 2, poisson, 0.05));
     }
 
     #[test]
