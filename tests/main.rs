@@ -30,6 +30,7 @@ mod report_output;
 mod runs;
 mod skip;
 mod stats_filters;
+mod stats_onerun;
 mod stats_vectors;
 mod table;
 mod testdata;
