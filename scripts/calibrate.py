@@ -131,8 +131,10 @@ def consistent(r, tot_o, tot_n):
 
 def summarize(doc):
     rows = doc["rows"]
-    tot_o = [r["total"] for r in doc["sides"][0]["runs"]]
-    tot_n = [r["total"] for r in doc["sides"][1]["runs"]]
+    # Shares as the comparison measures them: of each run's exposure (its
+    # total in share mode; the kept samples with --percentage relative).
+    tot_o = [r["exposure"] for r in doc["sides"][0]["runs"]]
+    tot_n = [r["exposure"] for r in doc["sides"][1]["runs"]]
     tested = [r for r in rows if r["p"] is not None]
     sig = [r for r in tested if r["significant"]]
     bad, missed, big = [], [], []
