@@ -173,7 +173,10 @@ fn build_as<E: FileHeader<Endian = Endianness>>(
     let names = sections
         .section(table.string_section())
         .map_or(0u64, |s| s.sh_size(endian).into());
-    out.reserve(table.len(), usize::try_from(names).unwrap_or(0).min(data.len()));
+    out.reserve(
+        table.len(),
+        usize::try_from(names).unwrap_or(0).min(data.len()),
+    );
     for sym in table.iter() {
         if sym.st_name(endian) == 0 {
             continue;

@@ -105,7 +105,12 @@ impl<'b> InPlace<'b> {
     /// The reader for `bytes` (a whole, plain file whose data section is
     /// `data`: start, end), or `None` when the decoder's iterator must
     /// read it.
-    pub fn new(bytes: &'b [u8], file: &PerfFile, walk: &Walk, data: (u64, u64)) -> Option<InPlace<'b>> {
+    pub fn new(
+        bytes: &'b [u8],
+        file: &PerfFile,
+        walk: &Walk,
+        data: (u64, u64),
+    ) -> Option<InPlace<'b>> {
         let (start, end) = data;
         let end = usize::try_from(end).ok()?;
         if walk.end != data.1
@@ -293,12 +298,10 @@ impl<'b> InPlace<'b> {
         let ty = RecordType(kind);
         let attr = match self.ids {
             Ids::One => 0,
-            Ids::Same => {
-                RawEventRecord::new(ty, 0, RawData::Single(body), self.infos[0])
-                    .id()
-                    .and_then(|id| self.id_to_attr.get(&id).copied())
-                    .unwrap_or(0)
-            }
+            Ids::Same => RawEventRecord::new(ty, 0, RawData::Single(body), self.infos[0])
+                .id()
+                .and_then(|id| self.id_to_attr.get(&id).copied())
+                .unwrap_or(0),
             Ids::Identifier(all) => {
                 let id = if ty == RecordType::SAMPLE {
                     body.get(..8).and_then(|b| self.u64_of(b))
@@ -363,9 +366,15 @@ fn header(bytes: &[u8], at: usize, le: bool) -> (u32, usize) {
     let h = &bytes[at..at + 8];
     let (kind, size) = ([h[0], h[1], h[2], h[3]], [h[6], h[7]]);
     if le {
-        (u32::from_le_bytes(kind), usize::from(u16::from_le_bytes(size)))
+        (
+            u32::from_le_bytes(kind),
+            usize::from(u16::from_le_bytes(size)),
+        )
     } else {
-        (u32::from_be_bytes(kind), usize::from(u16::from_be_bytes(size)))
+        (
+            u32::from_be_bytes(kind),
+            usize::from(u16::from_be_bytes(size)),
+        )
     }
 }
 
