@@ -472,6 +472,25 @@ fn text_fits_80_columns_with_a_sparkline_per_step() {
 }
 
 #[test]
+fn text_fits_80_columns_wherever_the_tree_lives() {
+    // A clone in a deeper directory gives a longer root: its header wraps.
+    let d = scratch("a-directory-name-long-enough-to-push-the-header-past-80");
+    let root = d.join("tree");
+    std::os::unix::fs::symlink(tree(), &root).unwrap();
+    let root = root.to_str().unwrap();
+    assert!(root.len() > 60, "{root}");
+    let text = String::from_utf8(ok(&[root, "--symbol", "^fput$"]).stdout).unwrap();
+    for line in text.lines() {
+        assert!(
+            line.chars().count() <= 80,
+            "{} columns: {line}",
+            line.chars().count()
+        );
+    }
+    assert!(text.contains(root), "the root is still named:\n{text}");
+}
+
+#[test]
 fn csv_and_markdown_hold_every_step() {
     let doc = json(&[&tree()]);
     let n: usize = doc["benchmarks"]
@@ -640,7 +659,7 @@ fn which(name: &str) -> Option<PathBuf> {
 
 /// A scratch tree of real perf script runs: `kernel/bench/run1.txt.gz`
 /// copied from testdata.
-fn script_tree(name: &str, layout: &[(&str, &str, &str)]) -> PathBuf {
+fn script_tree(name: &str, layout: &[(&str, &str, &str)]) -> crate::scratch::Scratch {
     let d = scratch(name);
     for (kernel, bench, file) in layout {
         let dir = d.join(kernel).join(bench);

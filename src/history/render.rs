@@ -62,13 +62,17 @@ impl<'a> Writer<'a> {
             }
             OutputFormat::Html => Ok(()),
             _ => {
-                writeln!(
-                    out,
+                // A long root (an absolute path) wraps like the order line:
+                // the text fits 80 columns wherever the tree lives.
+                let head = format!(
                     "history of {}: {} benchmark(s), {} kernel(s)",
                     f.root,
                     f.benchmarks,
                     f.kernels.len()
-                )?;
+                );
+                for line in wrap(&head, WIDTH) {
+                    writeln!(out, "{line}")?;
+                }
                 for line in wrap(&order_line(f), WIDTH) {
                     writeln!(out, "{line}")?;
                 }
