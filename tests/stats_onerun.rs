@@ -28,8 +28,5 @@ fn a_common_shift_is_noise_with_one_run_a_side() {
         .collect();
     assert!(marked.is_empty(), "A/A rows marked: {marked:?}");
     let text = v["comparisons"][0]["noise"].as_str().unwrap();
-    assert!(
-        text.contains("from their spread around no change"),
-        "{text}"
-    );
+    assert!(text.contains("from their spread around no change"), "{text}");
 }

@@ -185,7 +185,9 @@ mod tests {
         assert!(r.kappa > 0.0);
         let scaled: Vec<f64> = pairs
             .iter()
-            .map(|&(x, y)| deviance_at_ratio(x, y, 1e5, 1e5, 1.0) / (1.0 + r.kappa * (x + y) / 2.0))
+            .map(|&(x, y)| {
+                deviance_at_ratio(x, y, 1e5, 1e5, 1.0) / (1.0 + r.kappa * (x + y) / 2.0)
+            })
             .collect();
         let got = median(&scaled);
         let want = f1_upper_quantile(0.5, ONE_RUN_DF);
