@@ -34,7 +34,6 @@ mod runs;
 mod scratch;
 mod skip;
 mod stats_filters;
-mod stats_onerun;
 mod stats_vectors;
 mod sweep;
 mod table;
