@@ -134,7 +134,7 @@ fn help_is_in_sections_with_examples() {
     assert!(examples > output);
     assert_eq!(
         help[examples..].matches("\n  diffprofile ").count(),
-        3,
+        4,
         "{help}"
     );
 }
