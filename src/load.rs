@@ -209,15 +209,7 @@ fn load_tar(
     opts: &LoadOptions,
 ) -> Result<Vec<Outcome>> {
     let mut archive = tar::Archive::new(input::TarTail::new(reader));
-    let mut out: Vec<Option<Outcome>> = Vec::new();
-    let mut tar_maps: BTreeMap<String, Vec<MapFile>> = BTreeMap::new();
-    let mut deferred: Vec<Deferred> = Vec::new();
-    let mut members = 0usize;
-    let read = read_tar_members(
-        &mut archive,
-        (name, path, maps, opts),
-        (&mut out, &mut tar_maps, &mut deferred, &mut members),
-    );
+    let read = read_tar_members(&mut archive, (name, path, maps, opts));
     // The rest of the stream read, so that a compressed archive's check
     // is verified; a damaged stream also explains a member that did not
     // parse (a flipped byte makes any text malformed), so it is said first.
@@ -225,13 +217,18 @@ fn load_tar(
     if let Err(e) = tail.finish() {
         let first = match &read {
             Err(first) => format!(" (what it gave: {first:#})"),
-            Ok(()) => String::new(),
+            Ok(_) => String::new(),
         };
         return Err(anyhow::Error::new(e).context(format!(
             "{name}: cannot read: the archive is damaged, none of its runs can be trusted{first}"
         )));
     }
-    read?;
+    let TarMembers {
+        mut out,
+        tar_maps,
+        deferred,
+        members,
+    } = read?;
     if !tail.ended() {
         out.push(Some(Outcome::Warning(format!(
             "{name}: {}",
@@ -258,19 +255,29 @@ fn load_tar(
 /// directory, format and bytes.
 type Deferred = (usize, String, String, Format, Vec<u8>);
 
-/// [`load_tar`]'s pass over the members: runs into `out` (a deferred one as
-/// a slot), maps by directory, the count of members read.
-#[allow(clippy::type_complexity)]
+/// What [`load_tar`]'s pass over the members found: runs in member order
+/// (a deferred one as an empty slot), maps by directory, the members held
+/// until those maps are read, and the count of members read.
+#[derive(Default)]
+struct TarMembers {
+    out: Vec<Option<Outcome>>,
+    tar_maps: BTreeMap<String, Vec<MapFile>>,
+    deferred: Vec<Deferred>,
+    members: usize,
+}
+
+/// [`load_tar`]'s pass over the members.
 fn read_tar_members<R: io::Read>(
     archive: &mut tar::Archive<R>,
     (name, path, maps, opts): (&str, Option<&Path>, &Maps, &LoadOptions),
-    (out, tar_maps, deferred, members): (
-        &mut Vec<Option<Outcome>>,
-        &mut BTreeMap<String, Vec<MapFile>>,
-        &mut Vec<Deferred>,
-        &mut usize,
-    ),
-) -> Result<()> {
+) -> Result<TarMembers> {
+    let mut found = TarMembers::default();
+    let TarMembers {
+        out,
+        tar_maps,
+        deferred,
+        members,
+    } = &mut found;
     let entries = archive
         .entries()
         .with_context(|| format!("{name}: cannot read tar archive"))?;
@@ -331,7 +338,7 @@ fn read_tar_members<R: io::Read>(
         let profile = format::parse(format, &mut *reader, &origin, &parse)?;
         out.push(Some(Outcome::Run(Box::new(profile))));
     }
-    Ok(())
+    Ok(found)
 }
 
 /// The kind of archive a decompressed prefix starts: a tar (`ustar` magic

@@ -338,24 +338,28 @@ fn series_sides(
             _ => out.missing.push(k.clone()),
         }
     }
-    out.kernels = sides.iter().map(|s| s.name.clone()).collect();
-    out.runs = sides.iter().map(|s| s.runs.len()).collect();
     if !out.missing.is_empty() {
         warnings.push(format!(
             "no runs of kernel(s) {}: left out of the series",
             out.missing.join(", ")
         ));
     }
+    keep_series(&sides, "with runs", out, warnings).then_some(sides)
+}
+
+/// Records the series' kernels and runs in `out`; false (the benchmark
+/// skipped, and why in `out` and `warnings`) with fewer than 2 kernels
+/// (`with`: which kernels counted).
+fn keep_series(sides: &[Side], with: &str, out: &mut BenchOut, warnings: &mut Vec<String>) -> bool {
+    out.kernels = sides.iter().map(|s| s.name.clone()).collect();
+    out.runs = sides.iter().map(|s| s.runs.len()).collect();
     if sides.len() < 2 {
-        let why = format!(
-            "{} kernel(s) with runs: a series needs 2 or more",
-            sides.len()
-        );
+        let why = format!("{} kernel(s) {with}: a series needs 2 or more", sides.len());
         warnings.push(format!("skipped: {why}"));
         out.skipped = Some(why);
-        return None;
+        return false;
     }
-    Some(sides)
+    true
 }
 
 /// Kernels whose every run lost all its samples to the sample filters
@@ -377,19 +381,13 @@ fn drop_emptied(sides: &mut Vec<Side>, out: &mut BenchOut, warnings: &mut Vec<St
         "kernel(s) {} left out of the series: no sample of their runs passes the sample filters",
         gone.join(", ")
     ));
-    out.kernels = sides.iter().map(|s| s.name.clone()).collect();
-    out.runs = sides.iter().map(|s| s.runs.len()).collect();
     out.missing.extend(gone);
-    if sides.len() < 2 {
-        let why = format!(
-            "{} kernel(s) with samples that pass the sample filters: a series needs 2 or more",
-            sides.len()
-        );
-        warnings.push(format!("skipped: {why}"));
-        out.skipped = Some(why);
-        return false;
-    }
-    true
+    keep_series(
+        sides,
+        "with samples that pass the sample filters",
+        out,
+        warnings,
+    )
 }
 
 /// Per kernel: pooled count and exposure of one symbol.
