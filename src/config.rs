@@ -122,41 +122,53 @@ fn regex(flag: &str, re: &Option<String>) -> Result<Option<Regex>> {
         .transpose()
 }
 
+/// The report's format: `-o`, else the `-O` file's extension, else text
+/// (the `-O` file name checked first).
+fn output_arg_of(cli: &Cli) -> Result<OutputArg> {
+    if cli.report.output_file.as_deref() == Some("") {
+        bail!("-O/--output-file needs a file name");
+    }
+    if let Some(path) = cli.report.output_file.as_deref().filter(|p| *p != "-") {
+        check_report_file(path)?;
+    }
+    Ok(cli
+        .report
+        .output
+        .or_else(|| cli.report.output_file.as_deref().and_then(format_of_file))
+        .unwrap_or(OutputArg::Text))
+}
+
+/// `--table`'s counts table with the sides' texts and `--where`.
+fn table_spec(cli: &Cli, sides: &[SideSpec]) -> Result<Option<crate::table::TableSpec>> {
+    let Some(path) = &cli.table else {
+        return Ok(None);
+    };
+    let texts: Vec<Vec<String>> = sides.iter().map(|s| s.paths.clone()).collect();
+    Ok(Some(crate::table::TableSpec::new(
+        path,
+        &texts,
+        cli.where_.as_deref(),
+    )?))
+}
+
+/// `--run-info`'s file read and parsed (none: no run information).
+fn run_info_of(cli: &Cli) -> Result<RunInfo> {
+    let Some(path) = &cli.run_info else {
+        return Ok(RunInfo::default());
+    };
+    let text = std::fs::read_to_string(input::os_path(path))
+        .with_context(|| format!("{path}: cannot read --run-info file"))?;
+    aggregate::parse_run_info(input::strip_bom(&text), path)
+}
+
 impl Config {
     pub fn from_cli(cli: Cli) -> Result<Config> {
         let sides = resolve_sides(&cli)?;
-        if cli.report.output_file.as_deref() == Some("") {
-            bail!("-O/--output-file needs a file name");
-        }
-        if let Some(path) = cli.report.output_file.as_deref().filter(|p| *p != "-") {
-            check_report_file(path)?;
-        }
-        let output_arg = cli
-            .report
-            .output
-            .or_else(|| cli.report.output_file.as_deref().and_then(format_of_file))
-            .unwrap_or(OutputArg::Text);
-        let table = match &cli.table {
-            Some(path) => {
-                let texts: Vec<Vec<String>> = sides.iter().map(|s| s.paths.clone()).collect();
-                Some(crate::table::TableSpec::new(
-                    path,
-                    &texts,
-                    cli.where_.as_deref(),
-                )?)
-            }
-            None => None,
-        };
+        let output_arg = output_arg_of(&cli)?;
+        let table = table_spec(&cli, &sides)?;
         check_ranges(&cli, &sides)?;
         let normalize = normalize_of(cli.normalize, output_arg);
-        let run_info = match &cli.run_info {
-            Some(path) => {
-                let text = std::fs::read_to_string(input::os_path(path))
-                    .with_context(|| format!("{path}: cannot read --run-info file"))?;
-                aggregate::parse_run_info(input::strip_bom(&text), path)?
-            }
-            None => RunInfo::default(),
-        };
+        let run_info = run_info_of(&cli)?;
         let mut notes = Vec::new();
         let weight = read_notes(&cli, &mut notes);
         let identity = identity(&cli, &mut notes)?;

@@ -150,6 +150,11 @@ impl<R: Read> TarTail<R> {
     }
 }
 
+/// A damaged archive's message: nothing read from it is trusted.
+pub fn tar_damaged(name: &str) -> String {
+    format!("{name}: cannot read: the archive is damaged, none of its runs can be trusted")
+}
+
 impl<R: Read> Read for TarTail<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;

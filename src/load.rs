@@ -219,9 +219,7 @@ fn load_tar(
             Err(first) => format!(" (what it gave: {first:#})"),
             Ok(_) => String::new(),
         };
-        return Err(anyhow::Error::new(e).context(format!(
-            "{name}: cannot read: the archive is damaged, none of its runs can be trusted{first}"
-        )));
+        return Err(anyhow::Error::new(e).context(format!("{}{first}", input::tar_damaged(name))));
     }
     let TarMembers {
         mut out,

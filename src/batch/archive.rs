@@ -145,12 +145,8 @@ pub(super) fn walk(config: &BatchConfig, reader: Box<dyn BufRead>) -> Result<Wal
     })?;
     // (The rest of the stream read: a compressed archive's check verified.)
     let mut tail = archive.into_inner();
-    tail.finish().with_context(|| {
-        format!(
-            "{}: cannot read: the archive is damaged, none of its runs can be trusted",
-            config.root
-        )
-    })?;
+    tail.finish()
+        .with_context(|| crate::input::tar_damaged(&config.root))?;
     w.cut = !tail.ended();
     for (slot, r) in done.into_inner().unwrap_or_else(|e| e.into_inner()) {
         if let Some(m) = w.members.get_mut(slot) {

@@ -244,6 +244,24 @@ struct BlockOut {
     stacks: Vec<(Vec<u8>, Tally)>,
 }
 
+/// A stack line's stack and count, or what is wrong with it (a count too
+/// large is wrong even under `--lenient`).
+fn judge(line: &[u8]) -> Result<(&[u8], Count), Bad> {
+    match split_line(line) {
+        Some((_, Count::TooLarge)) => Err(Bad::TooLarge),
+        Some((_, Count::Fraction)) => Err(Bad::Fraction),
+        Some((stack, _))
+            if stack
+                .split(|&c| c == b';')
+                .any(|f| f.trim_ascii().is_empty()) =>
+        {
+            Err(Bad::EmptyFrame)
+        }
+        Some(found) => Ok(found),
+        None => Err(Bad::Malformed),
+    }
+}
+
 /// One block's lines counted. The input's last line without a line break
 /// is counted when it is a whole stack line (a file written without a
 /// final newline); one that is not (cut in the middle) is left out, said.
@@ -265,33 +283,16 @@ fn count_block<'d>(data: &'d [u8], last: bool, opts: &ParseOptions) -> BlockOut 
         if line.len() <= 1 && line.first().is_none_or(|&c| c == b'\r') {
             return true;
         }
-        let bad = match split_line(line) {
-            Some((_, Count::TooLarge)) => Some(Bad::TooLarge),
-            Some((_, Count::Fraction)) => Some(Bad::Fraction),
-            Some((stack, _))
-                if stack
-                    .split(|&c| c == b';')
-                    .any(|f| f.trim_ascii().is_empty()) =>
-            {
-                Some(Bad::EmptyFrame)
-            }
-            Some(_) => None,
-            None => Some(Bad::Malformed),
-        };
-        let (stack, count) = match (split_line(line), bad) {
-            (_, Some(Bad::TooLarge)) => {
-                out.error = Some((n, line.to_vec(), Bad::TooLarge));
-                return false;
-            }
-            (Some(found), None) => found,
-            (_, Some(_)) if opts.lenient => {
+        let (stack, count) = match judge(line) {
+            Ok(found) => found,
+            Err(why) if why != Bad::TooLarge && opts.lenient => {
                 out.malformed += 1;
                 out.first_malformed
                     .get_or_insert_with(|| (n, line.to_vec()));
                 return true;
             }
-            (_, why) => {
-                out.error = Some((n, line.to_vec(), why.unwrap_or(Bad::Malformed)));
+            Err(why) => {
+                out.error = Some((n, line.to_vec(), why));
                 return false;
             }
         };
@@ -376,6 +377,33 @@ pub(crate) fn parse_with_block_size(
     parse_source(blocks::Source::Stream(input), origin, opts, block_size)
 }
 
+/// The error of a block's bad line `l` (counted from the input's start).
+fn block_error(origin: &str, l: u64, text: &[u8], why: Bad) -> ParseError {
+    match why {
+        Bad::Malformed => ParseError::malformed(origin, l, EXPECTED, text),
+        Bad::Fraction => ParseError::malformed(
+            origin,
+            l,
+            "a folded stack line whose COUNT is a whole number (a count of samples)",
+            text,
+        ),
+        Bad::EmptyFrame => ParseError::malformed(
+            origin,
+            l,
+            "a folded stack line whose every frame has a name (`a;;b` and a \
+             trailing `;` leave one empty)",
+            text,
+        ),
+        Bad::TooLarge => {
+            let count = text.rsplit(|&c| c == b' ').next().unwrap_or_default();
+            let count = super::excerpt(count.strip_suffix(b"\r").unwrap_or(count));
+            // `path:line: …`, the form editors jump to.
+            let at = format!("{origin}:{l}");
+            ParseError::invalid(&at, too_large("count", &count))
+        }
+    }
+}
+
 fn parse_source(
     source: blocks::Source<'_>,
     origin: &str,
@@ -396,29 +424,7 @@ fn parse_source(
         |b| count_block(b.data, b.last, opts),
         |b| {
             if let Some((l, text, why)) = b.error {
-                error = Some(match why {
-                    Bad::Malformed => ParseError::malformed(origin, lines + l, EXPECTED, &text),
-                    Bad::Fraction => ParseError::malformed(
-                        origin,
-                        lines + l,
-                        "a folded stack line whose COUNT is a whole number (a count of samples)",
-                        &text,
-                    ),
-                    Bad::EmptyFrame => ParseError::malformed(
-                        origin,
-                        lines + l,
-                        "a folded stack line whose every frame has a name (`a;;b` and a \
-                         trailing `;` leave one empty)",
-                        &text,
-                    ),
-                    Bad::TooLarge => {
-                        let count = text.rsplit(|&c| c == b' ').next().unwrap_or_default();
-                        let count = super::excerpt(count.strip_suffix(b"\r").unwrap_or(count));
-                        // `path:line: …`, the form editors jump to.
-                        let at = format!("{origin}:{}", lines + l);
-                        ParseError::invalid(&at, too_large("count", &count))
-                    }
-                });
+                error = Some(block_error(origin, lines + l, &text, why));
                 return false;
             }
             if let (None, Some((l, text))) = (&first_malformed, b.first_malformed) {

@@ -309,30 +309,7 @@ impl Acc {
                 )
             };
             let c = count_of(count.get(i), s::COUNT).with_context(named)?;
-            // One symbol's samples are some of its run's: a count above the
-            // total is a table whose columns disagree (percent-only runs'
-            // counts are estimates, rounded).
-            // A run of samples counts whole samples: a fraction is a table
-            // that was damaged or edited (a flipped byte of a count).
-            if fields.weight == "samples" && c.fract() != 0.0 {
-                bail!(
-                    "{}: {} {} is not a whole number, but the run's counts are samples; \
-                     the table is damaged or was edited",
-                    named(),
-                    s::COUNT,
-                    c
-                );
-            }
-            if c > fields.total && fields.weight != "percent" {
-                bail!(
-                    "{}: {} {} is above the run's {} {}; the table's counts and totals disagree",
-                    named(),
-                    s::COUNT,
-                    crate::aggregate::fmt_count(c),
-                    s::RUN_TOTAL,
-                    crate::aggregate::fmt_count(fields.total)
-                );
-            }
+            check_count(c, &fields, &named)?;
             let row = Row {
                 symbol: symbol.get(i),
                 dso: dso.get(i),
@@ -346,6 +323,33 @@ impl Acc {
         }
         Ok(())
     }
+}
+
+/// One symbol's samples are some of its run's: a count above the total is a
+/// table whose columns disagree (percent-only runs' counts are estimates,
+/// rounded). A run of samples counts whole samples: a fraction is a table
+/// that was damaged or edited (a flipped byte of a count).
+fn check_count(c: f64, fields: &RunFields, named: &dyn Fn() -> String) -> Result<()> {
+    if fields.weight == "samples" && c.fract() != 0.0 {
+        bail!(
+            "{}: {} {} is not a whole number, but the run's counts are samples; \
+             the table is damaged or was edited",
+            named(),
+            s::COUNT,
+            c
+        );
+    }
+    if c > fields.total && fields.weight != "percent" {
+        bail!(
+            "{}: {} {} is above the run's {} {}; the table's counts and totals disagree",
+            named(),
+            s::COUNT,
+            crate::aggregate::fmt_count(c),
+            s::RUN_TOTAL,
+            crate::aggregate::fmt_count(fields.total)
+        );
+    }
+    Ok(())
 }
 
 /// A run's values from one of its rows: taken from its first row

@@ -101,13 +101,8 @@ fn visit_tar(
         if kind.is_dir() || rel.is_empty() {
             continue;
         }
-        // (Before the hidden check: `..` starts with a dot too.)
-        if rel.starts_with('/') || rel.split('/').any(|c| c == "..") {
-            v.unmatched(format!("{rel} (absolute, or with a .. component)"));
-            continue;
-        }
-        if hidden(&rel) {
-            v.unmatched(format!("{rel} (hidden, not read)"));
+        if let Some(why) = not_read(&rel) {
+            v.unmatched(format!("{rel} ({why})"));
             continue;
         }
         if seen.backup(root, &rel)? {
@@ -168,9 +163,7 @@ fn visit_tar(
     }
     // (The rest of the stream read: a compressed archive's check verified.)
     let mut tail = archive.into_inner();
-    tail.finish().with_context(|| {
-        format!("{root}: cannot read: the archive is damaged, none of its runs can be trusted")
-    })?;
+    tail.finish().with_context(|| input::tar_damaged(root))?;
     if !tail.ended() {
         v.warning(format!("{root}: {}", input::tar_cut_warning(read)));
     }
@@ -178,6 +171,18 @@ fn visit_tar(
         v.warning(input::backups_warning(Some(root), &backups));
     }
     Ok(())
+}
+
+/// Why a member's path is not read: absolute or climbing out, or hidden.
+fn not_read(rel: &str) -> Option<&'static str> {
+    // (Before the hidden check: `..` starts with a dot too.)
+    if rel.starts_with('/') || rel.split('/').any(|c| c == "..") {
+        Some("absolute, or with a .. component")
+    } else if hidden(rel) {
+        Some("hidden, not read")
+    } else {
+        None
+    }
 }
 
 fn hidden(path: &str) -> bool {

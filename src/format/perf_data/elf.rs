@@ -137,6 +137,30 @@ fn loads<E: FileHeader<Endian = Endianness>>(
         .collect())
 }
 
+/// The file's `.symtab`, else its `.dynsym`.
+fn symbol_table<'d, E: FileHeader<Endian = Endianness>>(
+    sections: &SectionTable<'d, E, &'d [u8]>,
+    endian: Endianness,
+    data: &'d [u8],
+    path: &str,
+) -> Result<object::read::elf::SymbolTable<'d, E, &'d [u8]>, Why> {
+    let table = [
+        (&b".symtab"[..], elf::SHT_SYMTAB),
+        (b".dynsym", elf::SHT_DYNSYM),
+    ]
+    .into_iter()
+    .find_map(|(name, kind)| {
+        sections
+            .section_by_name(endian, name)
+            .filter(|(_, s)| s.sh_type(endian) == kind)
+    });
+    let Some((index, section)) = table else {
+        return Err(format!("{path}: no symbol table"));
+    };
+    object::read::elf::SymbolTable::parse(endian, data, sections, index, section)
+        .map_err(|e| bad(path, e))
+}
+
 fn build_as<E: FileHeader<Endian = Endianness>>(
     syms: &Image,
     runtime: &Image,
@@ -153,21 +177,7 @@ fn build_as<E: FileHeader<Endian = Endianness>>(
         .sections(endian, rdata)
         .map_err(|e| bad(&runtime.path, e))?;
     let loads = loads(rheader, endian, runtime)?;
-    let table = [
-        (&b".symtab"[..], elf::SHT_SYMTAB),
-        (b".dynsym", elf::SHT_DYNSYM),
-    ]
-    .into_iter()
-    .find_map(|(name, kind)| {
-        sections
-            .section_by_name(endian, name)
-            .filter(|(_, s)| s.sh_type(endian) == kind)
-    });
-    let Some((index, section)) = table else {
-        return Err(format!("{}: no symbol table", syms.path));
-    };
-    let table = object::read::elf::SymbolTable::parse(endian, data, &sections, index, section)
-        .map_err(|e| bad(&syms.path, e))?;
+    let table = symbol_table(&sections, endian, data, &syms.path)?;
     let strings = table.strings();
     let mut out = Table::new(demangle_names);
     let names = sections

@@ -485,25 +485,7 @@ fn finish(
         WeightBy::Samples => Weight::Samples,
         WeightBy::Period => Weight::Period,
     };
-    if let Some(map) = &st.kernel {
-        let given = st.map_origin.as_deref().unwrap_or("");
-        let instead = opts.advice.is_own(st.map_origin.as_deref());
-        let fix = kernel::fix(
-            opts,
-            st.release.as_deref(),
-            st.kernel_id.as_deref(),
-            instead,
-        );
-        let how = Judged {
-            force: opts.force_map,
-            origin: given,
-            fix: &fix,
-        };
-        warnings.extend(judge(map, &st.fit, &st.doubts, &how, origin)?);
-        if st.fit.kernel > 0.0 {
-            warnings.extend(map.lacks_locals().map(|w| format!("{origin}: {w}")));
-        }
-    }
+    warnings.extend(map_warnings(&st, opts)?);
     warnings.extend(tally_warnings(&tally, opts, origin));
     if let Some(f) = &opts.comm {
         p.kept_processes = tally.procs.trees(&st.comms.by_tid(), f);
@@ -567,6 +549,32 @@ fn finish(
     };
     p.warnings = warnings;
     Ok(p)
+}
+
+/// The kernel map judged against the samples it named, and what it lacks.
+fn map_warnings(st: &State<'_>, opts: &ParseOptions) -> Result<Vec<String>, ParseError> {
+    let mut warnings = Vec::new();
+    let origin = st.origin;
+    if let Some(map) = &st.kernel {
+        let given = st.map_origin.as_deref().unwrap_or("");
+        let instead = opts.advice.is_own(st.map_origin.as_deref());
+        let fix = kernel::fix(
+            opts,
+            st.release.as_deref(),
+            st.kernel_id.as_deref(),
+            instead,
+        );
+        let how = Judged {
+            force: opts.force_map,
+            origin: given,
+            fix: &fix,
+        };
+        warnings.extend(judge(map, &st.fit, &st.doubts, &how, origin)?);
+        if st.fit.kernel > 0.0 {
+            warnings.extend(map.lacks_locals().map(|w| format!("{origin}: {w}")));
+        }
+    }
+    Ok(warnings)
 }
 
 /// What the tally itself says: events perf lost, samples `--inclusive`
