@@ -320,6 +320,20 @@ struct Job {
     extra: Vec<String>,
 }
 
+/// The kernels found, for an error: all of a few; of many, the first and
+/// last ones (version order) and how many there are.
+fn kernels_named(known: &[&str]) -> String {
+    match known.len() {
+        0 => "none".to_string(),
+        n if n <= LIST_MAX => known.join(", "),
+        n => format!(
+            "{}, ... {} ({n} kernels)",
+            known[..LIST_MAX / 2].join(", "),
+            known[n - 2..].join(", ")
+        ),
+    }
+}
+
 /// The benchmarks to compare, each with every kernel that has runs of it
 /// (the baseline first, the others in version order); an error when the
 /// baseline kernel has none at all.
@@ -333,11 +347,7 @@ fn plan(config: &BatchConfig, g: &mut Grouped<'_>, warnings: &mut Vec<String>) -
             config.root,
             config.baseline,
             config.layout.text(),
-            if known.is_empty() {
-                "none".to_string()
-            } else {
-                known.join(", ")
-            }
+            kernels_named(&known)
         );
     }
     let all_kernels: Vec<&str> = std::iter::once(config.baseline.as_str())
@@ -715,5 +725,26 @@ fn read_member(
                 maps,
             )
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kernels_named;
+
+    #[test]
+    fn a_missing_baseline_names_a_few_kernels_of_many() {
+        let few = ["v1", "v2"];
+        assert_eq!(kernels_named(&few), "v1, v2");
+        assert_eq!(kernels_named(&[]), "none");
+        let many: Vec<String> = (0..1000).map(|k| format!("v1.{k:04}")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        let named = kernels_named(&many);
+        assert!(named.len() < 200, "{named}");
+        assert!(named.starts_with("v1.0000, v1.0001,"), "{named}");
+        assert!(
+            named.ends_with("v1.0998, v1.0999 (1000 kernels)"),
+            "{named}"
+        );
     }
 }

@@ -92,6 +92,25 @@ pub fn enter(z: f64, rho: f64) -> f64 {
 /// The p of the best of the splits at exposure shares `shares` (each in
 /// (0, 1), increasing), whose own p is `p_point` (module comment).
 pub fn max_p(p_point: f64, shares: &[f64]) -> f64 {
+    bound_up_to(p_point, shares, 1.0).min(1.0)
+}
+
+/// Whether the bound of [`max_p`] is above `t`: the same answer, its sum
+/// stopped once past `t` (every term is a chance, never negative), or not
+/// summed when Bonferroni's bound (`splits · p_point`, never below it) is
+/// at most `t`.
+pub fn max_p_above(p_point: f64, shares: &[f64], t: f64) -> bool {
+    // Each term is at most `p_point` (P(|Z_j| ≥ z)): Bonferroni's bound
+    // at most t answers without the sum.
+    if p_point * shares.len() as f64 <= t {
+        return p_point > t;
+    }
+    bound_up_to(p_point, shares, t) > t
+}
+
+/// The bound's sum in its fixed order, stopped as soon as it is above
+/// `stop` (then only that is known of it: the terms are never negative).
+fn bound_up_to(p_point: f64, shares: &[f64], stop: f64) -> f64 {
     if p_point.is_nan() || p_point <= 0.0 {
         return p_point.max(0.0);
     }
@@ -99,26 +118,30 @@ pub fn max_p(p_point: f64, shares: &[f64]) -> f64 {
         return p_point.min(1.0);
     }
     let z = std::f64::consts::SQRT_2 * erfc_inv(p_point);
-    let u: Vec<f64> = shares.iter().map(|&f| f / (1.0 - f)).collect();
     let mut p = p_point;
-    for w in u.windows(2) {
-        let rho = (w[0] / w[1]).sqrt();
-        p += enter(z, rho);
+    let mut prev = shares[0] / (1.0 - shares[0]);
+    for &f in &shares[1..] {
+        if p > stop {
+            break;
+        }
+        let u = f / (1.0 - f);
+        p += enter(z, (prev / u).sqrt());
+        prev = u;
     }
-    p.min(1.0)
+    p
 }
 
 /// The per-split level whose bound is `t` (`max_p(level, shares) = t`, by
 /// bisection on log level, 100 steps): an interval at `1 − level` leaves
 /// out 0 when the best split's p is at most t.
 pub fn level_for(t: f64, shares: &[f64]) -> f64 {
-    if t.is_nan() || t <= 0.0 || t >= 1.0 || max_p(t, shares) <= t {
+    if t.is_nan() || t <= 0.0 || t >= 1.0 || !max_p_above(t, shares, t) {
         return t;
     }
     let (mut lo, mut hi) = ((t / shares.len().max(1) as f64).ln(), t.ln());
     for _ in 0..100 {
         let mid = 0.5 * (lo + hi);
-        if max_p(mid.exp(), shares) > t {
+        if max_p_above(mid.exp(), shares, t) {
             hi = mid;
         } else {
             lo = mid;
@@ -163,6 +186,19 @@ mod tests {
         assert_eq!(max_p(0.6, &shares), 1.0);
         let far = max_p(1e-4, &[1e-6, 0.5, 1.0 - 1e-6]);
         assert!(far > 2.9e-4 && far <= 3e-4, "{far}");
+    }
+
+    #[test]
+    fn the_stopped_sum_answers_as_the_whole_one() {
+        let even: Vec<f64> = (1..400).map(|k| k as f64 / 400.0).collect();
+        let uneven: Vec<f64> = (1..60).map(|k| (k as f64 / 60.0).powi(2)).collect();
+        for shares in [&even[..], &uneven[..]] {
+            for p in [1e-15, 1e-9, 1e-5, 1e-3, 0.01, 0.04, 0.3] {
+                for t in [1e-6, 1e-3, 0.01, 0.05, 0.5] {
+                    assert_eq!(max_p_above(p, shares, t), max_p(p, shares) > t, "{p} {t}");
+                }
+            }
+        }
     }
 
     #[test]

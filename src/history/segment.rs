@@ -426,7 +426,11 @@ fn best_split(
     }
     let (at, lr, x, mx) = best?;
     let (y, my) = (total_c - x, total_e - mx);
-    if maxsplit::max_p(stats::min_reachable_p(total_c, my / total_e), &shares) > alpha {
+    if maxsplit::max_p_above(
+        stats::min_reachable_p(total_c, my / total_e),
+        &shares,
+        alpha,
+    ) {
         return None;
     }
     let p_point = stats::exact_p(x, y, mx, my).max(stats::ql_p(lr, disp.phi, disp.df));
