@@ -337,3 +337,25 @@ fn rows_below_min_delta_are_worded_as_rows() {
         "{out}"
     );
 }
+
+/// The man page's SYNOPSIS gives each option's value as `--help` does
+/// (`[--comm NAMES]`), not the bare flag; flags without one stay bare.
+#[test]
+fn man_synopsis_names_option_values() {
+    let o = run(&["man"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let page = stdout(&o);
+    let synopsis = page
+        .split(".SH SYNOPSIS\n")
+        .nth(1)
+        .and_then(|s| s.split("\n.SH ").next())
+        .unwrap_or_default();
+    for want in [
+        "[\\fB\\-\\-comm\\fR \\fINAMES\\fR]",
+        "[\\fB\\-\\-old\\-kallsyms\\fR \\fIFILE\\fR]",
+        "[\\fB\\-o\\fR|\\fB\\-\\-output\\fR \\fIOUTPUT\\fR]",
+        "[\\fB\\-\\-wide\\fR]",
+    ] {
+        assert!(synopsis.contains(want), "{want}: {synopsis}");
+    }
+}
