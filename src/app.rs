@@ -306,8 +306,9 @@ pub fn run(config: &Config, out: &mut dyn Write, err: &mut dyn Write) -> Result<
         }
     }
     if !matches!(config.output, OutputFormat::Text | OutputFormat::Markdown) {
+        let fold = config.output == OutputFormat::Classic;
         for w in &report.warnings {
-            writeln!(err, "diffprofile: warning: {w}")?;
+            render::text::write_stderr_warning(err, w, fold)?;
         }
     }
     let regressed = report.comparisons.iter().any(|c| c.regressions > 0);
@@ -329,7 +330,7 @@ pub fn run_noise_model(
     let paths = &config.config.sides[0].paths;
     let (model, warnings) = pool.install(|| learn_model(paths, &config.config))?;
     for w in &warnings {
-        writeln!(err, "diffprofile: warning: {w}")?;
+        render::text::write_stderr_warning(err, w, false)?;
     }
     let text = model.to_json()?;
     match &config.out {

@@ -174,10 +174,7 @@ impl Config {
         let identity = identity(&cli, &mut notes)?;
         let relative = cli.percentage == PercentageArg::Relative;
         if relative {
-            notes.push(
-                "percentage: relative (shares re-based on the samples the filters kept)"
-                    .to_string(),
-            );
+            notes.push(percentage_note(normalize));
         }
         let (comm, pid) = process_filters(&cli)?;
         let parse = ParseOptions {
@@ -291,6 +288,22 @@ fn process_filters(cli: &Cli) -> Result<(Option<CommFilter>, Option<PidFilter>)>
 }
 
 /// `-n`, or its default: ticks for `-o classic`, shares otherwise.
+/// The header's note of `--percentage relative`: it re-bases shares, so
+/// in any other unit (`-o classic`'s mean ticks) it changes nothing, said.
+fn percentage_note(normalize: Normalize) -> String {
+    match normalize {
+        Normalize::Share => {
+            "percentage: relative (shares re-based on the samples the filters kept)".to_string()
+        }
+        other => format!(
+            "percentage: relative changes nothing: it re-bases shares, and the unit here is {} \
+             (-n {})",
+            other.unit(),
+            other.name()
+        ),
+    }
+}
+
 fn normalize_of(n: Option<NormalizeArg>, output: OutputArg) -> Normalize {
     match n {
         Some(n) => match n {

@@ -319,11 +319,29 @@ pub struct Context {
 impl Context {
     /// `detail`: the unresolved-samples warning in full (`--wide`), not
     /// in one line.
-    pub fn of(sides: &[Side], exposures: &[Vec<f64>], matrix: &Matrix, detail: bool) -> Context {
+    /// `relative`: shares are of the samples the filters kept (the
+    /// exposures), so the unresolved samples' percentage is too.
+    pub fn of(
+        sides: &[Side],
+        exposures: &[Vec<f64>],
+        matrix: &Matrix,
+        (detail, relative): (bool, bool),
+    ) -> Context {
         let mut warnings = matrix.warnings.clone();
         warnings.extend(warnings::run_warnings(sides));
-        let runs: Vec<&crate::profile::Profile> = sides.iter().flat_map(|s| &s.runs).collect();
-        warnings.extend(crate::format::unresolved::summary(&runs, detail));
+        let runs: Vec<(&crate::profile::Profile, f64)> = sides
+            .iter()
+            .zip(exposures)
+            .flat_map(|(s, e)| {
+                s.runs
+                    .iter()
+                    .zip(e)
+                    .map(|(r, &e)| (r, if relative { e } else { r.total }))
+            })
+            .collect();
+        warnings.extend(crate::format::unresolved::summaries(
+            &runs, relative, detail,
+        ));
         let testable = aggregate::counts_are_samples(sides);
         if !testable {
             warnings.push(NOT_TESTED.to_string());
@@ -364,7 +382,8 @@ pub fn compare(ctx: Context, exposures: &[Vec<f64>], matrix: Matrix, opts: &Diff
         .enumerate()
         .map(|(k, built)| {
             let j = k + 1;
-            let side = (j, names[j].as_str(), names.len());
+            let label = comparison_label(&names, j);
+            let side = (j, label.as_str(), names.len());
             let runs = [sources[0].as_slice(), sources[j].as_slice()];
             compare_one(
                 side,
@@ -430,7 +449,19 @@ pub fn common_event(sides: &[Side], warnings: &mut Vec<String>) -> Option<String
     events.first().map(|e| e.to_string())
 }
 
-/// Comparison `side.0` (of side `side.1`, of `side.2` sides).
+/// How a comparison's own warnings begin: nothing when the report has one
+/// comparison (two sides), else which one (`NEW2 vs OLD: `), so that a
+/// side's name is never read as the side a named run is on.
+fn comparison_label(names: &[String], j: usize) -> String {
+    if names.len() <= 2 {
+        return String::new();
+    }
+    let name = crate::text::side_name;
+    format!("{} vs {}: ", name(&names[j]), name(&names[0]))
+}
+
+/// Comparison `side.0` (of side `side.1`, of `side.2` sides; `side.1`
+/// begins its warnings, [`comparison_label`]).
 fn compare_one(
     side: (usize, &str, usize),
     built: Built,
@@ -465,7 +496,7 @@ fn compare_one(
     warnings.extend(unlike_runs(
         &noise,
         &judged,
-        (&exposures[0], opts),
+        ([&exposures[0], &exposures[j]], opts),
         side_name,
         sources,
     ));
@@ -555,16 +586,22 @@ fn shown_order(order: &[u32], shown: &[bool]) -> Vec<u32> {
 fn unlike_runs(
     noise: &Noise,
     rows: &[&Row],
-    (old_exp, opts): (&[f64], &DiffOptions),
+    (exposures, opts): ([&[f64]; 2], &DiffOptions),
     side_name: &str,
     sources: [&[&str]; 2],
 ) -> Vec<String> {
-    let mut out: Vec<String> = warnings::unlike_runs(noise, rows, side_name, sources)
-        .into_iter()
-        .collect();
+    let shares = opts.normalize == Normalize::Share;
+    let mut out: Vec<String> =
+        warnings::unlike_runs(noise, rows, side_name, sources, (exposures, shares))
+            .into_iter()
+            .collect();
     if noise.model.is_some() {
         out.extend(old_run_against_model(
-            rows, old_exp, opts, side_name, sources[0],
+            rows,
+            exposures[0],
+            opts,
+            side_name,
+            sources[0],
         ));
     }
     out
@@ -764,13 +801,13 @@ fn judge_rows(
     let shared = judged::Shared::new(verdicts, opts.normalize.scale());
     match noise.method {
         Method::OneRun => warnings.push(format!(
-            "{side_name}: one run per side: run-to-run noise is judged across symbols, conservatively (only large changes can be marked); use >= 3 runs per side or a noise model (--noise-model, --noise-from)"
+            "{side_name}one run per side: run-to-run noise is judged across symbols, conservatively (only large changes can be marked); use >= 3 runs per side or a noise model (--noise-model, --noise-from)"
         )),
         Method::OneRunAssumed => warnings.push(format!(
-            "{side_name}: one run per side and fewer than 10 symbols with >= 5 samples: run-to-run noise is the --noise-cv given, not measured"
+            "{side_name}one run per side and fewer than 10 symbols with >= 5 samples: run-to-run noise is the --noise-cv given, not measured"
         )),
         Method::SamplingOnly => warnings.push(format!(
-            "{side_name}: one run per side and fewer than 10 symbols with >= 5 samples: only sampling noise is accounted for (give --noise-cv, a noise model or more runs)"
+            "{side_name}one run per side and fewer than 10 symbols with >= 5 samples: only sampling noise is accounted for (give --noise-cv, a noise model or more runs)"
         )),
         _ => {}
     }

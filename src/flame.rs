@@ -146,6 +146,9 @@ pub struct Flame {
     pub tree: Tree,
     /// Runs whose stacks went in, per side (baseline, compared).
     pub runs: (usize, usize),
+    /// Every run of both sides recorded without `-g`: each stack is a
+    /// leaf alone, so the graph has no callers.
+    pub leaves_only: bool,
     /// How the stacks were shaped.
     pub view: FlameView,
     /// How the frames' inclusive changes were judged.
@@ -297,10 +300,16 @@ pub fn build(
         let m = (base.1.iter().sum(), other.1.iter().sum());
         let (mut tree, counts) = b.finish(m, n_old);
         let tests = judge::judge(&mut tree, &counts, (&base.1, &other.1), tests);
+        let leaves_only = base
+            .0
+            .iter()
+            .chain(&other.0)
+            .all(|r| r.stacks.keys().all(|s| s.len() <= 1));
         out.graphs.push(Flame {
             side: j,
             tree,
             runs: (n_old, n_new),
+            leaves_only,
             view,
             tests,
         });

@@ -10,10 +10,45 @@ use std::io::Write;
 /// Render one command's man page.
 fn page(cmd: clap::Command) -> Result<Vec<u8>> {
     let mut buf = Vec::new();
-    clap_mangen::Man::new(cmd)
+    clap_mangen::Man::new(cmd.clone())
         .render(&mut buf)
         .context("cannot render the man page")?;
-    Ok(buf)
+    let text = String::from_utf8(buf).context("the man page is not UTF-8")?;
+    Ok(with_values(text, &cmd).into_bytes())
+}
+
+/// clap_mangen's SYNOPSIS names each option without its value
+/// (`[--comm]`): each option that takes one gets it, as `--help` writes
+/// it (`[--comm NAMES]`).
+fn with_values(page: String, cmd: &clap::Command) -> String {
+    let Some(start) = page.find(".SH SYNOPSIS\n") else {
+        return page;
+    };
+    let end = page[start + 1..]
+        .find("\n.SH ")
+        .map_or(page.len(), |e| start + 1 + e);
+    let mut synopsis = page[start..end].to_string();
+    for arg in cmd.get_arguments().filter(|a| !a.is_positional()) {
+        let (Some(long), true) = (arg.get_long(), arg.get_action().takes_values()) else {
+            continue;
+        };
+        let value = match arg.get_value_names() {
+            Some(names) => names
+                .iter()
+                .map(|n| n.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
+            None => arg.get_id().as_str().to_uppercase(),
+        };
+        let flag = format!("\\fB\\-\\-{}\\fR]", long.replace('-', "\\-"));
+        let with = format!(
+            "\\fB\\-\\-{}\\fR \\fI{}\\fR]",
+            long.replace('-', "\\-"),
+            value.replace('-', "\\-")
+        );
+        synopsis = synopsis.replacen(&flag, &with, 1);
+    }
+    format!("{}{synopsis}{}", &page[..start], &page[end..])
 }
 
 /// With a directory: `diffprofile.1` and one `diffprofile-SUB.1` per

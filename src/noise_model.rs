@@ -288,7 +288,7 @@ impl NoiseModel {
             .collect();
         if all > 0.0 && known < 0.5 * all {
             warnings.push(format!(
-                "{side}: the noise model ({}) knows the symbols of only {:.0}% of the samples compared: is it of this workload and kernel?",
+                "{side}the noise model ({}) knows the symbols of only {:.0}% of the samples compared: is it of this workload and kernel?",
                 self.source,
                 100.0 * known / all
             ));

@@ -119,12 +119,19 @@ pub fn shared_comm(sides: &[Side], parse: &ParseOptions) -> Option<String> {
     } else {
         String::new()
     };
-    // Every run's largest tree: --pid applies to every run.
-    let largest: Vec<String> = runs
+    // Every run's largest tree: --pid applies to every run, so a process
+    // recorded in several runs (a long-lived one) is named once.
+    let firsts: Vec<i32> = runs
         .iter()
-        .filter_map(|(_, r)| r.kept_processes.first().map(|t| t.0.to_string()))
+        .filter_map(|(_, r)| r.kept_processes.first().map(|t| t.0))
         .collect();
-    let fix = if largest.len() == runs.len() && largest.len() <= 12 {
+    let mut largest: Vec<String> = Vec::new();
+    for (k, pid) in firsts.iter().enumerate() {
+        if !firsts[..k].contains(pid) {
+            largest.push(pid.to_string());
+        }
+    }
+    let fix = if firsts.len() == runs.len() && largest.len() <= 12 {
         format!("--pid {} keeps each run's largest", largest.join(","))
     } else {
         "--pid PID,... (one per run) keeps the ones you name".to_string()
@@ -390,6 +397,40 @@ mod tests {
         }
         p.total = total;
         p
+    }
+
+    /// A long-lived process recorded in several runs is the largest of
+    /// each: the suggested `--pid` names it once.
+    #[test]
+    fn suggested_pids_are_named_once() {
+        let with = |pids: &[(i32, f64)]| {
+            let mut p = run(Format::PerfData, &[("a", Some(Mode::User), 3.0)], 3.0);
+            p.kept_processes = pids.to_vec();
+            p
+        };
+        let old = Side::new(
+            "old",
+            vec![
+                with(&[(1765, 5.0), (29117, 4.0)]),
+                with(&[(29117, 8.0), (2263, 1.0)]),
+            ],
+        );
+        let new = Side::new(
+            "new",
+            vec![
+                with(&[(29117, 7.0), (2524, 3.0)]),
+                with(&[(2377, 5.0), (29117, 1.0)]),
+            ],
+        );
+        let parse = ParseOptions {
+            comm: Some(crate::format::filter::CommFilter::parse("dp-main").unwrap()),
+            ..ParseOptions::default()
+        };
+        let w = shared_comm(&[old, new], &parse).unwrap();
+        assert!(
+            w.contains("--pid 1765,29117,2377 keeps each run's largest"),
+            "{w}"
+        );
     }
 
     fn with_event(mut p: Profile, event: &str) -> Profile {

@@ -50,6 +50,24 @@ pub fn excerpt(line: &[u8]) -> String {
 /// of zeros forced through a text parser.
 pub const MAX_LINE: usize = 4 << 20;
 
+/// `s` shortened to `max` characters by cutting its middle, marked with
+/// `ellipsis` (`...` in ASCII outputs, `…` elsewhere): both ends of a
+/// name, where kernel names differ, stay readable.
+pub fn truncate_middle(s: &str, max: usize, ellipsis: &str) -> String {
+    let n = s.chars().count();
+    let e = ellipsis.chars().count();
+    if n <= max || max <= e + 2 {
+        return s.to_string();
+    }
+    let keep = max - e;
+    let head = keep.div_ceil(2);
+    let tail = keep - head;
+    let mut out: String = s.chars().take(head).collect();
+    out.push_str(ellipsis);
+    out.extend(s.chars().skip(n - tail));
+    out
+}
+
 /// `n` and a noun, singular for one: `1 sample`, `2 samples` (`word` is
 /// the singular; an `s` is added).
 pub fn plural(n: u64, word: &str) -> String {

@@ -14,6 +14,7 @@ mod export;
 mod filters;
 mod first_hour;
 mod history;
+mod hour2;
 mod html;
 mod identity;
 mod io;

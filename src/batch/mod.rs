@@ -9,7 +9,8 @@
 //! [`crate::app::compare_sides`], again in parallel. Missing baselines,
 //! missing kernels, empty, unrecognised, unreadable and malformed members,
 //! paths with no place in the layout and refused benchmarks all end up as
-//! warnings (in the output and on stderr), never dropped; a batch that
+//! warnings (in the output, and on stderr when the output is not text or
+//! markdown), never dropped; a batch that
 //! exits with 2 says why as the last line of its report. Rendering is in
 //! [`output`].
 
@@ -96,6 +97,53 @@ pub struct Batch {
     pub errors: usize,
 }
 
+/// The batch's warnings on stderr, each once: where the output carries
+/// them (text and markdown, in the index and each benchmark's section or
+/// file) one line says how many and where; otherwise each (JSON, CSV and
+/// HTML carry them too, but are not read on a terminal), as the
+/// comparison's are, and so does a failed batch, whose error points to
+/// them. The last warning of a failed batch says why; [`run`] ends with
+/// it.
+fn warn(batch: &Batch, config: &BatchConfig, failed: bool, err: &mut dyn Write) -> Result<()> {
+    let shown = batch.warnings.len() - usize::from(failed);
+    let own = batch.warnings[..shown]
+        .iter()
+        .map(|w| format!("{}: {w}", config.root));
+    let benches = batch.benches.iter().flat_map(|b| {
+        b.report
+            .iter()
+            .flat_map(|r| &r.warnings)
+            .map(|w| format!("{}: {}: {w}", config.root, b.name))
+    });
+    let all: Vec<String> = own.chain(benches).collect();
+    let carried = matches!(
+        config.config.output,
+        crate::render::OutputFormat::Text | crate::render::OutputFormat::Markdown
+    );
+    // (A failed batch's error says its members were "named above".)
+    if !carried || failed {
+        let fold = config.config.output == crate::render::OutputFormat::Classic;
+        for w in &all {
+            crate::render::text::write_stderr_warning(err, w, fold)?;
+        }
+    } else if !all.is_empty() {
+        let place = match &config.out_dir {
+            Some(dir) => format!("in the reports in {}", dir.display()),
+            None => "in the report".to_string(),
+        };
+        crate::render::text::write_stderr_warning(
+            err,
+            &format!(
+                "{}: {}, {place}",
+                config.root,
+                crate::text::plural(all.len() as u64, "warning")
+            ),
+            true,
+        )?;
+    }
+    Ok(())
+}
+
 /// Run a batch: load, compare, write the reports; returns the exit code.
 pub fn run(
     config: &BatchConfig,
@@ -118,20 +166,7 @@ pub fn run(
     bar.finish_and_clear();
     let batch = batch?;
     let failed = batch.errors > 0 && !config.config.load.parse.lenient;
-    // (The last warning of a failed batch says why; it ends the run below.)
-    let shown = batch.warnings.len() - usize::from(failed);
-    for w in &batch.warnings[..shown] {
-        writeln!(err, "diffprofile: warning: {}: {w}", config.root)?;
-    }
-    for b in &batch.benches {
-        for w in b.report.iter().flat_map(|r| &r.warnings) {
-            writeln!(
-                err,
-                "diffprofile: warning: {}: {}: {w}",
-                config.root, b.name
-            )?;
-        }
-    }
+    warn(&batch, config, failed, err)?;
     match &config.out_dir {
         Some(dir) => output::write_dir(&batch, config, dir)?,
         None => output::write_stdout(&batch, config, out)?,

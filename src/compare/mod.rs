@@ -214,7 +214,8 @@ struct Taken {
 /// and their flames when stacks were asked for.
 fn take(sides: &[Side], config: &Config) -> Result<Taken> {
     let (matrix, exposures) = count_matrix(sides, config)?;
-    let ctx = diff::Context::of(sides, &exposures, &matrix, config.render.wide);
+    let relative = config.relative && config.diff.normalize == aggregate::Normalize::Share;
+    let ctx = diff::Context::of(sides, &exposures, &matrix, (config.render.wide, relative));
     let flames = config.load.parse.stacks.then(|| {
         // Frames are judged as the rows are (the comparison's --alpha,
         // --adjust, --noise-cv; untested when counts are not samples).
@@ -231,12 +232,7 @@ fn take(sides: &[Side], config: &Config) -> Result<Taken> {
     let kept = filtered.then(|| {
         sides
             .iter()
-            .map(|s| {
-                s.runs
-                    .iter()
-                    .map(|r| r.symbol_sum() + r.unattributed)
-                    .collect()
-            })
+            .map(|s| s.runs.iter().map(|r| kept_of(r, p.kernel_only)).collect())
             .collect()
     });
     Ok(Taken {
@@ -246,6 +242,20 @@ fn take(sides: &[Side], config: &Config) -> Result<Taken> {
         ctx,
         flames,
     })
+}
+
+/// What the sample filters kept of a run: its counts (filtered as it was
+/// read), and with `--kernel-only`, which leaves user rows out of the
+/// table rather than out of the run, its kernel rows alone; samples no
+/// row holds (readprofile's `*unknown*`, ticks past the map) are kernel.
+fn kept_of(run: &crate::profile::Profile, kernel_only: bool) -> f64 {
+    let rows: f64 = run
+        .counts
+        .iter()
+        .filter(|(k, _)| !kernel_only || crate::identity::is_kernel_mode(k.mode))
+        .map(|(_, c)| c)
+        .sum();
+    rows + run.unattributed
 }
 
 impl Taken {

@@ -29,7 +29,8 @@ const MIN_SYMBOLS: usize = 5;
 /// Shifts smaller than this (in log ratio) never warn.
 const MIN_SHIFT: f64 = 0.02;
 
-/// The warning for comparison `side`, if its common shift is real.
+/// The warning for a comparison (`side` begins it: empty, or `NEW2 vs OLD: `),
+/// if its common shift is real.
 pub fn warning<R: Borrow<Row>>(
     rows: &[R],
     old_exp: &[f64],
@@ -80,7 +81,7 @@ pub fn warning<R: Borrow<Row>>(
         )
     };
     Some(format!(
-        "{side}: most symbols' shares shifted by {:+.1}%, {why}: composition effect? \
+        "{side}most symbols' shares shifted by {:+.1}%, {why}: composition effect? \
          consider --normalize robust or work",
         (m.exp() - 1.0) * 100.0
     ))
@@ -163,9 +164,9 @@ mod tests {
     fn a_shift_beyond_the_runs_scatter_is_warned() {
         let r = rows(&BASE, &[1.0, 1.01, 0.99], &[1.15, 1.16, 1.14]);
         let e = [10000.0; 3];
-        let w = warning(&r, &e, &e, 0.05, "new").unwrap_or_default();
+        let w = warning(&r, &e, &e, 0.05, "NEW2 vs OLD: ").unwrap_or_default();
         assert!(
-            w.starts_with("new: most symbols' shares shifted by +15.0%"),
+            w.starts_with("NEW2 vs OLD: most symbols' shares shifted by +15.0%"),
             "{w}"
         );
         assert!(w.contains("t test, p"), "{w}");

@@ -9,17 +9,83 @@ use crate::aggregate::Side;
 use crate::significance::Noise;
 use std::collections::BTreeMap;
 
+/// How long a symbol's name may be in a warning: as the table's symbol
+/// column cuts it by default, so that a warning folds into few lines.
+pub const NAME_WIDTH: usize = 40;
+
+/// A run's worst symbols, `name COUNT vs EXPECTED`, names cut in the middle
+/// to [`NAME_WIDTH`] (the rows carry them whole).
+fn worst_symbols(c: &crate::stats::RunCheck, rows: &[&super::Row]) -> String {
+    let fmt = |x: f64| crate::aggregate::fmt_count(x.round());
+    let worst: Vec<String> = c
+        .worst
+        .iter()
+        .map(|&(i, _, got, want)| {
+            let name = crate::text::truncate_middle(&rows[i].symbol, NAME_WIDTH, "...");
+            format!("{name} {} vs {}", fmt(got), fmt(want))
+        })
+        .collect();
+    worst.join(", ")
+}
+
+/// Each run's samples that the sample filters kept, as a fraction of its
+/// exposure (side 0 OLD, 1 NEW): below 1 when `--comm` and the like left
+/// some out and shares are of all samples.
+fn kept_fractions(rows: &[&super::Row], exposures: [&[f64]; 2]) -> [Vec<f64>; 2] {
+    let side = |s: usize| -> Vec<f64> {
+        (0..exposures[s].len())
+            .map(|r| {
+                let kept: f64 = rows
+                    .iter()
+                    .map(|row| {
+                        if s == 0 {
+                            row.old_counts()
+                        } else {
+                            row.new_counts()
+                        }
+                    })
+                    .filter_map(|c| c.get(r))
+                    .sum();
+                kept / exposures[s][r]
+            })
+            .collect()
+    };
+    [side(0), side(1)]
+}
+
+/// When the filters kept a part of run `r`'s samples unlike its siblings'
+/// (by more than a tenth), the two parts in percent: then its shares of
+/// all samples differ for that alone.
+fn kept_unlike(fractions: &[f64], r: usize) -> Option<(f64, f64)> {
+    let own = *fractions.get(r)?;
+    let siblings: Vec<f64> = (0..fractions.len())
+        .filter(|&k| k != r)
+        .map(|k| fractions[k])
+        .collect();
+    let typical = crate::stats::median(&siblings);
+    let off = (own / typical - 1.0).abs() > 0.1;
+    (off && typical.is_finite()).then_some((own * 100.0, typical * 100.0))
+}
+
 /// docs/statistics.md §5.5: the runs of comparison `side` (its OLD and NEW
 /// runs' sources) unlike their siblings, in one line: each run, how far
-/// beyond the model, and its worst symbols (count against what its
-/// siblings expect). `rows`: the rows as they were judged.
+/// beyond the model, and its worst symbols (its count against the count
+/// its siblings' rate gives a run of its size). `rows`: the rows as they
+/// were judged; `exposures`: the runs' (OLD, NEW). With shares (`shares`)
+/// a run whose kept part of its samples differs from its siblings' is
+/// said to, and `--percentage relative` is the advice.
 pub fn unlike_runs(
     noise: &Noise,
     rows: &[&super::Row],
     side: &str,
     sources: [&[&str]; 2],
+    (exposures, shares): ([&[f64]; 2], bool),
 ) -> Option<String> {
-    let fmt = |x: f64| crate::aggregate::fmt_count(x.round());
+    if !noise.runs.iter().any(|(_, c)| c.unlike()) {
+        return None;
+    }
+    let fractions = kept_fractions(rows, exposures);
+    let mut kept_differs = false;
     let named: Vec<String> = noise
         .runs
         .iter()
@@ -27,22 +93,31 @@ pub fn unlike_runs(
         .map(|(s, c)| {
             let which = if *s == 0 { "OLD" } else { "NEW" };
             let run = sources[*s].get(c.run).copied().unwrap_or("?");
-            let worst: Vec<String> = c
-                .worst
-                .iter()
-                .map(|&(i, _, got, want)| format!("{} {} vs {}", rows[i].symbol, fmt(got), fmt(want)))
-                .collect();
+            let kept = match kept_unlike(&fractions[*s], c.run).filter(|_| shares) {
+                Some((own, typical)) => {
+                    kept_differs = true;
+                    format!("; the filters kept {own:.0}% of its samples, {typical:.0}% of its siblings'")
+                }
+                None => String::new(),
+            };
             format!(
-                "{which} {run} (noise {:.1}x the model's in most symbols, {} symbol(s) far beyond it; worst: {})",
+                "{which} {run} (noise {:.1}x the model's in most symbols, {} symbol(s) far beyond it; worst: {}{kept})",
                 c.scale,
                 c.extremes,
-                worst.join(", ")
+                worst_symbols(c, rows)
             )
         })
         .collect();
+    let advice = if kept_differs {
+        "--percentage relative compares shares of the kept samples; or compare the runs, \
+         or leave them out"
+    } else {
+        "compare them, or leave them out"
+    };
     (!named.is_empty()).then(|| {
         format!(
-            "{side}: run(s) unlike their siblings: {}; compare them, or leave them out",
+            "{side}run(s) unlike their siblings (worst: the run's count vs what its \
+             siblings' rate predicts): {}; {advice}",
             named.join("; ")
         )
     })
@@ -57,41 +132,74 @@ pub fn unlike_model(
     old_sources: &[&str],
 ) -> Option<String> {
     let c = check.filter(|c| c.unlike())?;
-    let fmt = |x: f64| crate::aggregate::fmt_count(x.round());
-    let worst: Vec<String> = c
-        .worst
-        .iter()
-        .map(|&(i, _, got, want)| format!("{} {} vs {}", rows[i].symbol, fmt(got), fmt(want)))
-        .collect();
     Some(format!(
-        "{side}: OLD {} is unlike the noise model's replicates (noise {:.1}x the model's in most symbols, {} symbol(s) far beyond it; worst: {}): the model may not describe this run",
+        "{side}OLD {} is unlike the noise model's replicates (noise {:.1}x the model's in most symbols, {} symbol(s) far beyond it; worst, its count vs the model's expected count: {}): the model may not describe this run",
         old_sources.first().copied().unwrap_or("?"),
         c.scale,
         c.extremes,
-        worst.join(", ")
+        worst_symbols(c, rows)
     ))
 }
 
+/// A warning that begins with a count of something (`19 samples without
+/// a frame …`): the count, the noun in the singular and the rest, so that
+/// the same warning of several runs with their own counts is said once.
+fn counted(text: &str) -> Option<(u64, &str, &str)> {
+    let (number, after) = text.split_once(' ')?;
+    if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit() || b == b',') {
+        return None;
+    }
+    let n: u64 = number.replace(',', "").parse().ok()?;
+    let end = after.find(' ').unwrap_or(after.len());
+    let (noun, rest) = after.split_at(end);
+    let singular = if n == 1 {
+        noun
+    } else {
+        noun.strip_suffix('s')?
+    };
+    (!singular.is_empty()).then_some((n, singular, rest))
+}
+
+/// One warning group: the first wording, the runs (side, run index) and,
+/// for a counted warning ([`counted`]), each run's count.
+struct Group {
+    first: String,
+    /// The wording without the run's path.
+    text: String,
+    runs: Vec<(usize, usize)>,
+    counts: Vec<u64>,
+}
+
 /// Every run's warnings, grouped by their text once the run's own path
-/// prefix (`SOURCE: `) is removed; a warning of one run names it
-/// (`SOURCE: …`, also when its reader left the path out).
+/// prefix (`SOURCE: `) is removed, and a leading count too (the runs'
+/// counts are added up); a warning of one run names it (`SOURCE: …`,
+/// also when its reader left the path out).
 pub fn run_warnings(sides: &[Side]) -> Vec<String> {
-    // text -> (first original wording, runs (side, run index))
     let mut order: Vec<String> = Vec::new();
-    let mut groups: BTreeMap<String, (String, Vec<(usize, usize)>)> = BTreeMap::new();
+    let mut groups: BTreeMap<String, Group> = BTreeMap::new();
     for (s, side) in sides.iter().enumerate() {
         for (k, run) in side.runs.iter().enumerate() {
             let prefix = format!("{}: ", run.source);
             for w in &run.warnings {
-                let key = w.strip_prefix(&prefix).unwrap_or(w).to_string();
+                let text = w.strip_prefix(&prefix).unwrap_or(w);
+                let count = counted(text);
+                let key = match count {
+                    Some((_, noun, rest)) => format!("#{noun}{rest}"),
+                    None => text.to_string(),
+                };
                 let g = groups.entry(key.clone()).or_insert_with(|| {
-                    // A run's warning names its file, whatever the reader wrote.
-                    let named = format!("{prefix}{key}");
                     order.push(key);
-                    (named, Vec::new())
+                    Group {
+                        // A run's warning names its file, whatever the reader wrote.
+                        first: format!("{prefix}{text}"),
+                        text: text.to_string(),
+                        runs: Vec::new(),
+                        counts: Vec::new(),
+                    }
                 });
-                if !g.1.contains(&(s, k)) {
-                    g.1.push((s, k));
+                if !g.runs.contains(&(s, k)) {
+                    g.runs.push((s, k));
+                    g.counts.extend(count.map(|c| c.0));
                 }
             }
         }
@@ -99,14 +207,37 @@ pub fn run_warnings(sides: &[Side]) -> Vec<String> {
     order
         .into_iter()
         .filter_map(|key| {
-            let (first, runs) = groups.remove(&key)?;
-            Some(if runs.len() <= 1 {
-                first
-            } else {
-                format!("{}: {key}", describe_runs(sides, &runs))
-            })
+            let g = groups.remove(&key)?;
+            Some(said_once(sides, g))
         })
         .collect()
+}
+
+/// A group's one warning: as it was for one run; for several, naming them
+/// (`old runs 1-5: …`) with a counted warning's counts added up.
+fn said_once(sides: &[Side], g: Group) -> String {
+    if g.runs.len() <= 1 {
+        return g.first;
+    }
+    let runs = describe_runs(sides, &g.runs);
+    let text = g.text.as_str();
+    match counted(text).filter(|_| g.counts.len() == g.runs.len()) {
+        Some((_, noun, rest)) => {
+            let total: u64 = g.counts.iter().sum();
+            let lo = g.counts.iter().min().copied().unwrap_or(0);
+            let hi = g.counts.iter().max().copied().unwrap_or(0);
+            let each = if lo == hi {
+                format!("{lo} each")
+            } else {
+                format!("{lo} to {hi} a run")
+            };
+            format!(
+                "{runs}: {}{rest} ({each})",
+                crate::text::plural(total, noun)
+            )
+        }
+        None => format!("{runs}: {text}"),
+    }
 }
 
 /// `old run 2, new runs 1-3, 5` for runs given as (side, index), in order.

@@ -59,6 +59,36 @@ pub fn note(p: &Profile, why: &dyn Fn(&str) -> Option<String>, hint: &str) -> Op
 /// counted as [unknown] in their dso: DSO N (why), …; hint`, a single run
 /// named by its source.
 pub fn summary(runs: &[&Profile], detail: bool) -> Option<String> {
+    let all: f64 = runs.iter().map(|p| p.total).sum();
+    summary_of(runs, (all, false), detail)
+}
+
+/// [`summary`] for the runs of a comparison, each with the base its shares
+/// are of (its total, or with `relative` the samples the filters kept):
+/// the short line's percentage is of the same base as the table's shares.
+/// One warning per weight the runs hold (periods and samples are never
+/// added up).
+pub fn summaries(runs: &[(&Profile, f64)], relative: bool, detail: bool) -> Vec<String> {
+    let mut weights: Vec<Weight> = Vec::new();
+    for (p, _) in runs {
+        if !weights.contains(&p.weight) {
+            weights.push(p.weight);
+        }
+    }
+    weights
+        .into_iter()
+        .filter_map(|w| {
+            let of: Vec<&(&Profile, f64)> = runs.iter().filter(|r| r.0.weight == w).collect();
+            let profiles: Vec<&Profile> = of.iter().map(|r| r.0).collect();
+            let base: f64 = of.iter().map(|r| r.1).sum();
+            summary_of(&profiles, (base, relative), detail)
+        })
+        .collect()
+}
+
+/// [`summary`] with the short line's percentage of `base` (`relative`: of
+/// the kept samples, said).
+fn summary_of(runs: &[&Profile], (base, relative): (f64, bool), detail: bool) -> Option<String> {
     let mut sums: BTreeMap<String, f64> = BTreeMap::new();
     let mut why: BTreeMap<&str, &str> = BTreeMap::new();
     let mut hints: Vec<&str> = Vec::new();
@@ -85,8 +115,7 @@ pub fn summary(runs: &[&Profile], detail: bool) -> Option<String> {
     rows.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     let total: f64 = rows.iter().map(|r| r.1).sum();
     if !detail {
-        let all: f64 = runs.iter().map(|p| p.total).sum();
-        return Some(short(&rows, total, all, first.weight));
+        return Some(short(&rows, total, (base, relative), first.weight));
     }
     let unit = match first.weight {
         Weight::Samples if total == 1.0 => "sample",
@@ -127,14 +156,21 @@ pub fn summary(runs: &[&Profile], detail: bool) -> Option<String> {
 
 /// The one-line form of [`summary`]: how many, their share of `all`, the
 /// two largest dsos by file name and how many more.
-fn short(rows: &[(String, f64)], total: f64, all: f64, weight: Weight) -> String {
+fn short(
+    rows: &[(String, f64)],
+    total: f64,
+    (all, relative): (f64, bool),
+    weight: Weight,
+) -> String {
     let what = match (weight, total == 1.0) {
         (Weight::Samples, true) => "1 sample".to_string(),
         (Weight::Samples, false) => format!("{} samples", count(total)),
         (Weight::Period, _) => format!("period {}", count(total)),
         (Weight::Percent, _) => format!("about {} samples", count(total)),
     };
-    let share = if all > 0.0 {
+    let share = if all > 0.0 && relative {
+        format!(" ({:.1}% of the kept)", 100.0 * total / all)
+    } else if all > 0.0 {
         format!(" ({:.1}%)", 100.0 * total / all)
     } else {
         String::new()

@@ -107,6 +107,25 @@ fn notes(f: &Flame, plan: &Plan) -> Vec<String> {
 }
 
 /// The sentence that says how frames were judged.
+/// The title's account of the runs and the unit: how many runs went in,
+/// whether they had callers (a graph of runs recorded without `-g` is
+/// their leaves alone), and what the shares are of.
+fn title_runs(f: &Flame) -> String {
+    let unit = if f.view.relative {
+        "shares of the samples the filters kept"
+    } else {
+        "shares of all samples"
+    };
+    if f.leaves_only {
+        format!(
+            "{} + {} runs without callchains: leaves only, record with -g for callers; {unit}",
+            f.runs.1, f.runs.0
+        )
+    } else {
+        format!("{} + {} runs with callchains, {unit}", f.runs.1, f.runs.0)
+    }
+}
+
 fn judged(f: &Flame) -> String {
     let t = &f.tests;
     if t.noise.method == Method::NotTested {
@@ -164,11 +183,10 @@ fn svg_sized(
     let _ = writeln!(
         s,
         "<text x=\"0\" y=\"14\" font-size=\"13\" font-weight=\"bold\">Differential flame graph: {} vs {} \
-         ({} + {} runs with callchains, shares of all samples)</text>",
+         ({})</text>",
         escape(&new),
         escape(&old),
-        f.runs.1,
-        f.runs.0
+        title_runs(f)
     );
     let _ = writeln!(
         s,

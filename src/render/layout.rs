@@ -8,23 +8,7 @@ use crate::diff::Row;
 /// output may be, so that a report pastes into an email unwrapped.
 pub const MAX_WIDTH: usize = 80;
 
-/// `s` shortened to `max` characters by cutting its middle, marked with
-/// `ellipsis` (`...` in ASCII outputs, `…` elsewhere): both ends of a
-/// name, where kernel names differ, stay readable.
-pub fn truncate_middle(s: &str, max: usize, ellipsis: &str) -> String {
-    let n = s.chars().count();
-    let e = ellipsis.chars().count();
-    if n <= max || max <= e + 2 {
-        return s.to_string();
-    }
-    let keep = max - e;
-    let head = keep.div_ceil(2);
-    let tail = keep - head;
-    let mut out: String = s.chars().take(head).collect();
-    out.push_str(ellipsis);
-    out.extend(s.chars().skip(n - tail));
-    out
-}
+pub use crate::text::truncate_middle;
 
 /// The paths of one side in one short label: a single path as it is;
 /// several as their common beginning and end once with the differing

@@ -559,16 +559,16 @@ pub fn elided_lines(
             nf.delta(e.better_delta)
         )
     });
-    let mut rest = Vec::new();
-    let hidden = e.unchanged + e.small;
-    if e.unchanged > 0 {
-        rest.push(format!("{} unchanged", e.unchanged));
-    }
-    if e.small > 0 {
-        rest.push(format!("{} below --min-delta", e.small));
-    }
-    let rows = if hidden == 1 { "row" } else { "rows" };
-    let other = (!rest.is_empty()).then(|| format!("... {} {rows} not shown", rest.join(", ")));
+    let rows = |n: usize| if n == 1 { "row" } else { "rows" };
+    let other = match (e.unchanged, e.small) {
+        (0, 0) => None,
+        (u, 0) => Some(format!("... {u} unchanged {} not shown", rows(u))),
+        (0, m) => Some(format!("... {m} {} below --min-delta not shown", rows(m))),
+        (u, m) => Some(format!(
+            "... {} rows not shown ({u} unchanged, {m} below --min-delta)",
+            u + m
+        )),
+    };
     (worse, better, other)
 }
 

@@ -151,6 +151,19 @@ pub fn write_wrapped(out: &mut dyn Write, text: &str) -> io::Result<()> {
     Ok(())
 }
 
+/// A warning on stderr, `diffprofile: warning: …`: beside a report meant
+/// to be read (`fold`: -o classic, whose table carries no warnings) folded
+/// at 80 columns as the text report's are; beside JSON, CSV, HTML or a
+/// flame graph one line each, for logs and grep.
+pub fn write_stderr_warning(err: &mut dyn Write, warning: &str, fold: bool) -> io::Result<()> {
+    let line = format!("diffprofile: warning: {}", super::printable(warning));
+    if fold {
+        write_wrapped(err, &line)
+    } else {
+        writeln!(err, "{line}")
+    }
+}
+
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut lines = Vec::new();
     let mut cur = String::new();

@@ -45,6 +45,7 @@ pub struct EventOut {
     pub total: u64,
     /// Weight of kept samples without a frame (counted as `[unknown]`).
     pub unattributed: u64,
+    /// Kept samples without a frame (those the filters drop are not said).
     pub empty_chains: u64,
     pub tmin: f64,
     pub tmax: f64,
@@ -461,10 +462,11 @@ impl<'d> Counter<'d, '_> {
             if cur.frames == 0 && cur.ev != SKIP {
                 let opts = self.ctx.opts;
                 let ev = &mut self.out.events[cur.ev];
-                ev.empty_chains += 1;
-                // Counted as `[unknown]` in dso `[unknown]` (see `finish`).
+                // Counted as `[unknown]` in dso `[unknown]` (see `finish`),
+                // and warned about, when the sample filters keep it.
                 let dso_ok = opts.dso.as_ref().is_none_or(|re| re.is_match("[unknown]"));
                 if cur.comm_ok && !opts.kernel_only && dso_ok {
+                    ev.empty_chains += 1;
                     ev.unattributed += cur.weight;
                     let key = (u64::from(NO_SYMBOL) << 32) | u64::from(cur.comm);
                     *self.by_comm[cur.ev].entry(key).or_insert(0) += cur.weight;
