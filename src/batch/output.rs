@@ -194,7 +194,7 @@ pub fn write_dir(batch: &Batch, config: &BatchConfig, dir: &Path) -> Result<()> 
     std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
     let write = |name: &str, bytes: &[u8]| -> Result<()> {
         let path = dir.join(name);
-        std::fs::write(&path, bytes).with_context(|| format!("{}: cannot write", path.display()))
+        crate::input::target::Output::write_whole("--out-dir", &path, bytes)
     };
     for b in &batch.benches {
         if let Some(r) = &b.report {

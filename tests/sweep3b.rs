@@ -1,0 +1,167 @@
+//! Issue 24's second sweep, the output side: files replaced only when the
+//! whole output is on disk, a reused `--out-dir`, messages in the user's
+//! words, and reports that say what they cannot show, through the real
+//! binary on the committed recordings.
+
+use crate::cli::diffprofile;
+use crate::scratch::Scratch;
+use std::fs;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::Output;
+
+const RP: &str = "testdata/readprofile/default";
+
+fn run(args: &[&str]) -> Output {
+    diffprofile().args(args).output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Exit 2, saying `what` on stderr.
+#[track_caller]
+fn refused(o: &Output, what: &str) {
+    let e = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains(what), "{e}");
+}
+
+/// Run with files limited to `bytes` (RLIMIT_FSIZE, SIGXFSZ ignored): a
+/// write past it fails as on a full file system.
+fn run_limited(args: &[&str], bytes: u64) -> Output {
+    let mut c = diffprofile();
+    c.args(args);
+    // SAFETY: between fork and exec only async-signal-safe calls
+    // (setrlimit, signal) are made.
+    unsafe {
+        c.pre_exec(move || {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let lim = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    c.output().unwrap()
+}
+
+/// A results tree: kernels v1 (the pipes runs) and v2 (the sockets runs)
+/// of each benchmark in `benches`.
+fn tree(root: &Path, benches: &[&str]) {
+    for b in benches {
+        for (k, from) in [("v1", "pipes"), ("v2", "sockets")] {
+            let d = root.join(k).join(b);
+            fs::create_dir_all(&d).unwrap();
+            for r in 1..=2 {
+                fs::copy(
+                    format!("{RP}/{from}/run{r}.txt"),
+                    d.join(format!("run{r}.txt")),
+                )
+                .unwrap();
+            }
+        }
+    }
+}
+
+/// Only temporary files of ours would be beside the target: none left.
+#[track_caller]
+fn no_partial(dir: &Path) {
+    let left: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".partial"))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+/// On a full file system (here: a file size limit of 4 KB) `-O`, a noise
+/// model's `-o`, `history -O` and a batch's `--out-dir` fail, naming the
+/// file, and leave the older file at the path as it was (before: replaced
+/// by the truncated start of the new one); a report that fits replaces
+/// it, keeping its permissions.
+#[test]
+fn a_full_disk_leaves_the_old_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = Scratch::new("diffprofile-sweep3b", "full");
+    let old = d.join("report.json");
+    let (pipes, sockets) = (format!("{RP}/pipes"), format!("{RP}/sockets"));
+    let cases: Vec<Vec<String>> = vec![
+        vec![
+            pipes.clone(),
+            sockets.clone(),
+            "-o".into(),
+            "json".into(),
+            "-O".into(),
+        ],
+        vec![
+            pipes.clone(),
+            sockets.clone(),
+            "-o".into(),
+            "text".into(),
+            "-O".into(),
+        ],
+        vec!["noise-model".into(), pipes.clone(), "-o".into()],
+        vec![
+            "history".into(),
+            "testdata/history/tree".into(),
+            "-O".into(),
+        ],
+    ];
+    for case in &cases {
+        fs::write(&old, "OLD REPORT\n").unwrap();
+        let mut args: Vec<&str> = case.iter().map(String::as_str).collect();
+        args.push(s(&old));
+        let o = run_limited(&args, 4096);
+        refused(&o, &format!("{}: cannot write", s(&old)));
+        assert!(stderr(&o).contains("File too large"), "{}", stderr(&o));
+        assert_eq!(
+            fs::read_to_string(&old).unwrap(),
+            "OLD REPORT\n",
+            "{args:?}"
+        );
+        no_partial(&d);
+    }
+    fs::set_permissions(&old, fs::Permissions::from_mode(0o640)).unwrap();
+    let o = run(&[&pipes, &sockets, "-o", "json", "-O", s(&old)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(fs::read_to_string(&old).unwrap().starts_with('{'));
+    let mode = fs::metadata(&old).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o640);
+    no_partial(&d);
+
+    let root = d.join("tree");
+    tree(&root, &["pipe"]);
+    let out = d.join("out");
+    fs::create_dir_all(&out).unwrap();
+    fs::write(out.join("pipe.json"), "OLD REPORT\n").unwrap();
+    let o = run_limited(
+        &[
+            "batch",
+            s(&root),
+            "--baseline",
+            "v1",
+            "-o",
+            "json",
+            "--out-dir",
+            s(&out),
+        ],
+        4096,
+    );
+    refused(&o, "pipe.json: cannot write");
+    assert_eq!(
+        fs::read_to_string(out.join("pipe.json")).unwrap(),
+        "OLD REPORT\n"
+    );
+    no_partial(&out);
+}
