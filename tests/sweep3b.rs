@@ -165,3 +165,22 @@ fn a_full_disk_leaves_the_old_file() {
     );
     no_partial(&out);
 }
+
+/// `history --order-by` a column with several values per kernel names the
+/// values as the user reads them: text in quotes, numbers as numbers
+/// (before: Rust's `Text("…")` and `Num(126.0)`).
+#[test]
+fn order_by_values_in_user_words() {
+    let d = Scratch::new("diffprofile-sweep3b", "order-by");
+    let table = d.join("t.parquet");
+    let o = run(&["export", "testdata/history/tree", "-o", s(&table)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(&["history", "--table", s(&table), "--order-by", "source"]);
+    refused(
+        &o,
+        "kernel v6.10 has two values (\"v6.10/messaging/run1.txt\" and \"v6.10/perf/run1.txt\")",
+    );
+    let o = run(&["history", "--table", s(&table), "--order-by", "count"]);
+    refused(&o, "kernel v6.10 has two values (126 and 14)");
+    assert!(!stderr(&o).contains("Num("), "{}", stderr(&o));
+}
