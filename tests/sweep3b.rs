@@ -184,3 +184,103 @@ fn order_by_values_in_user_words() {
     refused(&o, "kernel v6.10 has two values (126 and 14)");
     assert!(!stderr(&o).contains("Num("), "{}", stderr(&o));
 }
+
+/// A reused `--out-dir`: the report of a benchmark no longer in the tree
+/// is removed and named (before: left beside the new ones without a
+/// word), a report no run wrote is named and left, another format's
+/// reports stay.
+#[test]
+fn a_reused_out_dir_holds_one_batch() {
+    let d = Scratch::new("diffprofile-sweep3b", "reuse");
+    let (both, one) = (d.join("both"), d.join("one"));
+    tree(&both, &["hack", "pipe"]);
+    tree(&one, &["hack"]);
+    let out = d.join("out");
+    let batch = |root: &Path, fmt: &str| {
+        run(&[
+            "batch",
+            s(root),
+            "--baseline",
+            "v1",
+            "-o",
+            fmt,
+            "--out-dir",
+            s(&out),
+        ])
+    };
+    let o = batch(&both, "text");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("--out-dir"), "{}", stderr(&o));
+    let o = batch(&both, "json");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("--out-dir"), "{}", stderr(&o));
+    fs::write(out.join("notes.md"), "mine").unwrap();
+    let o = batch(&one, "text");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains(&format!(
+            "--out-dir {}: removed 1 file an earlier batch wrote there that this one does not \
+             (benchmarks no longer in the tree): pipe.txt",
+            s(&out)
+        )),
+        "{e}"
+    );
+    assert!(
+        e.contains("1 file not written by this batch and not in its index, left in place (an old report? remove it): notes.md"),
+        "{e}"
+    );
+    assert!(!out.join("pipe.txt").exists());
+    for kept in [
+        "hack.txt",
+        "index.txt",
+        "pipe.json",
+        "hack.json",
+        "index.json",
+        "notes.md",
+    ] {
+        assert!(out.join(kept).exists(), "{kept}");
+    }
+    // Settled: the next run says nothing of the files it removed.
+    let o = batch(&one, "text");
+    assert!(!stderr(&o).contains("removed"), "{}", stderr(&o));
+}
+
+/// Two batches into one `--out-dir` at once: the second is refused while
+/// the first holds the lock (before: both wrote, the index of one covered
+/// the reports of both); a failed run that created the directory leaves
+/// none.
+#[test]
+fn one_batch_writes_an_out_dir_at_a_time() {
+    use std::os::fd::AsRawFd;
+    let d = Scratch::new("diffprofile-sweep3b", "lock");
+    let root = d.join("tree");
+    tree(&root, &["hack"]);
+    let out = d.join("out");
+    fs::create_dir_all(&out).unwrap();
+    let held = fs::File::create(out.join(".diffprofile-batch.lock")).unwrap();
+    // SAFETY: flock on a descriptor this test owns.
+    assert_eq!(
+        unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
+    );
+    let args = ["batch", s(&root), "--baseline", "v1", "--out-dir", s(&out)];
+    let o = run(&args);
+    refused(&o, "another diffprofile batch is writing there");
+    assert!(!out.join("index.txt").exists());
+    drop(held);
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(out.join("index.txt").exists());
+    let fresh = d.join("fresh");
+    let o = run(&[
+        "batch",
+        s(&root),
+        "--baseline",
+        "v9",
+        "--out-dir",
+        s(&fresh),
+    ]);
+    refused(&o, "no runs of baseline kernel");
+    assert!(!fresh.exists());
+}
