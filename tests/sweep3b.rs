@@ -284,3 +284,33 @@ fn one_batch_writes_an_out_dir_at_a_time() {
     refused(&o, "no runs of baseline kernel");
     assert!(!fresh.exists());
 }
+
+/// `--group-by regex:RE` that matches the empty string (`^(x)?` on a name
+/// without the `x`) names no group: those symbols keep their own rows, in
+/// a warning (before: one row with a blank name held 99% of the samples).
+#[test]
+fn an_empty_group_name_is_no_group() {
+    let o = run(&[
+        &format!("{RP}/pipes"),
+        &format!("{RP}/sockets"),
+        "--group-by",
+        "regex:^(x)?",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = doc["rows"].as_array().unwrap();
+    assert!(rows.len() > 100, "{}", rows.len());
+    assert!(
+        rows.iter().all(|r| r["symbol"] != ""),
+        "a row without a name"
+    );
+    assert!(rows.iter().any(|r| r["symbol"] == "do_syscall_64"));
+    let warned = doc["warnings"].as_array().unwrap().iter().any(|w| {
+        w.as_str().unwrap().contains(
+            "--group-by regex:^(x)? matches 341 symbols with the empty string (as `PageHuge`)",
+        )
+    });
+    assert!(warned, "{}", doc["warnings"]);
+}
