@@ -384,6 +384,21 @@ impl Profile {
     pub fn symbol_sum(&self) -> f64 {
         self.counts.values().sum()
     }
+
+    /// The samples counted, each once: the symbols' counts and the
+    /// unattributed samples; under `--inclusive` (where a sample counts for
+    /// every symbol of its callchain, so symbols add up to more) the
+    /// samples by command when the input names them (the samples the
+    /// sample filters kept), else the run's total.
+    pub fn samples_counted(&self) -> f64 {
+        if !self.inclusive {
+            return self.symbol_sum() + self.unattributed;
+        }
+        match &self.comms {
+            Some(c) => c.samples.values().sum(),
+            None => self.total,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -314,3 +314,55 @@ fn an_empty_group_name_is_no_group() {
     });
     assert!(warned, "{}", doc["warnings"]);
 }
+
+/// The `total` row under `--inclusive` is the samples (each counted once,
+/// 100% in share), not the sum of the inclusive shares (before: 710% and
+/// 1129%); a sample filter's "kept" is samples too (before: 27433 of 3862
+/// under `--kernel-only`), on the recorded `perf script -g` runs.
+#[test]
+fn the_inclusive_total_is_the_samples() {
+    let (a, b) = (
+        "testdata/perf-script/pipes-g.txt.gz",
+        "testdata/perf-script/sockets-g.txt.gz",
+    );
+    let doc = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec![a, b, "-o", "json"];
+        args.extend_from_slice(extra);
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let total = |d: &serde_json::Value| {
+        let t = &d["comparisons"][0]["total"];
+        (t["old"].as_f64().unwrap(), t["new"].as_f64().unwrap())
+    };
+    let close = |x: (f64, f64), y: (f64, f64)| {
+        assert!(
+            (x.0 - y.0).abs() < 1e-9 && (x.1 - y.1).abs() < 1e-9,
+            "{x:?} {y:?}"
+        )
+    };
+    close(total(&doc(&["--inclusive"])), (100.0, 100.0));
+    close(
+        total(&doc(&["--inclusive", "-n", "ticks"])),
+        (3862.0, 5374.0),
+    );
+    // Under a sample filter, the samples it kept: as without --inclusive;
+    // --kernel-only chooses rows, not samples: the total stays 100%.
+    let filters: [&[&str]; 2] = [&["--comm", "perf"], &["--kernel-only"]];
+    for filter in filters {
+        let with = doc(&[filter, &["--inclusive"]].concat());
+        let without = doc(filter);
+        if filter[0] == "--comm" {
+            close(total(&with), total(&without));
+        } else {
+            close(total(&with), (100.0, 100.0));
+        }
+        for side in 0..2 {
+            assert_eq!(
+                with["sides"][side]["runs"][0]["kept"],
+                without["sides"][side]["runs"][0]["kept"]
+            );
+        }
+    }
+}

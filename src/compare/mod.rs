@@ -231,12 +231,7 @@ fn take(sides: &[Side], config: &Config) -> Result<Taken> {
     let kept = filtered.then(|| {
         sides
             .iter()
-            .map(|s| {
-                s.runs
-                    .iter()
-                    .map(|r| r.symbol_sum() + r.unattributed)
-                    .collect()
-            })
+            .map(|s| s.runs.iter().map(|r| r.samples_counted()).collect())
             .collect()
     });
     Ok(Taken {
