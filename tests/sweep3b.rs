@@ -366,3 +366,36 @@ fn the_inclusive_total_is_the_samples() {
         }
     }
 }
+
+/// `export` then `batch TABLE` gives the same JSON as `batch TREE` for
+/// recorded perf.data runs named with a kallsyms beside them: the
+/// recording's provenance (here: the kernel map note) travels in the
+/// table's `provenance` column (before: the `kernel symbols:` note was
+/// lost).
+#[test]
+fn a_table_keeps_what_the_recording_said() {
+    let d = Scratch::new("diffprofile-sweep3b", "provenance");
+    let root = d.join("tree");
+    for (k, w) in [("v1", "pipes"), ("v2", "sockets")] {
+        let b = root.join(k).join("b");
+        fs::create_dir_all(&b).unwrap();
+        fs::copy(
+            format!("testdata/raw/{w}-run1.perf.data.gz"),
+            b.join("run1.perf.data.gz"),
+        )
+        .unwrap();
+        fs::copy("testdata/raw/kallsyms.gz", b.join("kallsyms.gz")).unwrap();
+    }
+    let table = d.join("t.parquet");
+    let o = run(&["export", s(&root), "-o", s(&table)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let direct = run(&["batch", s(&root), "--baseline", "v1", "-o", "json"]);
+    let through = run(&["batch", s(&table), "--baseline", "v1", "-o", "json"]);
+    assert_eq!(direct.status.code(), Some(0), "{}", stderr(&direct));
+    let doc: serde_json::Value = serde_json::from_slice(&through.stdout).unwrap();
+    assert_eq!(
+        doc["benchmarks"][0]["report"]["notes"][0],
+        "kernel symbols: v1 kallsyms.gz (beside the run); v2 kallsyms.gz (beside the run)"
+    );
+    assert!(direct.stdout == through.stdout, "the JSON differs");
+}
