@@ -399,3 +399,22 @@ fn a_table_keeps_what_the_recording_said() {
     );
     assert!(direct.stdout == through.stdout, "the JSON differs");
 }
+
+/// Three sides into one `-O three.svg`: the image holds a flame graph for
+/// each comparison, NEW1 and NEW2 against OLD (the tester's build drew
+/// NEW1's alone without a word).
+#[test]
+fn a_flame_graph_of_three_sides_draws_both() {
+    let d = Scratch::new("diffprofile-sweep3b", "svg");
+    let svg = d.join("three.svg");
+    let f = |w: &str| format!("testdata/folded/{w}.folded.gz");
+    let o = run(&[&f("pipes"), &f("sockets"), &f("threads"), "-O", s(&svg)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = fs::read_to_string(&svg).unwrap();
+    for title in [
+        "Differential flame graph: NEW1 vs OLD",
+        "Differential flame graph: NEW2 vs OLD",
+    ] {
+        assert!(text.contains(title), "{title}");
+    }
+}
