@@ -44,9 +44,9 @@ pub fn run_cli(mut cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result
             match &config.config.output_file {
                 Some(path) => {
                     let mut file = create(path)?;
-                    let code = batch::run(&config, progress, &mut file, err)?;
-                    file.finish()
-                        .with_context(|| format!("{path}: cannot write the report"))?;
+                    let code = batch::run(&config, progress, &mut file, err);
+                    let code = file.named(code)?;
+                    file.finish()?;
                     Ok(code)
                 }
                 None => batch::run(&config, progress, out, err),
@@ -122,9 +122,9 @@ fn run_history(
     match &config.config.output_file {
         Some(path) => {
             let mut file = create(path)?;
-            let code = crate::history::run(&config, &mut file, err)?;
-            file.finish()
-                .with_context(|| format!("{path}: cannot write the report"))?;
+            let code = crate::history::run(&config, &mut file, err);
+            let code = file.named(code)?;
+            file.finish()?;
             Ok(code)
         }
         None => crate::history::run(&config, out, err),
@@ -220,54 +220,86 @@ pub fn refuse_page(config: &Config, stdout_is_terminal: bool) -> Result<()> {
     )
 }
 
-/// The `-O` file, buffered; the error names it. A name ending `.gz` gets
-/// the report gzip-compressed (the name promises it); call
-/// [`ReportFile::finish`] to complete it.
+/// The `-O` file, buffered. A name ending `.gz` gets the report
+/// gzip-compressed (the name promises it); call [`ReportFile::finish`] to
+/// complete it and put it in place (until then an older file at the path
+/// is left as it was, see [`target::Output`]).
 fn create(path: &str) -> Result<ReportFile> {
-    let file = std::fs::File::create(input::os_path(path))
-        .with_context(|| format!("{path}: cannot create the report file"))?;
-    let file = std::io::BufWriter::with_capacity(1 << 16, file);
+    let file = target::Output::create("-O", &input::os_path(path))?;
     let gz = std::path::Path::new(path)
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
-    Ok(if gz {
-        ReportFile::Gzip(flate2::write::GzEncoder::new(
+    let kind = if gz {
+        ReportKind::Gzip(flate2::write::GzEncoder::new(
             file,
             flate2::Compression::default(),
         ))
     } else {
-        ReportFile::Plain(file)
+        ReportKind::Plain(file)
+    };
+    Ok(ReportFile {
+        kind,
+        path: path.to_string(),
+        failed: false,
     })
 }
 
-/// The `-O` file as written: plain, or gzip for a name ending `.gz`.
-enum ReportFile {
-    Plain(std::io::BufWriter<std::fs::File>),
-    Gzip(flate2::write::GzEncoder<std::io::BufWriter<std::fs::File>>),
+/// The `-O` file as written; remembers a failed write, so that the error of
+/// the run that wrote it can name the file.
+struct ReportFile {
+    kind: ReportKind,
+    path: String,
+    failed: bool,
+}
+
+/// Plain, or gzip for a name ending `.gz`.
+enum ReportKind {
+    Plain(target::Output),
+    Gzip(flate2::write::GzEncoder<target::Output>),
 }
 
 impl ReportFile {
-    /// Everything written out (the gzip trailer too), or the write error.
-    fn finish(self) -> std::io::Result<()> {
-        match self {
-            ReportFile::Plain(mut f) => f.flush(),
-            ReportFile::Gzip(g) => g.finish()?.flush(),
+    /// Everything written out (the gzip trailer too) and put in place, or
+    /// the write error, naming the file.
+    fn finish(self) -> Result<()> {
+        match self.kind {
+            ReportKind::Plain(f) => f.commit(),
+            ReportKind::Gzip(g) => g
+                .finish()
+                .map_err(anyhow::Error::from)
+                .and_then(|f| f.commit()),
+        }
+        .with_context(|| format!("{}: cannot write the report", self.path))
+    }
+
+    /// `result`, the outcome of a run that wrote into the file: a failed
+    /// write is said to be one, naming the file (other errors are the
+    /// run's own).
+    fn named<T>(&self, result: Result<T>) -> Result<T> {
+        if self.failed {
+            result.with_context(|| format!("{}: cannot write the report", self.path))
+        } else {
+            result
         }
     }
 }
 
 impl Write for ReportFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match self {
-            ReportFile::Plain(f) => f.write(buf),
-            ReportFile::Gzip(g) => g.write(buf),
-        }
+        let done = match &mut self.kind {
+            ReportKind::Plain(f) => f.write(buf),
+            ReportKind::Gzip(g) => g.write(buf),
+        };
+        self.failed |= done.is_err();
+        done
     }
     fn flush(&mut self) -> std::io::Result<()> {
-        match self {
-            ReportFile::Plain(f) => f.flush(),
-            ReportFile::Gzip(g) => g.flush(),
-        }
+        let done = match &mut self.kind {
+            ReportKind::Plain(f) => f.flush(),
+            ReportKind::Gzip(g) => g.flush(),
+        };
+        self.failed |= done.is_err();
+        done
     }
 }
 
@@ -296,9 +328,9 @@ pub fn run(config: &Config, out: &mut dyn Write, err: &mut dyn Write) -> Result<
     match &config.output_file {
         Some(path) => {
             let mut file = create(path)?;
-            render::render(config.output, report, flames, &config.render, &mut file)
-                .and_then(|()| file.finish())
-                .with_context(|| format!("{path}: cannot write the report"))?;
+            let done = render::render(config.output, report, flames, &config.render, &mut file);
+            file.named(done.map_err(anyhow::Error::from))?;
+            file.finish()?;
         }
         None => {
             render::render(config.output, report, flames, &config.render, out)?;
@@ -334,8 +366,13 @@ pub fn run_noise_model(
     }
     let text = model.to_json()?;
     match &config.out {
-        Some(path) => std::fs::write(input::os_path(path), text)
-            .with_context(|| format!("{path}: cannot write the noise model"))?,
+        Some(path) => {
+            let mut file = target::Output::create("-o", &input::os_path(path))?;
+            file.write_all(text.as_bytes())
+                .map_err(anyhow::Error::from)
+                .and_then(|()| file.commit())
+                .with_context(|| format!("{path}: cannot write the noise model"))?
+        }
         None => out.write_all(text.as_bytes())?,
     }
     writeln!(

@@ -178,6 +178,11 @@ pub struct BatchArgs {
     pub layout: String,
 
     /// Write one report per benchmark (<bench>.<ext>) and an index here instead of stdout.
+    ///
+    /// Write <bench>.<ext> per benchmark and index.<ext> into DIR (created if need be).
+    /// One batch writes DIR at a time (a second is refused); the reports an earlier run of
+    /// the same format wrote there that this one does not (benchmarks gone from the tree)
+    /// are removed and named, other report files are named and left.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<String>,
 

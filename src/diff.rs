@@ -314,6 +314,10 @@ pub struct Context {
     event: Option<String>,
     names: Vec<String>,
     summaries: Vec<SideSummary>,
+    /// Under `--inclusive`, each run's samples (`[side][run]`, each counted
+    /// once): the total row is theirs, not the sum of the rows (which
+    /// counts a sample once per symbol of its callchain).
+    samples: Option<Vec<Vec<f64>>>,
 }
 
 impl Context {
@@ -348,12 +352,20 @@ impl Context {
         }
         let event = common_event(sides, &mut warnings);
         let summaries = summaries(sides, exposures);
+        let inclusive = sides.iter().flat_map(|s| &s.runs).any(|r| r.inclusive);
+        let samples = inclusive.then(|| {
+            sides
+                .iter()
+                .map(|s| s.runs.iter().map(|r| r.samples_counted()).collect())
+                .collect()
+        });
         Context {
             warnings,
             testable,
             event,
             names: sides.iter().map(|s| s.name.clone()).collect(),
             summaries,
+            samples,
         }
     }
 }
@@ -362,7 +374,7 @@ impl Context {
 /// [`Context::of`] took from the sides; the matrix is freed as soon as the
 /// rows hold its counts.
 pub fn compare(ctx: Context, exposures: &[Vec<f64>], matrix: Matrix, opts: &DiffOptions) -> Report {
-    let built: Vec<Built> = (1..ctx.names.len())
+    let mut built: Vec<Built> = (1..ctx.names.len())
         .map(|j| build_rows(j, exposures, &matrix, opts))
         .collect();
     drop(matrix);
@@ -372,7 +384,13 @@ pub fn compare(ctx: Context, exposures: &[Vec<f64>], matrix: Matrix, opts: &Diff
         event,
         names,
         summaries,
+        samples,
     } = ctx;
+    if let Some(samples) = &samples {
+        for (k, b) in built.iter_mut().enumerate() {
+            b.total = samples_total(samples, exposures, k + 1, opts.normalize.scale());
+        }
+    }
     let sources: Vec<Vec<&str>> = summaries
         .iter()
         .map(|s| s.runs.iter().map(|r| r.source.as_str()).collect())
@@ -630,6 +648,21 @@ fn old_run_against_model(
 /// `rows` in symbol order: the i-th symbol's row is at `place(i)`.
 fn in_symbol_order(rows: &[Row], place: impl Fn(usize) -> usize) -> Vec<&Row> {
     (0..rows.len()).map(|i| &rows[place(i)]).collect()
+}
+
+/// The total row of comparison `j` under `--inclusive`: the samples of
+/// each side's runs (each once), in the output unit (100% in share mode
+/// without sample filters).
+fn samples_total(samples: &[Vec<f64>], exposures: &[Vec<f64>], j: usize, scale: f64) -> Total {
+    let side = |s: usize| -> f64 {
+        samples[s].iter().sum::<f64>() / exposures[s].iter().sum::<f64>() * scale
+    };
+    let (old, new) = (side(0), side(j));
+    Total {
+        old,
+        new,
+        delta: new - old,
+    }
 }
 
 /// One comparison's rows before they are judged, and its total row.

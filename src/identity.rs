@@ -214,11 +214,28 @@ impl GroupBy {
                 None => "[unknown]".to_string(),
             }),
             GroupBy::Prefix(p) => name.starts_with(p.as_str()).then(|| format!("{p}*")),
-            GroupBy::Regex(re) => re.captures(name).map(|c| {
-                c.get(1)
-                    .or_else(|| c.get(0))
-                    .map_or(String::new(), |m| m.as_str().to_string())
-            }),
+            // A match (or capture) of nothing names no group: the symbol
+            // keeps its own row ([`GroupBy::matches_empty`] says so).
+            GroupBy::Regex(re) => Self::regex_group(re, name).filter(|g| !g.is_empty()),
+        }
+    }
+
+    /// What `regex:RE` makes of `name`: capture group 1 if it took part,
+    /// else the whole match; `None` when it does not match.
+    fn regex_group(re: &Regex, name: &str) -> Option<String> {
+        re.captures(name).map(|c| {
+            c.get(1)
+                .or_else(|| c.get(0))
+                .map_or(String::new(), |m| m.as_str().to_string())
+        })
+    }
+
+    /// `regex:RE` matches `name` but takes nothing of it (`^(x)?` on a
+    /// name without the `x`): a group without a name, which is none.
+    pub fn matches_empty(&self, name: &str) -> bool {
+        match self {
+            GroupBy::Regex(re) => Self::regex_group(re, name).is_some_and(|g| g.is_empty()),
+            _ => false,
         }
     }
 }

@@ -71,8 +71,7 @@ pub fn write_man(dir: Option<&str>, out: &mut dyn Write) -> Result<()> {
     }
     for (file, bytes) in pages {
         let path = crate::input::os_path(dir).join(&file);
-        std::fs::write(&path, bytes)
-            .with_context(|| format!("{}: cannot write", path.display()))?;
+        crate::input::target::Output::write_whole("--out-dir", &path, &bytes)?;
         writeln!(out, "{}", path.display())?;
     }
     Ok(())

@@ -274,8 +274,11 @@ pub struct EventScope {
 /// What a recording says of the machine it was made on, for the checks
 /// across runs (two kernels pooled on one side, a binary that differs
 /// between runs) and the report header's statement of each side's kernel
-/// map. Filled by the readers that know (perf.data, /proc/profile images).
-#[derive(Clone, Debug, Default, PartialEq)]
+/// map. Filled by the readers that know (perf.data, /proc/profile images);
+/// kept in the counts table as JSON text (see
+/// [`crate::table::schema::PROVENANCE`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Provenance {
     /// The kernel's release (`uname -r`; perf.data's `HEADER_OSRELEASE`).
     pub release: Option<String>,
@@ -296,7 +299,8 @@ pub struct Provenance {
 }
 
 /// The build-ids behind one binary's names in one run (hexadecimal).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct BinaryId {
     /// The build-id the recording holds for it, if any (perf record `-z`,
     /// pipe mode and `--no-buildid` hold none).
@@ -383,6 +387,21 @@ impl Profile {
     /// Sum of all symbol counts (not including unattributed samples).
     pub fn symbol_sum(&self) -> f64 {
         self.counts.values().sum()
+    }
+
+    /// The samples counted, each once: the symbols' counts and the
+    /// unattributed samples; under `--inclusive` (where a sample counts for
+    /// every symbol of its callchain, so symbols add up to more) the
+    /// samples by command when the input names them (the samples the
+    /// sample filters kept), else the run's total.
+    pub fn samples_counted(&self) -> f64 {
+        if !self.inclusive {
+            return self.symbol_sum() + self.unattributed;
+        }
+        match &self.comms {
+            Some(c) => c.samples.values().sum(),
+            None => self.total,
+        }
     }
 }
 

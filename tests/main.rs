@@ -37,6 +37,7 @@ mod skip;
 mod stats_filters;
 mod stats_vectors;
 mod sweep;
+mod sweep3b;
 mod table;
 mod testdata;
 mod text_variants;

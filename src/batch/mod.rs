@@ -15,6 +15,7 @@
 //! [`output`].
 
 mod archive;
+mod out_dir;
 mod output;
 
 pub use crate::layout::Layout;
@@ -151,6 +152,8 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<u8> {
+    // One run writes an out-dir at a time: locked before the tree is read.
+    let _lock = config.out_dir.as_deref().map(out_dir::lock).transpose()?;
     let pool = crate::compare::thread_pool(config.config.jobs)?;
     crate::compare::global_jobs(config.config.jobs);
     let bar = if progress {
@@ -168,7 +171,7 @@ pub fn run(
     let failed = batch.errors > 0 && !config.config.load.parse.lenient;
     warn(&batch, config, failed, err)?;
     match &config.out_dir {
-        Some(dir) => output::write_dir(&batch, config, dir)?,
+        Some(dir) => output::write_dir(&batch, config, dir, err)?,
         None => output::write_stdout(&batch, config, out)?,
     }
     out.flush()?;

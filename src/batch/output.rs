@@ -9,7 +9,7 @@
 use super::BatchConfig;
 use super::{Batch, Bench};
 use crate::render::{self, NumFmt, OutputFormat, Regression};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
@@ -187,27 +187,38 @@ fn unique_names(batch: &Batch, fmt: OutputFormat) -> Result<()> {
     Ok(())
 }
 
-/// One report file per benchmark and `index.<ext>` in `dir`.
-pub fn write_dir(batch: &Batch, config: &BatchConfig, dir: &Path) -> Result<()> {
+/// One report file per benchmark and `index.<ext>` in `dir` (created and
+/// locked by [`super::out_dir::lock`]); then what an earlier run left
+/// there is settled ([`super::out_dir::settle`]) and said on `err`.
+pub fn write_dir(
+    batch: &Batch,
+    config: &BatchConfig,
+    dir: &Path,
+    err: &mut dyn Write,
+) -> Result<()> {
     let fmt = config.config.output;
     unique_names(batch, fmt)?;
-    std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
-    let write = |name: &str, bytes: &[u8]| -> Result<()> {
-        let path = dir.join(name);
-        std::fs::write(&path, bytes).with_context(|| format!("{}: cannot write", path.display()))
+    let mut written = Vec::new();
+    let mut write = |name: String, bytes: &[u8]| -> Result<()> {
+        crate::input::target::Output::write_whole("--out-dir", &dir.join(&name), bytes)?;
+        written.push(name);
+        Ok(())
     };
     for b in &batch.benches {
         if let Some(r) = &b.report {
             let mut buf = Vec::new();
             let flames = b.flames.as_ref();
             render::render(fmt, r, flames, &render_opts(config), &mut buf)?;
-            write(&file_name(&b.name, fmt), &buf)?;
+            write(file_name(&b.name, fmt), &buf)?;
         }
     }
     let mut buf = Vec::new();
     let files = |bench: &str| file_name(bench, fmt);
     render::render_index(fmt, &index(batch, Some(&files)), &mut buf)?;
-    write(&index_name(fmt), &buf)?;
+    write(index_name(fmt), &buf)?;
     // Index files of skipped benchmarks: nothing; they are in the index.
+    for w in super::out_dir::settle(dir, ext(fmt), &written)? {
+        writeln!(err, "diffprofile: warning: {w}")?;
+    }
     Ok(())
 }

@@ -249,6 +249,10 @@ fn take(sides: &[Side], config: &Config) -> Result<Taken> {
 /// table rather than out of the run, its kernel rows alone; samples no
 /// row holds (readprofile's `*unknown*`, ticks past the map) are kernel.
 fn kept_of(run: &crate::profile::Profile, kernel_only: bool) -> f64 {
+    // Inclusive counts climb the stack: the samples, each counted once.
+    if run.inclusive {
+        return run.samples_counted();
+    }
     let rows: f64 = run
         .counts
         .iter()

@@ -18,6 +18,16 @@ enum Key {
     Text(String),
 }
 
+/// A value as the user reads it: a number as a number, text in quotes.
+impl std::fmt::Display for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Key::Num(x) => write!(f, "{x}"),
+            Key::Text(t) => write!(f, "{t:?}"),
+        }
+    }
+}
+
 /// The kernels of the table at `root` in the order of `column`.
 pub fn kernels_by(root: &str, column: &str) -> Result<Vec<String>> {
     if !files::is_table(&crate::input::os_path(root))? {
@@ -75,7 +85,7 @@ pub fn kernels_by(root: &str, column: &str) -> Result<Vec<String>> {
                 };
                 match keys.get(k) {
                     Some(old) if *old != v => bail!(
-                        "--order-by {column}: kernel {k} has two values ({old:?} and {v:?}); \
+                        "--order-by {column}: kernel {k} has two values ({old} and {v}); \
                          expected one value per kernel"
                     ),
                     Some(_) => {}

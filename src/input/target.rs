@@ -5,9 +5,13 @@
 //! the runs of the next comparison; and how an output that is replaced as a
 //! whole (`export -o`, written to a temporary file and renamed) is written
 //! when it is not a plain file: through a symbolic link to its target,
-//! straight into a FIFO or device, never replacing either.
+//! straight into a FIFO or device, never replacing either. Every file the
+//! tool writes goes through [`Output`]: written beside its target, flushed
+//! to disk and renamed over it only when complete, so a full disk or an
+//! error on the way leaves the older file as it was.
 
 use anyhow::{bail, Context, Result};
+use std::io::{BufWriter, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -144,6 +148,159 @@ pub fn replace_plan(flag: &str, out: &Path) -> Result<Replace> {
     Ok(Replace::Rename { tmp, dest })
 }
 
+/// A file being written: see [`replace_plan`]. A plain file is written to
+/// a temporary file beside it and renamed over it by [`Output::commit`],
+/// once everything is written and on disk; dropped without a commit (an
+/// error on the way) the temporary file is removed and the older file is
+/// left as it was. A FIFO or device is written straight through.
+pub struct Output {
+    file: Option<BufWriter<std::fs::File>>,
+    plan: Replace,
+    /// The path as the user gave it, for messages.
+    shown: String,
+}
+
+impl Output {
+    /// Start writing `path` (given with `flag`, for the messages). An
+    /// existing plain file must be writable (it is replaced, not written
+    /// into, but a file the user may not write is not replaced either);
+    /// the new file gets its permissions.
+    pub fn create(flag: &str, path: &Path) -> Result<Output> {
+        let shown = crate::text::shown_path(path);
+        let plan = replace_plan(flag, path)?;
+        let file = match &plan {
+            Replace::Rename { tmp, dest } => {
+                let old = std::fs::metadata(dest).ok();
+                if old.is_some() {
+                    std::fs::OpenOptions::new()
+                        .append(true)
+                        .open(dest)
+                        .with_context(|| format!("{flag} {shown}: cannot write"))?;
+                }
+                // A temporary left by a killed run of the same process id.
+                let _ = std::fs::remove_file(tmp);
+                let f = match std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(tmp)
+                {
+                    Ok(f) => f,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                        bail!("{flag} {shown}: cannot create: no such directory")
+                    }
+                    Err(e) => {
+                        return Err(e).with_context(|| {
+                            format!(
+                                "{flag} {shown}: cannot create the temporary file {} beside \
+                                 it (the directory must be writable)",
+                                crate::text::shown_path(tmp)
+                            )
+                        })
+                    }
+                };
+                if let Some(m) = old {
+                    let _ = f.set_permissions(m.permissions());
+                }
+                f
+            }
+            Replace::Through(p) => std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(p)
+                .with_context(|| format!("{flag} {shown}: cannot create"))?,
+        };
+        Ok(Output {
+            file: Some(BufWriter::with_capacity(1 << 16, file)),
+            plan,
+            shown,
+        })
+    }
+
+    /// Everything written out and on disk, then put in place (an old file
+    /// at the path is left as it was on an error, which the caller names
+    /// the file in).
+    pub fn commit(mut self) -> Result<()> {
+        let Some(buf) = self.file.take() else {
+            bail!("written twice");
+        };
+        let done = self.put_in_place(buf);
+        if let (Err(_), Replace::Rename { tmp, .. }) = (&done, &self.plan) {
+            let _ = std::fs::remove_file(tmp);
+        }
+        done
+    }
+
+    /// [`Output::commit`]'s work: flush, sync, rename.
+    fn put_in_place(&self, buf: BufWriter<std::fs::File>) -> Result<()> {
+        let file = buf.into_inner().map_err(|e| e.into_error())?;
+        match &self.plan {
+            Replace::Rename { tmp, dest } => {
+                file.sync_all()?;
+                drop(file);
+                std::fs::rename(tmp, dest).with_context(|| {
+                    format!(
+                        "cannot rename the temporary file {} onto it",
+                        crate::text::shown_path(tmp)
+                    )
+                })?;
+                // The rename itself on disk: the directory's entry.
+                if let Some(dir) = dest.parent() {
+                    let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
+                }
+            }
+            // A FIFO or device cannot be synced; a file a dangling link
+            // named can.
+            Replace::Through(_) => {
+                if file.metadata()?.is_file() {
+                    file.sync_all()?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Write `bytes` as the whole of `path` (see [`Output::create`]); the
+    /// error names the file.
+    pub fn write_whole(flag: &str, path: &Path, bytes: &[u8]) -> Result<()> {
+        let mut out = Output::create(flag, path)?;
+        let shown = out.shown.clone();
+        out.write_all(bytes)
+            .map_err(anyhow::Error::from)
+            .and_then(|()| out.commit())
+            .with_context(|| format!("{flag} {shown}: cannot write"))
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match &mut self.file {
+            Some(f) => f.write(buf),
+            None => Err(std::io::Error::other("written after its commit")),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &mut self.file {
+            Some(f) => f.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Output {
+    /// Not committed: the temporary file is removed (the old file stays).
+    fn drop(&mut self) {
+        let Some(buf) = self.file.take() else {
+            return;
+        };
+        // Not flushed: what is buffered is dropped with the file.
+        drop(buf.into_parts());
+        if let Replace::Rename { tmp, .. } = &self.plan {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,6 +358,48 @@ mod tests {
         let other = d.join("report.txt");
         refuse_input("-O", &other, &[run.clone(), runs.clone(), "-".into()]).unwrap();
         refuse_input("-O", Path::new("-"), std::slice::from_ref(&run)).unwrap();
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn an_output_is_put_in_place_only_when_committed() {
+        let d = dir("output");
+        let file = d.join("r.txt");
+        std::fs::write(&file, "old").unwrap();
+        let link = d.join("l.txt");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        let names = || {
+            let mut v: Vec<String> = std::fs::read_dir(&d)
+                .unwrap()
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            v.sort();
+            v
+        };
+        // Dropped half-written: the old file stays, no temporary is left.
+        let mut out = Output::create("-O", &link).unwrap();
+        out.write_all(&[b'x'; 100_000]).unwrap();
+        assert_eq!(names().len(), 3, "the temporary is beside it");
+        drop(out);
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "old");
+        assert_eq!(names(), ["l.txt", "r.txt"]);
+        // Committed: replaced at the link's target, the link kept.
+        Output::write_whole("-O", &link, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "new");
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(names(), ["l.txt", "r.txt"]);
+        // A device is written through, its error the commit's.
+        let e = Output::write_whole("-O", Path::new("/dev/full"), b"x").unwrap_err();
+        assert!(format!("{e:#}").contains("No space left"), "{e:#}");
+        let e = Output::create("-O", &d.join("no/r.txt")).err().unwrap();
+        assert!(
+            e.to_string().ends_with("cannot create: no such directory"),
+            "{e}"
+        );
         std::fs::remove_dir_all(&d).unwrap();
     }
 

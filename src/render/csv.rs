@@ -60,9 +60,12 @@ fn cv(c: Option<Cv>) -> String {
 
 /// A csv error as an I/O error, keeping the kind (a closed pipe stays `BrokenPipe`).
 pub(super) fn csv_io(e: csv::Error) -> io::Error {
+    if !matches!(e.kind(), csv::ErrorKind::Io(_)) {
+        return io::Error::other(e.to_string());
+    }
     match e.into_kind() {
         csv::ErrorKind::Io(io) => io,
-        other => io::Error::other(format!("{other:?}")),
+        _ => io::Error::other("CSV output failed"),
     }
 }
 

@@ -125,7 +125,8 @@ impl<'a> Labels<'a> {
         let (ellipsis, esc) = (self.ellipsis, self.esc);
         let label = fitted_label(r, max, ellipsis, esc);
         let name = esc(&r.symbol);
-        let Some((head, tail)) = kept(&name, &suffix(r, esc), max, ellipsis) else {
+        let sfx = suffix(r, esc, max, ellipsis);
+        let Some((head, tail)) = kept(&name, &sfx, max, ellipsis) else {
             return label;
         };
         let sorted = self.sorted.get_or_init(|| {
@@ -134,26 +135,83 @@ impl<'a> Labels<'a> {
             all.dedup();
             all
         });
-        let from = sorted.partition_point(|n| n.as_str() < head.as_str());
-        let alike = sorted[from..]
-            .iter()
-            .take_while(|n| n.starts_with(head.as_str()))
-            .any(|n| {
-                *n != name.as_str()
-                    && n.ends_with(tail.as_str())
-                    && n.len() >= head.len() + tail.len()
-            });
-        if alike {
-            fit(r, max, ellipsis, esc, truncate_end)
-        } else {
-            label
+        // Another name that begins with `head` and passes `also`.
+        let starting = |head: &str, also: &dyn Fn(&str) -> bool| -> bool {
+            let from = sorted.partition_point(|n| n.as_str() < head);
+            sorted[from..]
+                .iter()
+                .take_while(|n| n.starts_with(head))
+                .any(|n| *n != name && also(n))
+        };
+        let alike = starting(&head, &|n: &str| {
+            n.ends_with(tail.as_str()) && n.len() >= head.len() + tail.len()
+        });
+        if !alike {
+            return label;
         }
+        // Cut at the end, unless another name begins as this one keeps it;
+        // then at the beginning, unless another name ends so too.
+        let keep = head.chars().count() + tail.chars().count();
+        let begins: String = name.chars().take(keep).collect();
+        if !starting(&begins, &|_: &str| true) {
+            return fit(r, max, ellipsis, esc, truncate_end);
+        }
+        let n = name.chars().count();
+        let ends: String = name.chars().skip(n - keep).collect();
+        if !sorted
+            .iter()
+            .any(|o| *o != name && o.ends_with(ends.as_str()))
+        {
+            return fit(r, max, ellipsis, esc, truncate_start);
+        }
+        // Both ends are shared: keep a short beginning and the part from
+        // where the name parts from its nearest names in sorted order.
+        let at = sorted.partition_point(|o| o.as_str() < name.as_str());
+        let common = |o: &String| {
+            name.chars()
+                .zip(o.chars())
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
+        let parts = [at.checked_sub(1), Some(at + 1), Some(at)]
+            .into_iter()
+            .flatten()
+            .filter_map(|i| sorted.get(i))
+            .filter(|o| **o != name)
+            .map(common)
+            .max()
+            .unwrap_or(0);
+        let lead = keep / 3;
+        if parts < lead + 4 {
+            return fit(r, max, ellipsis, esc, truncate_end);
+        }
+        let from = parts - 2;
+        let shown: String = name
+            .chars()
+            .take(lead)
+            .chain(ellipsis.chars())
+            .chain(name.chars().skip(from))
+            .collect();
+        truncate_end(&shown, keep + ellipsis.chars().count(), ellipsis) + &sfx
     }
 }
 
-/// The ` [dso]` a label ends with (none for the core kernel).
-fn suffix(row: &Row, esc: &dyn Fn(&str) -> String) -> String {
-    super::shown_dso(row).map_or_else(String::new, |d| format!(" [{}]", esc(d)))
+/// The ` [dso]` a label ends with (none for the core kernel), for a label
+/// of at most `max` characters: whole when it fits, or when the name
+/// could keep 12 characters beside it; else (a long dso: every row of a
+/// big library reads `…-rust-1.95.0-stable]`) cut in the middle to a third
+/// of the label, so that the name, which tells rows apart, keeps the rest.
+fn suffix(row: &Row, esc: &dyn Fn(&str) -> String, max: usize, ellipsis: &str) -> String {
+    let Some(d) = super::shown_dso(row) else {
+        return String::new();
+    };
+    let full = format!(" [{}]", esc(d));
+    let (n, k) = (esc(&row.symbol).chars().count(), full.chars().count());
+    let budget = max / 3;
+    if n + k <= max || k + 12 <= max || budget < 10 {
+        return full;
+    }
+    format!(" [{}]", truncate_middle(&esc(d), budget - 3, ellipsis))
 }
 
 /// The beginning and end of `name` that [`fitted_label`] keeps when it cuts
@@ -172,6 +230,17 @@ fn kept(name: &str, suffix: &str, max: usize, ellipsis: &str) -> Option<(String,
     let head: String = name.chars().take(head_len).collect();
     let tail: String = name.chars().skip(n - (keep - head_len)).collect();
     Some((head, tail))
+}
+
+/// `s` shortened to `max` characters by cutting its beginning.
+fn truncate_start(s: &str, max: usize, ellipsis: &str) -> String {
+    let (n, e) = (s.chars().count(), ellipsis.chars().count());
+    if n <= max || max <= e + 2 {
+        return s.to_string();
+    }
+    let mut out = ellipsis.to_string();
+    out.extend(s.chars().skip(n - (max - e)));
+    out
 }
 
 /// `s` shortened to `max` characters by cutting its end.
@@ -193,7 +262,7 @@ fn fit(
     cut: fn(&str, usize, &str) -> String,
 ) -> String {
     let name = esc(&row.symbol);
-    let suffix = suffix(row, esc);
+    let suffix = suffix(row, esc, max, ellipsis);
     let (n, k) = (name.chars().count(), suffix.chars().count());
     if n + k <= max {
         name + &suffix
@@ -287,6 +356,42 @@ mod tests {
                 "fput"
             ]
         );
+    }
+
+    #[test]
+    fn cut_names_stay_distinct() {
+        use crate::diff::{tests::row, Status};
+        let id = |s: &str| s.to_string();
+        let make = |name: &str, dso: &str| {
+            let mut r = row(name, 1.0, Status::New, None, false);
+            r.dso = Some(dso.into());
+            r
+        };
+        // A dso too long to keep whole beside the name: cut too, so that
+        // the name (not the dso every row shares) is what is kept.
+        let llvm = "/usr/lib/libLLVM.so.20.1-rust-1.95.0-stable";
+        let long: Vec<_> = [
+            "InstCombinerImpl::visitAdd",
+            "SROA::runOnAlloca",
+            "FPS::run",
+        ]
+        .iter()
+        .map(|n| make(&format!("(anonymous namespace)::{n}"), llvm))
+        .collect();
+        // Names alike at both ends, apart in the middle.
+        let q =
+            |m: &str| format!("rustc_query_impl::query_impl::{m}::dynamic_query::{{closure#0}}");
+        let so = "librustc_driver-6108105cd7e839cf.so";
+        let alike = [q("type_of"), q("mir_built"), q("adt_def")].map(|n| make(&n, so));
+        for rows in [long, alike.to_vec()] {
+            let fit: Vec<_> = rows.iter().map(|r| (r, 39)).collect();
+            let got = fitted_labels(&fit, "...", &id);
+            let mut unique = got.clone();
+            unique.sort();
+            unique.dedup();
+            assert_eq!(unique.len(), got.len(), "{got:?}");
+            assert!(got.iter().all(|l| l.chars().count() <= 39), "{got:?}");
+        }
     }
 
     #[test]

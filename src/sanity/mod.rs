@@ -85,7 +85,36 @@ pub fn prepare(
         .extend(duplicates::check(sides, allow_duplicates)?);
     found.warnings.extend(empty_symbol_filters(sides, identity));
     found.warnings.extend(ungrouped(sides, identity));
+    found.warnings.extend(empty_groups(sides, identity));
     Ok(found)
+}
+
+/// `--group-by regex:RE` that matches names but takes nothing of them
+/// (`^(x)?`, `a*`): those symbols keep their own rows (a group without a
+/// name would be one blank row of everything else); said, counted, with
+/// an example.
+fn empty_groups(sides: &[Side], identity: &Identity) -> Option<String> {
+    let group = identity.group.as_ref()?;
+    if identity.placed.is_some() {
+        return None;
+    }
+    let mut names: Vec<String> = sides
+        .iter()
+        .flat_map(|s| &s.runs)
+        .flat_map(|r| r.counts.keys())
+        .map(|k| identity.frame_name(k.name.as_str()).into_owned())
+        .filter(|n| group.matches_empty(n))
+        .collect();
+    names.sort();
+    names.dedup();
+    let first = names.first()?;
+    Some(format!(
+        "--group-by {} matches {} with the empty string (as `{}`): an empty match names no \
+         group, so they keep their own rows; make the pattern take at least one character",
+        crate::text::printable(&group.describe()),
+        crate::text::plural(names.len() as u64, "symbol"),
+        crate::text::printable(first)
+    ))
 }
 
 /// `--group-by prefix:STR` or `regex:RE` that groups no symbol of any run:

@@ -13,10 +13,10 @@ use super::schema;
 use super::writer::TableWriter;
 use super::ExportConfig;
 use crate::exit;
-use crate::input::target::{self, Replace};
+use crate::input::target::Output;
 use crate::profile::Format;
 use anyhow::{bail, Context, Result};
-use std::io::{BufWriter, Write};
+use std::io::Write;
 
 /// Export; returns the exit code.
 pub fn run(config: &ExportConfig, err: &mut dyn Write) -> Result<u8> {
@@ -28,36 +28,22 @@ pub fn run(config: &ExportConfig, err: &mut dyn Write) -> Result<u8> {
     if config.out == "-" {
         bail!("-o -: a Parquet table is written to a file, not to stdout: give -o FILE.parquet");
     }
-    // A plain file is written beside and renamed into place; a link's
-    // target likewise; a FIFO or device is written through.
-    let plan = target::replace_plan("-o", out)?;
-    let tmp = match &plan {
-        Replace::Rename { tmp, .. } => tmp.clone(),
-        Replace::Through(p) => p.clone(),
-    };
-    let remove_tmp = || {
-        if matches!(plan, Replace::Rename { .. }) {
-            let _ = std::fs::remove_file(&tmp);
-        }
-    };
-    let file =
-        std::fs::File::create(&tmp).with_context(|| format!("{}: cannot create", tmp.display()))?;
-    let writer = TableWriter::new(BufWriter::with_capacity(1 << 20, file), metadata(config))?;
+    // A plain file is written beside and renamed into place when complete;
+    // a link's target likewise; a FIFO or device is written through.
+    let file = Output::create("-o", out)?;
+    let writer = TableWriter::new(file, metadata(config))?;
     let mut ex = Exporter::new(config, pool, writer, err);
     let done = ex.all_roots();
     let (runs, rows) = (ex.writer.runs, ex.writer.rows);
     let (writer, counts, err) = ex.into_parts();
-    let finished = done.and_then(|()| {
-        let mut out = writer.finish()?;
-        out.flush()
-            .with_context(|| format!("{}: cannot write", tmp.display()))
-    });
-    if let Err(e) = finished {
-        remove_tmp();
-        return Err(e);
-    }
+    let out = done.and_then(|()| {
+        writer
+            .finish()
+            .with_context(|| format!("{}: cannot write", config.out))
+    })?;
     if counts.groups == 0 && counts.errors == 0 {
-        remove_tmp();
+        // Dropped: the temporary file goes, an older table stays.
+        drop(out);
         bail!(
             "{}: no files match --layout {}; nothing written to {}",
             config.roots.join(" "),
@@ -65,10 +51,8 @@ pub fn run(config: &ExportConfig, err: &mut dyn Write) -> Result<u8> {
             config.out
         );
     }
-    if let Replace::Rename { tmp, dest } = &plan {
-        std::fs::rename(tmp, dest)
-            .with_context(|| format!("{}: cannot rename to {}", tmp.display(), config.out))?;
-    }
+    out.commit()
+        .with_context(|| format!("{}: cannot write", config.out))?;
     let shard = match config.shard {
         Some(s) => format!(
             " (shard {}/{}: {} of {} run groups)",

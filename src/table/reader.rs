@@ -11,7 +11,7 @@ use super::rows::{self, Row};
 use super::schema::{self as s};
 use super::select::Filter;
 use crate::identity::Placed;
-use crate::profile::{Format, Mode, Profile, Unresolved};
+use crate::profile::{Format, Mode, Profile, Provenance, Unresolved};
 use anyhow::{bail, Context, Result};
 use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use parquet::arrow::ProjectionMask;
@@ -259,7 +259,7 @@ impl Acc {
             num(s::WORK)?,
         );
         let warnings = TextList::of(batch, s::WARNINGS, file)?;
-        let unresolved = text(s::UNRESOLVED)?;
+        let (unresolved, provenance) = (text(s::UNRESOLVED)?, text(s::PROVENANCE)?);
         let mut key = String::new();
         let mut last: Option<(String, usize)> = None;
         let before = self.file_rows;
@@ -299,7 +299,7 @@ impl Acc {
                 work: optional(work.get(i), s::WORK).with_context(at)?,
             };
             let listed = || warnings.get(i, s::WARNINGS, file);
-            let first = created.then(|| unresolved.get(i));
+            let first = created.then(|| (unresolved.get(i), provenance.get(i)));
             run_fields(run, &fields, first, stretch, &listed, &at)?;
             let named = || {
                 format!(
@@ -353,21 +353,22 @@ fn check_count(c: f64, fields: &RunFields, named: &dyn Fn() -> String) -> Result
 }
 
 /// A run's values from one of its rows: taken from its first row
-/// (`first`: the row's `unresolved`), else checked to agree (its warnings
+/// (`first`: the row's `unresolved` and `provenance`), else checked to agree (its warnings
 /// where a stretch of its rows starts).
 fn run_fields(
     run: &mut TableRun,
     fields: &RunFields,
-    first: Option<Option<&str>>,
+    first: Option<(Option<&str>, Option<&str>)>,
     stretch: bool,
     listed: &dyn Fn() -> Result<Vec<String>>,
     at: &dyn Fn() -> String,
 ) -> Result<()> {
     match first {
-        Some(unresolved) => {
+        Some((unresolved, provenance)) => {
             set(run, fields).with_context(at)?;
             run.profile.warnings = listed()?;
             run.profile.unresolved = unresolved_of(unresolved, at)?;
+            run.profile.provenance = provenance_of(provenance, at)?;
         }
         None => {
             check(run, fields).with_context(at)?;
@@ -422,6 +423,20 @@ fn unresolved_of(text: Option<&str>, at: &dyn Fn() -> String) -> Result<Option<U
                 s::UNRESOLVED
             )
         })?),
+    })
+}
+
+/// The `provenance` column's JSON, read (NULL: the recording said nothing).
+fn provenance_of(text: Option<&str>, at: &dyn Fn() -> String) -> Result<Provenance> {
+    Ok(match text {
+        None => Provenance::default(),
+        Some(j) => serde_json::from_str(j).with_context(|| {
+            format!(
+                "{}: column {}: expected {{\"release\": …, \"kernel_map\": …}} (JSON)",
+                at(),
+                s::PROVENANCE
+            )
+        })?,
     })
 }
 

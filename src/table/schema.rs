@@ -46,6 +46,11 @@ pub const WARNINGS: &str = "warnings";
 /// (`{"why": {dso: reason}, "hint": text}`), for the report's one warning
 /// about them ([`crate::format::unresolved::summary`]).
 pub const UNRESOLVED: &str = "unresolved";
+/// What the recording says of the machine it was made on, as JSON (the
+/// kernel release and build-id, the kernel map that named its samples,
+/// the build-ids of its binaries), for the report's notes and the checks
+/// across runs ([`crate::profile::Provenance`]); NULL when it says nothing.
+pub const PROVENANCE: &str = "provenance";
 
 /// Columns every table must have (the reader refuses a table without them).
 pub const REQUIRED: [&str; 10] = [
@@ -87,6 +92,7 @@ pub fn arrow_schema() -> Arc<Schema> {
             true,
         ),
         s(UNRESOLVED, true),
+        s(PROVENANCE, true),
     ]))
 }
 
@@ -100,6 +106,6 @@ mod tests {
         for name in REQUIRED.iter().chain(&SELECTABLE) {
             assert!(schema.field_with_name(name).is_ok(), "{name}");
         }
-        assert_eq!(schema.fields().len(), 19);
+        assert_eq!(schema.fields().len(), 20);
     }
 }

@@ -64,6 +64,7 @@ struct Builders {
     total_approximate: StringBuilder,
     warnings: ListBuilder<StringBuilder>,
     unresolved: StringBuilder,
+    provenance: StringBuilder,
 }
 
 impl<W: Write + Send> TableWriter<W> {
@@ -107,6 +108,11 @@ impl<W: Write + Send> TableWriter<W> {
             }
             None => None,
         };
+        let provenance = if p.provenance == crate::profile::Provenance::default() {
+            None
+        } else {
+            Some(serde_json::to_string(&p.provenance).context("cannot write a run's provenance")?)
+        };
         for row in &rows {
             b.kernel.append_value(&key.kernel);
             b.benchmark.append_value(&key.benchmark);
@@ -135,6 +141,7 @@ impl<W: Write + Send> TableWriter<W> {
                 b.warnings.append(true);
             }
             b.unresolved.append_option(unresolved.as_deref());
+            b.provenance.append_option(provenance.as_deref());
         }
         self.pending += rows.len();
         self.rows += rows.len() as u64;
@@ -170,6 +177,7 @@ impl<W: Write + Send> TableWriter<W> {
             Arc::new(b.total_approximate.finish()),
             Arc::new(b.warnings.finish()),
             Arc::new(b.unresolved.finish()),
+            Arc::new(b.provenance.finish()),
         ];
         let batch = RecordBatch::try_new(schema::arrow_schema(), columns)
             .context("cannot build a batch of rows")?;
