@@ -527,10 +527,12 @@ def one_run_noise(xs, ys, mo, mn):
     if len(u1) < 10:
         return len(u1), None, None
     ell = [math.log(ys[i] / xs[i]) - math.log(mn / mo) for i in u1]
-    mhat = median(ell)
+    mhat = median(ell)  # reported only (section 5.4, step 1)
     dd, mb = [], []
     for i in u1:
-        dd.append(binom_dev_at_theta_log(xs[i], ys[i], mo, mn, mhat))
+        # Step 2 (statistics v3.1): the deviance from NO change, theta = 1 (u = 0);
+        # a common shift of all symbols is part of the noise being measured.
+        dd.append(binom_dev_at_theta_log(xs[i], ys[i], mo, mn, 0.0))
         mb.append((xs[i] + ys[i]) / 2.0)
 
     def h(kap):

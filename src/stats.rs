@@ -7,7 +7,7 @@
 //! intervals. Everything is deterministic. Layers: the exact conditional
 //! test on pooled counts (always, [`exact`]); the quasi-likelihood ratio F
 //! test with profile-likelihood intervals ([`ql`]); the dispersion, moderated
-//! across symbols ([`moderate`]) or measured around the common shift with one
+//! across symbols ([`moderate`]) or measured around no change with one
 //! run per side ([`onerun`]); multiple-testing adjustment and the intervals'
 //! level ([`adjust`]); the `--normalize robust` size factors and descriptive
 //! helpers. Combining the layers per row is [`crate::significance`]'s job,

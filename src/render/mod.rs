@@ -459,7 +459,7 @@ pub fn noise_sentence(c: &Comparison) -> String {
                 "none beyond sampling".to_string()
             };
             format!(
-                "one run per side: run-to-run noise measured across {symbols} symbols around their common shift ({level}), F(1,3) reference"
+                "one run per side: run-to-run noise estimated across {symbols} symbols from their spread around no change ({level}), F(1,3) reference"
             )
         }
         Method::OneRunAssumed => format!(
