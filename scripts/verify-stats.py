@@ -527,12 +527,11 @@ def one_run_noise(xs, ys, mo, mn):
     if len(u1) < 10:
         return len(u1), None, None
     ell = [math.log(ys[i] / xs[i]) - math.log(mn / mo) for i in u1]
-    mhat = median(ell)  # reported only (section 5.4, step 1)
+    mhat = median(ell)  # the common shift (section 5.4, step 1)
     dd, mb = [], []
     for i in u1:
-        # Step 2 (statistics v3.1): the deviance from NO change, theta = 1 (u = 0);
-        # a common shift of all symbols is part of the noise being measured.
-        dd.append(binom_dev_at_theta_log(xs[i], ys[i], mo, mn, 0.0))
+        # Step 2: the deviance from the common shift, theta = exp(mhat)
+        dd.append(binom_dev_at_theta_log(xs[i], ys[i], mo, mn, mhat))
         mb.append((xs[i] + ys[i]) / 2.0)
 
     def h(kap):
@@ -544,6 +543,24 @@ def one_run_noise(xs, ys, mo, mn):
     while h(hi) > 0:
         hi *= 2.0
     return len(u1), mhat, root(h, 0.0, hi)
+
+
+def band_of(mhat):
+    """Section 5.4 step 5: the null band of ratios, no change to the shift."""
+    return min(1.0, math.exp(mhat)), max(1.0, math.exp(mhat))
+
+
+def band_dev(x, y, mo, mn, band):
+    """The deviance at the band's nearer end; 0 when theta-hat is inside."""
+    lo, hi = band
+    if x + y == 0:
+        return 0.0
+    # theta-hat = (y/mn)/(x/mo), compared without dividing (x = 0 is +inf)
+    if y * mo > hi * x * mn:
+        return binom_dev_at_theta_log(x, y, mo, mn, math.log(hi))
+    if y * mo < lo * x * mn:
+        return binom_dev_at_theta_log(x, y, mo, mn, math.log(lo))
+    return 0.0
 
 
 # =====================================================================
@@ -602,10 +619,12 @@ def is_separated(a, on, b, nn, factor=2.0):
     return (min(rb) > 0 and min(rb) >= factor * max(ra)) or (min(ra) > 0 and min(ra) >= factor * max(rb))
 
 
-def analyse(keys, oc, nc, on, nn, alpha=0.05, adjust="bh", model=None, noise_cv=None, shown=None):
+def analyse(keys, oc, nc, on, nn, alpha=0.05, adjust="bh", model=None, noise_cv=None, shown=None,
+            shares=True):
     """One comparison.  oc/nc: per symbol, per-run counts; on/nn: exposures.
     shown: None (every row) or a predicate on a row's key: the rows shown
     and tested (section 8.2, version 3); every row teaches the noise.
+    shares: rates are shares (share normalisation): Delta held to [-1, 1].
 
     Returns (rows, noise): rows a list of dicts (same order as keys)."""
     n_old, n_new = len(on), len(nn)
@@ -704,7 +723,10 @@ def analyse(keys, oc, nc, on, nn, alpha=0.05, adjust="bh", model=None, noise_cv=
         r["tested"] = r["k"] > 0 and r["min_p"] <= alpha
         r["p_exact"], r["p_le"], r["p_ge"] = exact_test(r["x"], r["y"], mo, mn)
         r["lr"] = lr_stat(r["x"], r["y"], mo, mn)
-        r["F"] = r["lr"] / r["phi"]
+        # section 5.4 step 5: with one run a side, against the band
+        band = band_of(noise["one_run"]["shift"]) if noise.get("one_run") else None
+        r["lr_run"] = band_dev(r["x"], r["y"], mo, mn, band) if band else r["lr"]
+        r["F"] = r["lr_run"] / r["phi"]
         r["p_ql"] = f1_sf(r["F"], r["nu"])
         # section 7.1 (version 3): with moderation, a separated row (every
         # run of one side at least twice every run of the other) is also
@@ -741,13 +763,22 @@ def analyse(keys, oc, nc, on, nn, alpha=0.05, adjust="bh", model=None, noise_cv=
             chi_own = r["own"] * f1_isf(t, d)
             lo, hi = lr_ratio_interval(x, y, mo, mn, chi_own)
             r["ratio_lr"] = (max(lo, r["ratio_lr"][0]), min(hi, r["ratio_lr"][1]))
-        r["ratio_ci"] = (min(r["ratio_cp"][0], r["ratio_lr"][0]), max(r["ratio_cp"][1], r["ratio_lr"][1]))
-        r["delta_cp"] = (delta_of_theta(r["ratio_cp"][0], k, mo, mn), delta_of_theta(r["ratio_cp"][1], k, mo, mn))
         r["delta_lr"] = lr_delta_interval(x, y, mo, mn, chi)
         if r["own"] is not None:
             lo, hi = lr_delta_interval(x, y, mo, mn, r["own"] * f1_isf(t, d))
             r["delta_lr"] = (max(lo, r["delta_lr"][0]), min(hi, r["delta_lr"][1]))
+        if noise.get("one_run"):
+            # section 9: an interval that reaches the band holds no change
+            blo, bhi = band_of(noise["one_run"]["shift"])
+            lo, hi = r["ratio_lr"]
+            if lo <= bhi and hi >= blo:
+                r["ratio_lr"] = (min(lo, 1.0), max(hi, 1.0))
+                r["delta_lr"] = (min(r["delta_lr"][0], 0.0), max(r["delta_lr"][1], 0.0))
+        r["ratio_ci"] = (min(r["ratio_cp"][0], r["ratio_lr"][0]), max(r["ratio_cp"][1], r["ratio_lr"][1]))
+        r["delta_cp"] = (delta_of_theta(r["ratio_cp"][0], k, mo, mn), delta_of_theta(r["ratio_cp"][1], k, mo, mn))
         r["delta_ci"] = (min(r["delta_cp"][0], r["delta_lr"][0]), max(r["delta_cp"][1], r["delta_lr"][1]))
+        if shares:  # section 9: a share's Delta lies in [-1, 1]
+            r["delta_ci"] = (max(-1.0, r["delta_ci"][0]), min(1.0, r["delta_ci"][1]))
     return rows, noise
 
 
@@ -1514,7 +1545,7 @@ def check_comparison(ck, doc, sides, rows_in, alpha, adjust, model, noise_cv, no
             raise RuntimeError(f"{r['symbol']}: counts per run don't match the runs")
     keys = [row_key(r) for r in keep]
     mine, nz = analyse(keys, [r["old_counts"] for r in keep], [r["new_counts"] for r in keep], on, nn,
-                       alpha, adjust, model, noise_cv)
+                       alpha, adjust, model, noise_cv, shares=doc.get("normalize", "share") == "share")
     ck.method = nz["method"]
     ck.rows += len(keep)
     t = nz["t"]

@@ -758,6 +758,7 @@ fn judge_rows(
         adjust: opts.adjust,
         noise_cv: opts.noise_cv,
         testable,
+        shares: opts.normalize == Normalize::Share,
     };
     let (verdicts, noise) =
         significance::judge_family(rows, family, old_exp, new_exp, model.as_ref(), &sig_opts);

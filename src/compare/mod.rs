@@ -223,6 +223,8 @@ fn take(sides: &[Side], config: &Config) -> Result<Taken> {
             adjust: config.diff.adjust,
             noise_cv: config.diff.noise_cv,
             testable: aggregate::counts_are_samples(sides),
+            // (A frame's exposure is its run's samples: shares.)
+            shares: true,
         };
         flame::build(sides, &config.identity, config.flame, &tests)
     });
