@@ -443,8 +443,9 @@ def moderate(s2, mu, d):
 class NoiseModel:
     """A noise model: per symbol mu, s2, phi, nu, kappa; the prior."""
 
-    def __init__(self, source, runs, dm, moderation, symbols):
+    def __init__(self, source, runs, dm, moderation, symbols, per_run=None):
         self.source = source
+        self.per_run = per_run  # the mean exposure of the model's runs
         self.runs = runs  # R
         self.dm = dm
         self.moderation = moderation  # None or dict chat, rhat, d0, dc, U
@@ -479,7 +480,7 @@ class NoiseModel:
         if mod["moderated"]:
             prior = dict(U=mod["U"], chat=mod["chat"], rhat=mod["rhat"], tlo=mod["tlo"], thi=mod["thi"],
                          d0=mod["d0"], dc=mod["dc"])
-        nm = NoiseModel(source, rr, rr - 1, prior, syms)
+        nm = NoiseModel(source, rr, rr - 1, prior, syms, per_run=mtot / rr)
         nm.U = mod["U"]
         nm.detail = (kk, mod)
         return nm
@@ -497,9 +498,24 @@ class NoiseModel:
             syms[(s["symbol"], s.get("dso"))] = dict(
                 mu=s["mean_count"], s2=s.get("s2"), phi=s["dispersion"], nu=num(s["df"], INF),
                 kappa=s["kappa"])
-        nm = NoiseModel(source, len(doc.get("runs", [])), doc["residual_df"], prior, syms)
+        nm = NoiseModel(source, len(doc.get("runs", [])), doc["residual_df"], prior, syms,
+                        per_run=mean_exposure(doc))
         nm.U = prior["U"] if prior else None
         return nm
+
+    def join_old_run(self, key, phi_p, nu_p, c, n_old):
+        """Section 5.3, one run per side: the OLD run (count c, exposure
+        n_old) as one more replicate of the model's kernel; the updated
+        (phi, nu) of the row's prior (phi_p, nu_p)."""
+        if not self.per_run or self.per_run <= 0 or n_old <= 0 or not self.runs:
+            return phi_p, nu_p
+        s = self.symbols.get(key)
+        e = s["mu"] * n_old / self.per_run if s is not None else 0.0
+        phi_e = max(1.0, self.prior_for(key, e)[0])
+        z2 = (c - e) ** 2 / (phi_e * max(e, 1.0) * (1.0 + 1.0 / self.runs))
+        if math.isinf(nu_p):
+            return phi_p, nu_p
+        return max(1.0, phi_p * (nu_p + z2) / (nu_p + 1.0)), nu_p + 1.0
 
     def prior_for(self, key, mubar):
         """(phi_p, nu_p) for a comparison symbol of abundance mubar.
@@ -652,6 +668,7 @@ def analyse(keys, oc, nc, on, nn, alpha=0.05, adjust="bh", model=None, noise_cv=
             php, nup = model.prior_for(r["key"], r["mubar"])
             r["phi_p"], r["nu_p"] = php, nup
             if d == 0:
+                php, nup = model.join_old_run(r["key"], php, nup, r["x"], mo)
                 r["phi"], r["nu"] = php, nup
             else:
                 r["phi"] = max(1.0, (d * r["s2"] + nup * php) / (d + nup))
@@ -1136,7 +1153,7 @@ def vectors_markdown(cases):
                       [[s] + [fmt(r[f]) for f in ("mean_count", "s2", "dispersion", "df", "kappa")]
                        for s, r in c["model"]["outputs"]["symbols"].items()]))
     L.append("")
-    for cname, lab in (("1v1", "old1 vs new1 with the model (d = 0)"),
+    for cname, lab in (("1v1", "old1 vs new1 with the model (d = 0; old1 joins it, §5.3)"),
                        ("2v2", "old1 old2 vs new1 new2 with the model (d = 2 joins it)")):
         cc = c["comparisons"][cname]
         nz = cc["outputs"]["noise"]
@@ -1424,6 +1441,12 @@ def learn_model_with_binary(binp, opts, runs):
     return NoiseModel.learn(keys, counts, exps, source=" ".join(runs)), doc.get("normalize")
 
 
+def mean_exposure(doc):
+    """The mean exposure of a model file's runs (None without runs)."""
+    ex = [float(r["exposure"]) for r in doc.get("runs", []) if r.get("exposure") is not None]
+    return math.fsum(ex) / len(ex) if ex else None
+
+
 def num(v, null=None):
     """JSON number -> float; null -> `null` argument (e.g. INF)."""
     if v is None:
@@ -1527,7 +1550,7 @@ def model_self_consistency(ck, mdoc, where):
     if mod["moderated"]:
         prior = dict(U=mod["U"], chat=mod["chat"], rhat=mod["rhat"], tlo=mod["tlo"], thi=mod["thi"],
                      d0=mod["d0"], dc=mod["dc"])
-    nm = NoiseModel("file", len(mdoc.get("runs", [])), dm, prior, ss)
+    nm = NoiseModel("file", len(mdoc.get("runs", [])), dm, prior, ss, per_run=mean_exposure(mdoc))
     nm.U = mod["U"]
     check_model_doc(ck, mdoc, nm, where)
 
