@@ -131,8 +131,10 @@ def consistent(r, tot_o, tot_n):
 
 def summarize(doc):
     rows = doc["rows"]
-    tot_o = [r["total"] for r in doc["sides"][0]["runs"]]
-    tot_n = [r["total"] for r in doc["sides"][1]["runs"]]
+    # Shares as the comparison measures them: of each run's exposure (its
+    # total in share mode; the kept samples with --percentage relative).
+    tot_o = [r["exposure"] for r in doc["sides"][0]["runs"]]
+    tot_n = [r["exposure"] for r in doc["sides"][1]["runs"]]
     tested = [r for r in rows if r["p"] is not None]
     sig = [r for r in tested if r["significant"]]
     bad, missed, big = [], [], []
@@ -182,6 +184,13 @@ def aa_tables(meta, fmt, runs, pool, a, use_comm, failures):
             if len(r) < need:
                 continue
             for ga, gb in splits(len(r), x, y + (3 if model else 0), a.aa, seed=17 + w):
+                # Which of the B group's runs are compared and which learn the
+                # model is drawn at random too: combinations come sorted, and
+                # taking the first y would never put the lowest-numbered runs
+                # (run 1, often unlike its siblings) in a model.
+                gb = list(gb)
+                if model:
+                    random.Random(f"{w} {ga} {gb}").shuffle(gb)
                 gb, gm = gb[:y], gb[y:]
                 f = pool.submit(job, a.bin, [r[i] for i in ga], [r[i] for i in gb],
                                 [r[i] for i in gm] if model else None,

@@ -443,8 +443,9 @@ def moderate(s2, mu, d):
 class NoiseModel:
     """A noise model: per symbol mu, s2, phi, nu, kappa; the prior."""
 
-    def __init__(self, source, runs, dm, moderation, symbols):
+    def __init__(self, source, runs, dm, moderation, symbols, per_run=None):
         self.source = source
+        self.per_run = per_run  # the mean exposure of the model's runs
         self.runs = runs  # R
         self.dm = dm
         self.moderation = moderation  # None or dict chat, rhat, d0, dc, U
@@ -479,7 +480,7 @@ class NoiseModel:
         if mod["moderated"]:
             prior = dict(U=mod["U"], chat=mod["chat"], rhat=mod["rhat"], tlo=mod["tlo"], thi=mod["thi"],
                          d0=mod["d0"], dc=mod["dc"])
-        nm = NoiseModel(source, rr, rr - 1, prior, syms)
+        nm = NoiseModel(source, rr, rr - 1, prior, syms, per_run=mtot / rr)
         nm.U = mod["U"]
         nm.detail = (kk, mod)
         return nm
@@ -497,9 +498,24 @@ class NoiseModel:
             syms[(s["symbol"], s.get("dso"))] = dict(
                 mu=s["mean_count"], s2=s.get("s2"), phi=s["dispersion"], nu=num(s["df"], INF),
                 kappa=s["kappa"])
-        nm = NoiseModel(source, len(doc.get("runs", [])), doc["residual_df"], prior, syms)
+        nm = NoiseModel(source, len(doc.get("runs", [])), doc["residual_df"], prior, syms,
+                        per_run=mean_exposure(doc))
         nm.U = prior["U"] if prior else None
         return nm
+
+    def join_old_run(self, key, phi_p, nu_p, c, n_old):
+        """Section 5.3, one run per side: the OLD run (count c, exposure
+        n_old) as one more replicate of the model's kernel; the updated
+        (phi, nu) of the row's prior (phi_p, nu_p)."""
+        if not self.per_run or self.per_run <= 0 or n_old <= 0 or not self.runs:
+            return phi_p, nu_p
+        s = self.symbols.get(key)
+        e = s["mu"] * n_old / self.per_run if s is not None else 0.0
+        phi_e = max(1.0, self.prior_for(key, e)[0])
+        z2 = (c - e) ** 2 / (phi_e * max(e, 1.0) * (1.0 + 1.0 / self.runs))
+        if math.isinf(nu_p):
+            return phi_p, nu_p
+        return max(1.0, phi_p * (nu_p + z2) / (nu_p + 1.0)), nu_p + 1.0
 
     def prior_for(self, key, mubar):
         """(phi_p, nu_p) for a comparison symbol of abundance mubar.
@@ -527,9 +543,10 @@ def one_run_noise(xs, ys, mo, mn):
     if len(u1) < 10:
         return len(u1), None, None
     ell = [math.log(ys[i] / xs[i]) - math.log(mn / mo) for i in u1]
-    mhat = median(ell)
+    mhat = median(ell)  # the common shift (section 5.4, step 1)
     dd, mb = [], []
     for i in u1:
+        # Step 2: the deviance from the common shift, theta = exp(mhat)
         dd.append(binom_dev_at_theta_log(xs[i], ys[i], mo, mn, mhat))
         mb.append((xs[i] + ys[i]) / 2.0)
 
@@ -542,6 +559,24 @@ def one_run_noise(xs, ys, mo, mn):
     while h(hi) > 0:
         hi *= 2.0
     return len(u1), mhat, root(h, 0.0, hi)
+
+
+def band_of(mhat):
+    """Section 5.4 step 5: the null band of ratios, no change to the shift."""
+    return min(1.0, math.exp(mhat)), max(1.0, math.exp(mhat))
+
+
+def band_dev(x, y, mo, mn, band):
+    """The deviance at the band's nearer end; 0 when theta-hat is inside."""
+    lo, hi = band
+    if x + y == 0:
+        return 0.0
+    # theta-hat = (y/mn)/(x/mo), compared without dividing (x = 0 is +inf)
+    if y * mo > hi * x * mn:
+        return binom_dev_at_theta_log(x, y, mo, mn, math.log(hi))
+    if y * mo < lo * x * mn:
+        return binom_dev_at_theta_log(x, y, mo, mn, math.log(lo))
+    return 0.0
 
 
 # =====================================================================
@@ -600,10 +635,12 @@ def is_separated(a, on, b, nn, factor=2.0):
     return (min(rb) > 0 and min(rb) >= factor * max(ra)) or (min(ra) > 0 and min(ra) >= factor * max(rb))
 
 
-def analyse(keys, oc, nc, on, nn, alpha=0.05, adjust="bh", model=None, noise_cv=None, shown=None):
+def analyse(keys, oc, nc, on, nn, alpha=0.05, adjust="bh", model=None, noise_cv=None, shown=None,
+            shares=True):
     """One comparison.  oc/nc: per symbol, per-run counts; on/nn: exposures.
     shown: None (every row) or a predicate on a row's key: the rows shown
     and tested (section 8.2, version 3); every row teaches the noise.
+    shares: rates are shares (share normalisation): Delta held to [-1, 1].
 
     Returns (rows, noise): rows a list of dicts (same order as keys)."""
     n_old, n_new = len(on), len(nn)
@@ -631,6 +668,7 @@ def analyse(keys, oc, nc, on, nn, alpha=0.05, adjust="bh", model=None, noise_cv=
             php, nup = model.prior_for(r["key"], r["mubar"])
             r["phi_p"], r["nu_p"] = php, nup
             if d == 0:
+                php, nup = model.join_old_run(r["key"], php, nup, r["x"], mo)
                 r["phi"], r["nu"] = php, nup
             else:
                 r["phi"] = max(1.0, (d * r["s2"] + nup * php) / (d + nup))
@@ -702,7 +740,10 @@ def analyse(keys, oc, nc, on, nn, alpha=0.05, adjust="bh", model=None, noise_cv=
         r["tested"] = r["k"] > 0 and r["min_p"] <= alpha
         r["p_exact"], r["p_le"], r["p_ge"] = exact_test(r["x"], r["y"], mo, mn)
         r["lr"] = lr_stat(r["x"], r["y"], mo, mn)
-        r["F"] = r["lr"] / r["phi"]
+        # section 5.4 step 5: with one run a side, against the band
+        band = band_of(noise["one_run"]["shift"]) if noise.get("one_run") else None
+        r["lr_run"] = band_dev(r["x"], r["y"], mo, mn, band) if band else r["lr"]
+        r["F"] = r["lr_run"] / r["phi"]
         r["p_ql"] = f1_sf(r["F"], r["nu"])
         # section 7.1 (version 3): with moderation, a separated row (every
         # run of one side at least twice every run of the other) is also
@@ -739,13 +780,22 @@ def analyse(keys, oc, nc, on, nn, alpha=0.05, adjust="bh", model=None, noise_cv=
             chi_own = r["own"] * f1_isf(t, d)
             lo, hi = lr_ratio_interval(x, y, mo, mn, chi_own)
             r["ratio_lr"] = (max(lo, r["ratio_lr"][0]), min(hi, r["ratio_lr"][1]))
-        r["ratio_ci"] = (min(r["ratio_cp"][0], r["ratio_lr"][0]), max(r["ratio_cp"][1], r["ratio_lr"][1]))
-        r["delta_cp"] = (delta_of_theta(r["ratio_cp"][0], k, mo, mn), delta_of_theta(r["ratio_cp"][1], k, mo, mn))
         r["delta_lr"] = lr_delta_interval(x, y, mo, mn, chi)
         if r["own"] is not None:
             lo, hi = lr_delta_interval(x, y, mo, mn, r["own"] * f1_isf(t, d))
             r["delta_lr"] = (max(lo, r["delta_lr"][0]), min(hi, r["delta_lr"][1]))
+        if noise.get("one_run"):
+            # section 9: an interval that reaches the band holds no change
+            blo, bhi = band_of(noise["one_run"]["shift"])
+            lo, hi = r["ratio_lr"]
+            if lo <= bhi and hi >= blo:
+                r["ratio_lr"] = (min(lo, 1.0), max(hi, 1.0))
+                r["delta_lr"] = (min(r["delta_lr"][0], 0.0), max(r["delta_lr"][1], 0.0))
+        r["ratio_ci"] = (min(r["ratio_cp"][0], r["ratio_lr"][0]), max(r["ratio_cp"][1], r["ratio_lr"][1]))
+        r["delta_cp"] = (delta_of_theta(r["ratio_cp"][0], k, mo, mn), delta_of_theta(r["ratio_cp"][1], k, mo, mn))
         r["delta_ci"] = (min(r["delta_cp"][0], r["delta_lr"][0]), max(r["delta_cp"][1], r["delta_lr"][1]))
+        if shares:  # section 9: a share's Delta lies in [-1, 1]
+            r["delta_ci"] = (max(-1.0, r["delta_ci"][0]), min(1.0, r["delta_ci"][1]))
     return rows, noise
 
 
@@ -1103,7 +1153,7 @@ def vectors_markdown(cases):
                       [[s] + [fmt(r[f]) for f in ("mean_count", "s2", "dispersion", "df", "kappa")]
                        for s, r in c["model"]["outputs"]["symbols"].items()]))
     L.append("")
-    for cname, lab in (("1v1", "old1 vs new1 with the model (d = 0)"),
+    for cname, lab in (("1v1", "old1 vs new1 with the model (d = 0; old1 joins it, §5.3)"),
                        ("2v2", "old1 old2 vs new1 new2 with the model (d = 2 joins it)")):
         cc = c["comparisons"][cname]
         nz = cc["outputs"]["noise"]
@@ -1391,6 +1441,12 @@ def learn_model_with_binary(binp, opts, runs):
     return NoiseModel.learn(keys, counts, exps, source=" ".join(runs)), doc.get("normalize")
 
 
+def mean_exposure(doc):
+    """The mean exposure of a model file's runs (None without runs)."""
+    ex = [float(r["exposure"]) for r in doc.get("runs", []) if r.get("exposure") is not None]
+    return math.fsum(ex) / len(ex) if ex else None
+
+
 def num(v, null=None):
     """JSON number -> float; null -> `null` argument (e.g. INF)."""
     if v is None:
@@ -1494,7 +1550,7 @@ def model_self_consistency(ck, mdoc, where):
     if mod["moderated"]:
         prior = dict(U=mod["U"], chat=mod["chat"], rhat=mod["rhat"], tlo=mod["tlo"], thi=mod["thi"],
                      d0=mod["d0"], dc=mod["dc"])
-    nm = NoiseModel("file", len(mdoc.get("runs", [])), dm, prior, ss)
+    nm = NoiseModel("file", len(mdoc.get("runs", [])), dm, prior, ss, per_run=mean_exposure(mdoc))
     nm.U = mod["U"]
     check_model_doc(ck, mdoc, nm, where)
 
@@ -1512,7 +1568,7 @@ def check_comparison(ck, doc, sides, rows_in, alpha, adjust, model, noise_cv, no
             raise RuntimeError(f"{r['symbol']}: counts per run don't match the runs")
     keys = [row_key(r) for r in keep]
     mine, nz = analyse(keys, [r["old_counts"] for r in keep], [r["new_counts"] for r in keep], on, nn,
-                       alpha, adjust, model, noise_cv)
+                       alpha, adjust, model, noise_cv, shares=doc.get("normalize", "share") == "share")
     ck.method = nz["method"]
     ck.rows += len(keep)
     t = nz["t"]

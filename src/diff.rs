@@ -821,13 +821,22 @@ fn judge_rows(
                 (r.symbol.as_str(), r.dso.as_deref(), k / n)
             })
             .collect();
-        m.priors_for(&keys, side_name, warnings)
+        let mut priors = m.priors_for(&keys, side_name, warnings);
+        if let ([exposure], [_]) = (&old_exp[..], &new_exp[..]) {
+            let old: Vec<(&str, Option<&str>, f64)> = rows
+                .iter()
+                .map(|r| (r.symbol.as_str(), r.dso.as_deref(), r.old_counts()[0]))
+                .collect();
+            m.join_old_run(&mut priors, &old, *exposure);
+        }
+        priors
     });
     let sig_opts = significance::Options {
         alpha: opts.alpha,
         adjust: opts.adjust,
         noise_cv: opts.noise_cv,
         testable,
+        shares: opts.normalize == Normalize::Share,
     };
     let (verdicts, noise) =
         significance::judge_family(rows, family, old_exp, new_exp, model.as_ref(), &sig_opts);

@@ -346,6 +346,7 @@ mod tests {
             adjust: Adjust::Bh,
             noise_cv: None,
             testable: true,
+            shares: true,
         }
     }
 

@@ -220,16 +220,11 @@ impl NoiseModel {
         rows: &[(&str, Option<&str>, f64)],
         exposure: f64,
     ) -> Vec<(usize, f64, f64, f64)> {
-        let total: f64 = self.runs.iter().map(|r| r.exposure).sum();
-        let per_run = total / self.runs.len().max(1) as f64;
+        let per_run = self.exposure_per_run();
         if per_run.is_nan() || per_run <= 0.0 {
             return Vec::new();
         }
-        let by_name: FxHashMap<(&str, Option<&str>), &ModelSymbol> = self
-            .symbols
-            .iter()
-            .map(|s| ((s.symbol.as_str(), s.dso.as_deref()), s))
-            .collect();
+        let by_name = self.by_name();
         rows.iter()
             .enumerate()
             .filter_map(|(i, &(name, dso, c))| {
@@ -244,6 +239,77 @@ impl NoiseModel {
             .collect()
     }
 
+    /// The model's mean exposure per run (NaN or ≤ 0: none).
+    fn exposure_per_run(&self) -> f64 {
+        let total: f64 = self.runs.iter().map(|r| r.exposure).sum();
+        total / self.runs.len().max(1) as f64
+    }
+
+    /// §5.3, one run per side: the single OLD run, a run of the kernel the
+    /// model describes, joins the model as one more replicate. For row i
+    /// (name, dso, its count c in the OLD run of exposure `exposure`), the
+    /// model expects `e = μ_model · N_old / N̄_model` (0 for a symbol the
+    /// model never saw) with the model's dispersion φ_e there, and
+    /// `z² = (c − e)² / (φ_e max(e, 1) (1 + 1/R))`; the row's prior (φ_p,
+    /// ν_p) is updated as a scaled χ² prior by one observation of χ²₁:
+    /// `φ = max(1, φ_p (ν_p + z²)/(ν_p + 1))`, `ν = ν_p + 1`. A burst in
+    /// the OLD run (or a symbol the model's replicates never had) raises
+    /// its own φ; a run that agrees with the model adds a degree of freedom.
+    pub fn join_old_run(
+        &self,
+        priors: &mut ModelPriors,
+        rows: &[(&str, Option<&str>, f64)],
+        exposure: f64,
+    ) {
+        let per_run = self.exposure_per_run();
+        if per_run.is_nan() || per_run <= 0.0 || exposure <= 0.0 || self.runs.is_empty() {
+            return;
+        }
+        let by_name = self.by_name();
+        let prior = self.prior();
+        let lever = 1.0 + 1.0 / self.runs.len() as f64;
+        for (p, &(name, dso, c)) in priors.priors.iter_mut().zip(rows) {
+            let hit = by_name
+                .get(&(name, dso))
+                .or_else(|| by_name.get(&(name, None)))
+                .copied();
+            let e = hit.map_or(0.0, |s| s.mean_count * exposure / per_run);
+            let phi_e = self.prior_at(hit, prior.as_ref(), e).phi.max(1.0);
+            let z2 = (c - e).powi(2) / (phi_e * e.max(1.0) * lever);
+            if !(z2.is_finite() && p.df.is_finite()) {
+                continue;
+            }
+            p.phi = (p.phi * (p.df + z2) / (p.df + 1.0)).max(1.0);
+            p.df += 1.0;
+        }
+    }
+
+    fn by_name(&self) -> FxHashMap<(&str, Option<&str>), &ModelSymbol> {
+        self.symbols
+            .iter()
+            .map(|s| ((s.symbol.as_str(), s.dso.as_deref()), s))
+            .collect()
+    }
+
+    /// A row's prior at mean count `mean` (§5.3): the symbol's own
+    /// `1 + κ μ` when the model knows it, else the model's trend.
+    fn prior_at(&self, hit: Option<&ModelSymbol>, prior: Option<&Prior>, mean: f64) -> Dispersion {
+        match (hit, prior) {
+            (Some(s), _) => Dispersion {
+                phi: 1.0 + s.kappa * mean,
+                df: s.df,
+            },
+            (None, Some(p)) => Dispersion {
+                phi: p.scale(mean).max(1.0),
+                df: self.residual_df + p.d_cap,
+            },
+            (None, None) => Dispersion {
+                phi: 1.0,
+                df: self.residual_df,
+            },
+        }
+    }
+
     /// Each row's prior (§5.3), rows given as (name, dso, mean count per
     /// run of the comparison); a warning when the model knows few of the
     /// rows' samples (a model of another workload?).
@@ -253,11 +319,7 @@ impl NoiseModel {
         side: &str,
         warnings: &mut Vec<String>,
     ) -> ModelPriors {
-        let by_name: FxHashMap<(&str, Option<&str>), &ModelSymbol> = self
-            .symbols
-            .iter()
-            .map(|s| ((s.symbol.as_str(), s.dso.as_deref()), s))
-            .collect();
+        let by_name = self.by_name();
         let prior = self.prior();
         let (mut known, mut all) = (0.0, 0.0);
         let priors = rows
@@ -266,24 +328,12 @@ impl NoiseModel {
                 all += mean;
                 let hit = by_name
                     .get(&(name, dso))
-                    .or_else(|| by_name.get(&(name, None)));
-                match (hit, &prior) {
-                    (Some(s), _) => {
-                        known += mean;
-                        Dispersion {
-                            phi: 1.0 + s.kappa * mean,
-                            df: s.df,
-                        }
-                    }
-                    (None, Some(p)) => Dispersion {
-                        phi: p.scale(mean).max(1.0),
-                        df: self.residual_df + p.d_cap,
-                    },
-                    (None, None) => Dispersion {
-                        phi: 1.0,
-                        df: self.residual_df,
-                    },
+                    .or_else(|| by_name.get(&(name, None)))
+                    .copied();
+                if hit.is_some() {
+                    known += mean;
                 }
+                self.prior_at(hit, prior.as_ref(), mean)
             })
             .collect();
         if all > 0.0 && known < 0.5 * all {
@@ -354,6 +404,76 @@ mod tests {
         assert!(w.is_empty(), "{w:?}");
         back.priors_for(&[("nope", None, 50.0)], "new", &mut w);
         assert_eq!(w.len(), 1, "a model that knows nothing is warned about");
+    }
+
+    /// §5.3: the single OLD run joins the model. A burst in it raises that
+    /// row's φ; a count the model expects adds a degree of freedom and
+    /// barely moves φ; a symbol the model's replicates never had, present
+    /// in the OLD run, is noisy.
+    #[test]
+    fn the_old_run_joins_the_model() {
+        let counts: Vec<Vec<f64>> = (0..3)
+            .map(|r| {
+                (0..14)
+                    .map(|i| 20.0 + 10.0 * i as f64 + ((r * 7 + i) % 5) as f64 * 3.0)
+                    .collect()
+            })
+            .collect();
+        let mut rep = replicates(&counts);
+        rep.runs = (0..3)
+            .map(|r| ModelRun {
+                source: format!("run{r}"),
+                format: "folded".into(),
+                total: 1e4,
+                exposure: 1e4,
+                comms: None,
+            })
+            .collect();
+        let m = learn(rep).expect("3 runs");
+        let s5 = &m.symbols[5];
+        let mu = s5.mean_count;
+        let keys = [
+            ("s5", None, mu),
+            ("s6", None, m.symbols[6].mean_count),
+            ("new", None, 100.0),
+        ];
+        let mut w = Vec::new();
+        let before = m.priors_for(&keys, "new", &mut w);
+        let mut after = before.clone();
+        let old = [
+            ("s5", None, 3.0 * mu),
+            ("s6", None, m.symbols[6].mean_count),
+            ("new", None, 200.0),
+        ];
+        m.join_old_run(&mut after, &old, 1e4);
+        let (b, a) = (&before.priors, &after.priors);
+        assert!(
+            a[0].phi > 10.0 * b[0].phi,
+            "a burst: {:?} -> {:?}",
+            b[0],
+            a[0]
+        );
+        assert!(
+            a[1].phi <= b[1].phi * 1.01,
+            "as expected: {:?} -> {:?}",
+            b[1],
+            a[1]
+        );
+        assert!(
+            a[2].phi > 10.0 * b[2].phi,
+            "never in the model: {:?} -> {:?}",
+            b[2],
+            a[2]
+        );
+        for (b, a) in b.iter().zip(a) {
+            assert_eq!(a.df, b.df + 1.0);
+        }
+        // A model without runs' exposures cannot scale its means: unchanged.
+        let mut none = m.clone();
+        none.runs.clear();
+        let mut same = before.clone();
+        none.join_old_run(&mut same, &old, 1e4);
+        assert_eq!(same, before);
     }
 
     #[test]

@@ -87,6 +87,9 @@ pub struct Options {
     pub noise_cv: Option<f64>,
     /// False when counts are not sample counts (nothing is tested).
     pub testable: bool,
+    /// Rates are shares of the exposure (share normalisation, or frames of
+    /// a flame graph): each lies in [0, 1], so a Δ in [−1, 1] (§9).
+    pub shares: bool,
 }
 
 /// One row's verdict. Intervals are in exposure units; p, q and intervals
@@ -278,6 +281,9 @@ pub fn judge_family<R: RowCounts>(
         return (out, noise);
     }
     let pi0 = m_new / (m_old + m_new);
+    // §5.4: one run a side, each row tested against the band from no change
+    // to the common shift.
+    let band = noise.one_run.map(|f| f.band());
     // §7.1: with moderation, a separated row is also tested with its own
     // dispersion (the Poisson floor, d df).
     let guard = noise.moderation.is_some();
@@ -294,16 +300,9 @@ pub fn judge_family<R: RowCounts>(
     let ps: Vec<Option<f64>> = reps
         .par_iter()
         .map(|&i| {
-            let (s, disp) = (&pooled[i], disp.of(i, &pooled[i]));
-            if stats::min_reachable_p(s.x + s.y, pi0) > opts.alpha {
-                return None; // too few samples to ever be significant
-            }
-            let p_exact = stats::exact_p(s.x, s.y, m_old, m_new);
-            let mut p_ql = stats::ql_p(s.lr, disp.phi, disp.df);
-            if let Some(own) = own(s) {
-                p_ql = p_ql.min(stats::ql_p(s.lr, own.phi, own.df));
-            }
-            Some(p_exact.max(p_ql))
+            let s = &pooled[i];
+            (stats::min_reachable_p(s.x + s.y, pi0) <= opts.alpha)
+                .then(|| row_p(s, (disp.of(i, s), own(s)), band, m_old, m_new))
         })
         .collect();
     // What the intervals need of the rows, per tuple; the per-row columns
@@ -330,7 +329,7 @@ pub fn judge_family<R: RowCounts>(
         .into_par_iter()
         .map(|(s, disp, p)| {
             p.is_some()
-                .then(|| intervals(s, (disp, own(s)), m_old, m_new, t))
+                .then(|| intervals(s, (disp, own(s)), (band, opts.shares), m_old, m_new, t))
         })
         .collect();
     out.disp = rep_disp;
@@ -339,6 +338,28 @@ pub fn judge_family<R: RowCounts>(
     out.bounds = bounds;
     out.qs = qs;
     (out, noise)
+}
+
+/// §7: a row's p, the larger of the exact test's and the run layer's (the
+/// QL F test at the row's dispersion, or against the band with one run a
+/// side, §5.4; with §7.1's own dispersion too, the smaller of the two).
+fn row_p(
+    s: &Pooled,
+    (disp, own): (Dispersion, Option<Dispersion>),
+    band: Option<(f64, f64)>,
+    m_old: f64,
+    m_new: f64,
+) -> f64 {
+    let p_exact = stats::exact_p(s.x, s.y, m_old, m_new);
+    let lr = match band {
+        Some(b) => stats::band_deviance(s.x, s.y, m_old, m_new, b),
+        None => s.lr,
+    };
+    let mut p_ql = stats::ql_p(lr, disp.phi, disp.df);
+    if let Some(own) = own {
+        p_ql = p_ql.min(stats::ql_p(s.lr, own.phi, own.df));
+    }
+    p_exact.max(p_ql)
 }
 
 /// §5.5: every run of each side with three or more runs against its
@@ -522,13 +543,17 @@ fn dispersions(
 }
 
 /// §9: the ratio and Δ intervals at level 1 − t, each the hull of the run
-/// layer's profile-likelihood interval and the sampling layer's. The
+/// layer's profile-likelihood interval and the sampling layer's; with one
+/// run a side (`band`, §5.4) the run layer's intervals also hold no change
+/// when they reach the band, and in share mode (`shares`) Δ is held to
+/// [−1, 1], the range shares allow. The
 /// Clopper-Pearson bounds are solved for only when they reach beyond the
 /// run layer's (ratio or, mapped through Δ(θ), difference): usually they
 /// do not, and one incomplete beta per side says so.
 fn intervals(
     s: &Pooled,
     (disp, own): (&Dispersion, Option<Dispersion>),
+    (band, shares): (Option<(f64, f64)>, bool),
     m_old: f64,
     m_new: f64,
     t: f64,
@@ -545,6 +570,12 @@ fn intervals(
         let (dl, dh) = stats::delta_interval(x, y, m_old, m_new, chi);
         (ql_lo, ql_hi) = (ql_lo.max(lo), ql_hi.min(hi));
         (d_lo, d_hi) = (d_lo.max(dl), d_hi.min(dh));
+    }
+    // §5.4: a row whose interval reaches the band is within what the common
+    // shift explains, so "no change" is among its values (as its p says).
+    if band.is_some_and(|(lo, hi)| ql_lo <= hi && ql_hi >= lo) {
+        (ql_lo, ql_hi) = (ql_lo.min(1.0), ql_hi.max(1.0));
+        (d_lo, d_hi) = (d_lo.min(0.0), d_hi.max(0.0));
     }
     // The ratio whose profile Δ is d: the inverse of Δ(θ) = k(θ − 1)/(M_old + θ M_new).
     let k = x + y;
@@ -574,10 +605,13 @@ fn intervals(
     };
     let cp_d_lo = stats::delta_at_ratio(cp_lo, x, y, m_old, m_new);
     let cp_d_hi = stats::delta_at_ratio(cp_hi, x, y, m_old, m_new);
-    (
-        (ql_lo.min(cp_lo), ql_hi.max(cp_hi)),
-        (d_lo.min(cp_d_lo), d_hi.max(cp_d_hi)),
-    )
+    let (mut d_lo, mut d_hi) = (d_lo.min(cp_d_lo), d_hi.max(cp_d_hi));
+    if shares {
+        // The Poisson profile does not know that a share is at most 1: at a
+        // large φ its interval would reach beyond what shares can be.
+        (d_lo, d_hi) = (d_lo.max(-1.0), d_hi.min(1.0));
+    }
+    ((ql_lo.min(cp_lo), ql_hi.max(cp_hi)), (d_lo, d_hi))
 }
 /// A p or q value with 3 significant digits, clamped below at 1e-300.
 pub fn pvalue(p: Option<f64>) -> String {
@@ -586,5 +620,84 @@ pub fn pvalue(p: Option<f64>) -> String {
         Some(p) if p < 1e-300 => "<1e-300".to_string(),
         Some(p) if p >= 0.001 => format!("{p:.3}"),
         Some(p) => format!("{p:.2e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts() -> Options {
+        Options {
+            alpha: 0.05,
+            adjust: Adjust::Bh,
+            noise_cv: None,
+            testable: true,
+            shares: true,
+        }
+    }
+
+    /// §5.4/§9, one run a side: every symbol's share halves (a common
+    /// shift), one symbol keeps its share and one is new. Those that moved
+    /// with the shift, or less, are `~` with intervals that hold no change;
+    /// the new one is `*`, measured from no change.
+    #[test]
+    fn one_run_rows_are_tested_against_the_band() {
+        let mut old: Vec<[f64; 1]> = (0..20).map(|i| [200.0 + 40.0 * i as f64]).collect();
+        let mut new: Vec<[f64; 1]> = old.iter().map(|c| [(0.5 * c[0]).round()]).collect();
+        old.push([600.0]);
+        new.push([600.0]);
+        old.push([0.0]);
+        new.push([3000.0]);
+        let rows: Vec<Counts> = old
+            .iter()
+            .zip(&new)
+            .map(|(o, n)| Counts { old: o, new: n })
+            .collect();
+        let (v, noise) = judge(&rows, &[1e5], &[1e5], None, &opts());
+        assert_eq!(noise.method, Method::OneRun);
+        let fit = noise.one_run.unwrap();
+        assert!((fit.shift - 0.5f64.ln()).abs() < 0.01, "{fit:?}");
+        for (i, r) in v.iter().enumerate().take(21) {
+            assert!(!r.significant, "row {i}: {r:?}");
+            let (lo, hi) = r.ratio_ci.unwrap();
+            let (dl, dh) = r.delta_ci.unwrap();
+            assert!(
+                lo <= 1.0 && hi >= 1.0 && dl <= 0.0 && dh >= 0.0,
+                "row {i}: {r:?}"
+            );
+        }
+        let last = v[21];
+        assert!(
+            last.significant && last.delta_ci.unwrap().0 > 0.0,
+            "{last:?}"
+        );
+    }
+
+    /// §9: in share mode a Δ interval stays within [−1, 1] however large
+    /// the dispersion; the Poisson profile alone leaves that range.
+    #[test]
+    fn a_share_delta_stays_within_its_range() {
+        let (x, y, mo, mn) = (0.0, 9e4, 1e5, 1.9e5);
+        let s = Pooled {
+            x,
+            y,
+            mean: (x + y) / 2.0,
+            s2: 0.0,
+            lr: stats::lr_stat(x, y, mo, mn),
+            separated: false,
+        };
+        let disp = Dispersion {
+            phi: 2e4,
+            df: ONE_RUN_DF,
+        };
+        let (_, (lo, hi)) = intervals(&s, (&disp, None), (None, false), mo, mn, 0.01);
+        assert!(lo < -1.0 || hi > 1.0, "unbounded [{lo}, {hi}]");
+        let (_, (lo, hi)) = intervals(&s, (&disp, None), (None, true), mo, mn, 0.01);
+        assert!(
+            (-1.0..=1.0).contains(&lo) && (-1.0..=1.0).contains(&hi),
+            "[{lo}, {hi}]"
+        );
+        assert!(lo < 0.0 && hi > 0.0);
     }
 }

@@ -7,8 +7,9 @@
 //! intervals. Everything is deterministic. Layers: the exact conditional
 //! test on pooled counts (always, [`exact`]); the quasi-likelihood ratio F
 //! test with profile-likelihood intervals ([`ql`]); the dispersion, moderated
-//! across symbols ([`moderate`]) or measured around the common shift with one
-//! run per side ([`onerun`]); multiple-testing adjustment and the intervals'
+//! across symbols ([`moderate`]) or measured around the common shift with
+//! one run per side, each row then tested against the band between no
+//! change and that shift ([`onerun`]); multiple-testing adjustment and the intervals'
 //! level ([`adjust`]); the `--normalize robust` size factors and descriptive
 //! helpers. Combining the layers per row is [`crate::significance`]'s job,
 //! so each function here stays one formula.
@@ -31,7 +32,7 @@ pub use exact::{
     cp_ratio_interval, cp_reaches_beyond, exact_p, exact_test, min_reachable_p, Exact,
 };
 pub use moderate::{Dispersion, Prior, MIN_MEAN_COUNT};
-pub use onerun::{deviance_at_ratio, one_run, OneRun, ONE_RUN_DF};
+pub use onerun::{band_deviance, deviance_at_ratio, one_run, OneRun, ONE_RUN_DF};
 pub use ql::{
     critical, delta_at_ratio, delta_interval, lr_stat, pearson_x2, ql_p, ratio_interval, separated,
     SEPARATION,

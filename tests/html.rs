@@ -740,6 +740,19 @@ fn title_names_the_sides_and_one_far_bar_is_clipped() {
         "{unknown}"
     );
     assert!(unknown.contains("(clipped)") && unknown.contains("class=\"brk\""));
+    // One run a side: the new symbol's 45 pp is far beyond the others'
+    // common shift (docs/statistics.md §5.4): marked, its interval a
+    // share's (within ±100 pp) and clear of 0.
+    assert!(unknown.contains(" * (clipped)"), "{unknown}");
+    let ci = unknown
+        .split("interval [")
+        .nth(1)
+        .unwrap()
+        .split(']')
+        .next()
+        .unwrap();
+    let ci: Vec<f64> = ci.split(", ").map(|b| b.parse().unwrap()).collect();
+    assert!(ci[0] > 0.0 && ci[1] <= 100.0, "{ci:?}");
     assert!(
         doc.contains("bar(s) reaching more than 4"),
         "the page says so"

@@ -35,6 +35,8 @@ mod runs;
 mod scratch;
 mod skip;
 mod stats_filters;
+mod stats_model;
+mod stats_onerun;
 mod stats_vectors;
 mod sweep;
 mod sweep3b;

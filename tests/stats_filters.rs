@@ -246,3 +246,33 @@ fn batch_kernel_only_learns_from_every_symbol() {
     );
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// A sample filter whose kept part of the runs differs a lot between them
+/// (recorded: `find` alone, then beside a `yes` that took half the
+/// samples) is said, with the way to compare the kept samples' own
+/// profile; `--percentage relative` and steady runs are not warned.
+#[test]
+fn a_sample_filter_keeping_a_varying_part_is_warned() {
+    let warned = |args: &[&str]| -> bool {
+        json_of(args)["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("the sample filters kept"))
+    };
+    let (plain, other, yes) = (
+        "testdata/contamination/plain1.txt.gz",
+        "testdata/contamination/plain2.txt.gz",
+        "testdata/contamination/yes1.txt.gz",
+    );
+    assert!(warned(&[plain, yes, "--comm", "^find$"]));
+    assert!(!warned(&[
+        plain,
+        yes,
+        "--comm",
+        "^find$",
+        "--percentage",
+        "relative"
+    ]));
+    assert!(!warned(&[plain, other, "--comm", "^find$"]));
+}

@@ -126,6 +126,7 @@ fn check_single(case: &Value, name: &str) {
         adjust: Adjust::Bh,
         noise_cv: None,
         testable: true,
+        shares: true,
     };
     let rows = [Counts {
         old: &old,

@@ -87,11 +87,47 @@ fn report_of_sides(
         None => compare_and_release(sides, config)?,
     };
     warnings.extend(contamination(sides, &done.report, model.as_deref(), config));
+    warnings.extend(kept_spread(&done.report, config));
     let report = &mut done.report;
     found.add_notes(&mut report.notes);
     warnings.append(&mut report.warnings);
     report.warnings = diff::dedup_warnings(warnings);
     Ok(done)
+}
+
+/// The kept samples' part of a run varies this much (largest over
+/// smallest, over every run compared) before it is warned about.
+const KEPT_SPREAD: f64 = 1.5;
+
+/// A sample filter (`--comm`, `--pid`, `--dso`) whose kept part of the runs
+/// varies a lot between them: in shares of all samples (the default
+/// `--percentage absolute`), that spread moves every kept row of a run
+/// together and is run-to-run noise of each (docs/statistics.md §5.4, §12.1:
+/// a system-wide recording on a busy machine gives the workload 3% of one
+/// run and 15% of another); `--percentage relative` compares the kept
+/// samples' own profile.
+fn kept_spread(report: &diff::Report, config: &Config) -> Option<String> {
+    let p = &config.load.parse;
+    let sample_filter = p.comm.is_some() || p.pid.is_some() || p.dso.is_some();
+    if !sample_filter || config.relative || config.diff.normalize != aggregate::Normalize::Share {
+        return None;
+    }
+    let parts: Vec<f64> = report
+        .sides
+        .iter()
+        .flat_map(|s| &s.runs)
+        .filter(|r| r.total > 0.0)
+        .map(|r| r.kept.map(|k| k / r.total))
+        .collect::<Option<_>>()?;
+    let lo = parts.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = parts.iter().copied().fold(0.0, f64::max);
+    (parts.len() >= 2 && lo > 0.0 && hi >= KEPT_SPREAD * lo).then(|| {
+        format!(
+            "the sample filters kept {:.1}% to {:.1}% of the runs' samples: as shares of all samples (--percentage absolute) that spread is run-to-run noise of every kept row; --percentage relative compares the kept samples' own profile",
+            100.0 * lo,
+            100.0 * hi
+        )
+    })
 }
 
 /// How a comparison reads its runs: whole, `--kernel-only` left to the
@@ -224,6 +260,8 @@ fn take(sides: &[Side], config: &Config) -> Result<Taken> {
             adjust: config.diff.adjust,
             noise_cv: config.diff.noise_cv,
             testable: aggregate::counts_are_samples(sides),
+            // (A frame's exposure is its run's samples: shares.)
+            shares: true,
         };
         flame::build(sides, &config.identity, config.flame, &tests)
     });

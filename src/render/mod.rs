@@ -452,14 +452,17 @@ pub fn noise_sentence(c: &Comparison) -> String {
             format!("noise model of {runs} replicate runs ({source}){own}; quasi-likelihood F test")
         }
         Method::OneRun => {
-            let (symbols, kappa) = n.one_run.map_or((0, 0.0), |o| (o.symbols, o.kappa));
+            let (symbols, kappa, shift) = n
+                .one_run
+                .map_or((0, 0.0, 0.0), |o| (o.symbols, o.kappa, o.shift));
             let level = if kappa > 0.0 {
                 format!("dispersion 1 + {} x count", fmt_sig(kappa))
             } else {
                 "none beyond sampling".to_string()
             };
             format!(
-                "one run per side: run-to-run noise measured across {symbols} symbols around their common shift ({level}), F(1,3) reference"
+                "one run per side: run-to-run noise measured across {symbols} symbols around their common shift of x{} ({level}); rows tested against the band from no change to that shift, F(1,3) reference",
+                fmt_sig(shift.exp())
             )
         }
         Method::OneRunAssumed => format!(

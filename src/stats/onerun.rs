@@ -1,8 +1,11 @@
 //! One run per side without a noise model (docs/statistics.md §5.4): the
-//! run-to-run noise level κ measured across symbols around the common shift
-//! of the two runs, used with a heavy-tailed F(1, 3) reference. Input: every
-//! symbol's (OLD, NEW) count and the two exposures; output: the shift, κ̂
-//! and the symbols it was measured on.
+//! symbols' common shift m̂ and the run-to-run noise level κ measured across
+//! symbols around it, used with a heavy-tailed F(1, 3) reference; each row
+//! is then tested against the band of ratios between no change and the
+//! common shift (a shift shared by every symbol cannot be told from
+//! run-to-run noise with one run a side). Input: every symbol's (OLD, NEW)
+//! count and the two exposures; output: the shift, κ̂ and the symbols they
+//! were measured on.
 
 use super::describe::median_in_place;
 use super::dist::f1_upper_quantile;
@@ -41,9 +44,39 @@ pub fn deviance_at_ratio(x: f64, y: f64, m_old: f64, m_new: f64, theta: f64) -> 
     (2.0 * (term(y, pi) + term(x, m_old / (m_old + theta * m_new)))).max(0.0)
 }
 
+impl OneRun {
+    /// The null band of rate ratios (§5.4): from no change to the common
+    /// shift, `[min(1, e^m̂), max(1, e^m̂)]`.
+    pub fn band(&self) -> (f64, f64) {
+        let s = self.shift.exp();
+        (s.min(1.0), s.max(1.0))
+    }
+}
+
+/// A row's run-layer statistic against the band `(lo, hi)` of ratios
+/// (§5.4): 0 when its ratio estimate lies in the band, else its deviance
+/// (§3) at the band's nearer end. The deviance is convex in ln θ with its
+/// minimum at the estimate, so that end is where it is smallest.
+pub fn band_deviance(x: f64, y: f64, m_old: f64, m_new: f64, (lo, hi): (f64, f64)) -> f64 {
+    let (x, y) = (clean_count(x), clean_count(y));
+    if x + y == 0.0 {
+        return 0.0;
+    }
+    // θ̂ compared through cross products (x = 0 or y = 0 included).
+    let (num, den) = (y * m_old, x * m_new);
+    if num > hi * den {
+        deviance_at_ratio(x, y, m_old, m_new, hi)
+    } else if num < lo * den {
+        deviance_at_ratio(x, y, m_old, m_new, lo)
+    } else {
+        0.0
+    }
+}
+
 /// Measure κ (§5.4): over `U1 = {x, y ≥ 1, (x + y)/2 ≥ 5}`, the median log
-/// ratio m̂ of the shares, each symbol's deviance D_i from the ratio e^m̂,
-/// and the smallest κ ≥ 0 with `median D_i/(1 + κ μ̄_i) ≤ F⁻¹_(1,3)(½)`.
+/// ratio m̂ of the shares (the common shift), each symbol's deviance D_i
+/// from the ratio e^m̂, and the smallest κ ≥ 0 with
+/// `median D_i/(1 + κ μ̄_i) ≤ F⁻¹_(1,3)(½)`.
 /// None with fewer than 10 such symbols or invalid exposures.
 pub fn one_run(
     pairs: impl IntoIterator<Item = impl std::borrow::Borrow<(f64, f64)>>,
@@ -72,6 +105,8 @@ pub fn one_run(
     drop(ells);
     let theta = shift.exp();
     let symbols = used.len();
+    // Around the common shift: the symbols' own scatter. The shift itself
+    // is allowed for by the band the rows are tested against.
     let dev: Vec<(f64, f64)> = used
         .into_iter()
         .map(|(x, y)| (deviance_at_ratio(x, y, m_old, m_new, theta), (x + y) / 2.0))
@@ -129,10 +164,25 @@ mod tests {
         assert_eq!(one_run([(100.0, 100.0); 20], 0.0, 1e4), None);
     }
 
-    /// Pure sampling-sized scatter needs no extra noise; a common shift of
-    /// every symbol (composition) is not noise either.
+    /// Scatter of sampling size around no change needs no extra noise.
     #[test]
-    fn common_shift_is_not_noise() {
+    fn sampling_scatter_is_not_noise() {
+        let pairs: Vec<(f64, f64)> = (0..20)
+            .map(|i| {
+                let x = 100.0 + 50.0 * i as f64;
+                (x, x + if i % 2 == 0 { 3.0 } else { -3.0 })
+            })
+            .collect();
+        let r = one_run(&pairs, 1e5, 1e5).expect("20 symbols");
+        assert_eq!(r.kappa, 0.0);
+    }
+
+    /// A common shift of every symbol is not scatter (κ̂ = 0); it is
+    /// allowed for by the band: a row that moved with it has statistic 0,
+    /// one beyond it is measured from the shift, one on the other side of
+    /// no change from no change.
+    #[test]
+    fn common_shift_is_the_band() {
         let pairs: Vec<(f64, f64)> = (0..20)
             .map(|i| {
                 let x = 100.0 + 50.0 * i as f64;
@@ -142,6 +192,17 @@ mod tests {
         let r = one_run(&pairs, 1e5, 1e5).expect("20 symbols");
         assert!((r.shift - 0.5f64.ln()).abs() < 1e-12);
         assert_eq!(r.kappa, 0.0);
+        let (lo, hi) = r.band();
+        assert!((lo - 0.5).abs() < 1e-12 && hi == 1.0);
+        assert_eq!(band_deviance(400.0, 200.0, 1e5, 1e5, (lo, hi)), 0.0);
+        assert_eq!(band_deviance(400.0, 300.0, 1e5, 1e5, (lo, hi)), 0.0);
+        let below = band_deviance(400.0, 100.0, 1e5, 1e5, (lo, hi));
+        assert!((below - deviance_at_ratio(400.0, 100.0, 1e5, 1e5, 0.5)).abs() < 1e-9);
+        let above = band_deviance(400.0, 500.0, 1e5, 1e5, (lo, hi));
+        assert!((above - deviance_at_ratio(400.0, 500.0, 1e5, 1e5, 1.0)).abs() < 1e-9);
+        // A symbol new in NEW is measured from no change.
+        let new = band_deviance(0.0, 500.0, 1e5, 1e5, (lo, hi));
+        assert!((new - 2.0 * 500.0 * 2f64.ln()).abs() < 1e-9);
     }
 
     /// Scatter of ±20% around the shift: κ̂ > 0, and the median scaled
