@@ -571,10 +571,11 @@ def band_dev(x, y, mo, mn, band):
     lo, hi = band
     if x + y == 0:
         return 0.0
-    # theta-hat = (y/mn)/(x/mo), compared without dividing (x = 0 is +inf)
-    if y * mo > hi * x * mn:
+    # theta-hat = (y/mn)/(x/mo), compared without dividing (x = 0 is +inf);
+    # within 1e-12 of an end (rounding) is inside
+    if y * mo > hi * (1 + 1e-12) * x * mn:
         return binom_dev_at_theta_log(x, y, mo, mn, math.log(hi))
-    if y * mo < lo * x * mn:
+    if y * mo < lo * (1 - 1e-12) * x * mn:
         return binom_dev_at_theta_log(x, y, mo, mn, math.log(lo))
     return 0.0
 

@@ -53,6 +53,9 @@ impl OneRun {
     }
 }
 
+/// How far past the band's ends, relatively, a ratio must lie to be out.
+const EDGE: f64 = 1e-12;
+
 /// A row's run-layer statistic against the band `(lo, hi)` of ratios
 /// (§5.4): 0 when its ratio estimate lies in the band, else its deviance
 /// (§3) at the band's nearer end. The deviance is convex in ln θ with its
@@ -62,11 +65,14 @@ pub fn band_deviance(x: f64, y: f64, m_old: f64, m_new: f64, (lo, hi): (f64, f64
     if x + y == 0.0 {
         return 0.0;
     }
-    // θ̂ compared through cross products (x = 0 or y = 0 included).
+    // θ̂ compared through cross products (x = 0 or y = 0 included). A
+    // ratio at an end within rounding is in the band (the median symbol
+    // is the shift itself, and e^-m̂ is 1/e^m̂ only to the last bit: the
+    // test must not depend on which side is OLD).
     let (num, den) = (y * m_old, x * m_new);
-    if num > hi * den {
+    if num > hi * (1.0 + EDGE) * den {
         deviance_at_ratio(x, y, m_old, m_new, hi)
-    } else if num < lo * den {
+    } else if num < lo * (1.0 - EDGE) * den {
         deviance_at_ratio(x, y, m_old, m_new, lo)
     } else {
         0.0
