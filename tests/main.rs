@@ -36,6 +36,7 @@ mod skip;
 mod stats_filters;
 mod stats_vectors;
 mod sweep;
+mod sweep3a;
 mod table;
 mod testdata;
 mod text_variants;

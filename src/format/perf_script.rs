@@ -264,6 +264,7 @@ struct EventAcc {
     total: u64,
     unattributed: u64,
     empty_chains: u64,
+    no_chain: u64,
     tmin: f64,
     tmax: f64,
     counts: FxHashMap<u32, u64>,
@@ -355,9 +356,15 @@ impl Merged {
             };
             let acc = &mut self.events[i];
             acc.samples += ev.samples;
-            acc.total += ev.total;
+            let Some(total) = acc.total.checked_add(ev.total) else {
+                let lines = (self.lines - b.lines + 1, self.lines);
+                self.error = Some(sum_past_u64(origin, lines, &acc.name));
+                return false;
+            };
+            acc.total = total;
             acc.unattributed += ev.unattributed;
             acc.empty_chains += ev.empty_chains;
+            acc.no_chain += ev.no_chain;
             acc.tmin = acc.tmin.min(ev.tmin);
             acc.tmax = acc.tmax.max(ev.tmax);
             for (sym, w) in ev.counts {
@@ -407,13 +414,7 @@ impl Merged {
         if ev.tmin.is_finite() && ev.tmax.is_finite() {
             p.duration_s = Some(ev.tmax - ev.tmin);
         }
-        if ev.empty_chains > 0 {
-            p.warnings.push(format!(
-                "{} without a frame (empty callchain), counted as [unknown]: perf \
-                 script does not print their address (perf report names them from it)",
-                crate::text::plural(ev.empty_chains, "sample")
-            ));
-        }
+        chain_warnings(ev, opts, &mut p.warnings);
         if ev.unattributed > 0 {
             // An empty callchain is a sample of an unknown frame: `[unknown]`
             // in dso `[unknown]`, as perf script prints an unresolved frame.
@@ -595,6 +596,42 @@ fn chosen_event(
             ))
         }
     })
+}
+
+/// Each block checks its own sum of periods (a line whose period takes it
+/// past 2^64 is refused there); the blocks' sums are checked as they are
+/// merged, and the block of `lines` that takes one past is refused so.
+fn sum_past_u64(origin: &str, lines: (u64, u64), event: &[u8]) -> ParseError {
+    ParseError::invalid(
+        origin,
+        format!(
+            "lines {}-{}: expected event {} periods whose sum stays within 2^64, \
+             but the periods of these lines take it past that (are they periods?)",
+            lines.0,
+            lines.1,
+            event_name(event)
+        ),
+    )
+}
+
+/// What the chosen event's callchains say: samples without a frame, and
+/// under `--inclusive` samples without a callchain (as perf.data's reader
+/// says of a recording made without -g).
+fn chain_warnings(ev: &EventAcc, opts: &ParseOptions, warnings: &mut Vec<String>) {
+    if ev.empty_chains > 0 {
+        warnings.push(format!(
+            "{} without a frame (empty callchain), counted as [unknown]: perf \
+             script does not print their address (perf report names them from it)",
+            crate::text::plural(ev.empty_chains, "sample")
+        ));
+    }
+    if ev.no_chain > 0 && opts.inclusive {
+        warnings.push(format!(
+            "--inclusive: {} without a callchain (perf script of a recording made \
+             without -g); counted at their leaf only",
+            crate::text::plural(ev.no_chain, "sample")
+        ));
+    }
 }
 
 fn event_name(name: &[u8]) -> String {

@@ -46,6 +46,8 @@ pub struct EventOut {
     /// Weight of kept samples without a frame (counted as `[unknown]`).
     pub unattributed: u64,
     pub empty_chains: u64,
+    /// Samples with a frame on their header line and no callchain (no `-g`).
+    pub no_chain: u64,
     pub tmin: f64,
     pub tmax: f64,
     /// (index into `BlockOut::syms`, weight).
@@ -458,6 +460,9 @@ impl<'d> Counter<'d, '_> {
         }
         self.chain_ids.clear();
         if let Some(cur) = self.cur.take() {
+            if cur.frames > 0 && !cur.chain && cur.ev != SKIP {
+                self.out.events[cur.ev].no_chain += 1;
+            }
             if cur.frames == 0 && cur.ev != SKIP {
                 let opts = self.ctx.opts;
                 let ev = &mut self.out.events[cur.ev];
