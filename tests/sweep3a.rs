@@ -99,3 +99,33 @@ fn perf_script_without_callchains_under_inclusive_is_said() {
     let e = ok(&run(&[a, b, "--inclusive", "-o", "csv"]));
     assert!(!e.contains("without a callchain"), "{e}");
 }
+
+/// A huge file forced as a /proc/profile image was copied into memory
+/// before its step and size were looked at (a 10 GB sparse file of zeros:
+/// 15.8 GB resident): a step of 0 and an image past the 1 GiB a streamed
+/// one may be are refused before the copy, so sparse files of 2 GiB cost
+/// nothing (before: the step error after a 2 GiB copy, and the map's
+/// mismatch after a 1 GiB one).
+#[test]
+fn huge_proc_profile_images_are_refused_before_they_are_read() {
+    let d = Scratch::new("diffprofile-sweep3a", "proc-huge");
+    let (zeros, stepped) = (d.join("zeros.img"), d.join("stepped.img"));
+    fs::File::create(&zeros).unwrap().set_len(2 << 30).unwrap();
+    let f = fs::File::create(&stepped).unwrap();
+    f.set_len((1 << 30) + 8).unwrap();
+    std::os::unix::fs::FileExt::write_at(&f, &4u32.to_ne_bytes(), 0).unwrap();
+    let rp = format!("{RP}/sockets/run1.txt");
+    let with = |img: &Path| {
+        let m = "testdata/raw/System.map.gz";
+        run(&["-f", "proc-profile", "--map", m, s(img), &rp])
+    };
+    refused(
+        &with(&zeros),
+        "zeros.img: offset 0: expected a sampling step > 0, found 0: not a /proc/profile image",
+    );
+    refused(
+        &with(&stepped),
+        "stepped.img: expected a /proc/profile image of at most 1024 MiB (the kernel's holds \
+         one 4-byte counter per step of kernel text: tens of MiB), but it is 1073741832 bytes long",
+    );
+}
