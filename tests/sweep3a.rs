@@ -129,3 +129,28 @@ fn huge_proc_profile_images_are_refused_before_they_are_read() {
          one 4-byte counter per step of kernel text: tens of MiB), but it is 1073741832 bytes long",
     );
 }
+
+/// A readprofile text kept a row per line until its end, so memory grew
+/// with the input (848 MB for 500 MB of one line repeated); its lines are
+/// now summed by name as they are read. 3 Mi lines of one symbol (48 MiB)
+/// under a 120 MB address-space limit: read, the total right (before: the
+/// rows alone took 128 MB and the allocation aborted the process).
+#[test]
+fn a_long_readprofile_text_is_read_in_bounded_memory() {
+    let d = Scratch::new("diffprofile-sweep3a", "rp-long");
+    let big = d.join("big.txt");
+    let n = 3usize << 20;
+    let mut text = "     1 f 0.0100\n".repeat(n);
+    text.push_str(&format!("{n:>7} total 0.0001\n"));
+    fs::write(&big, text).unwrap();
+    let o = std::process::Command::new("sh")
+        .args(["-c", "ulimit -v 120000; exec \"$0\" \"$@\""])
+        .arg(insta_cmd::get_cargo_bin("diffprofile"))
+        .args(["--jobs", "1", "-f", "readprofile", s(&big)])
+        .arg(format!("{RP}/sockets/run1.txt"))
+        .output()
+        .unwrap();
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains(&format!("1 run, total {n}")), "{out}");
+}
