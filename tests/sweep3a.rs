@@ -154,3 +154,19 @@ fn a_long_readprofile_text_is_read_in_bounded_memory() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains(&format!("1 run, total {n}")), "{out}");
 }
+
+/// A 4.7 KB damaged Parquet footer (from the read_table fuzz target) held
+/// the parquet crate's Thrift skip for seconds (a declared list of 2^28
+/// booleans, each skipped as taking no bytes) before "EOF: Unexpected
+/// EOF": the footer is walked first and refused, saying what is wrong.
+#[test]
+fn a_damaged_parquet_footer_is_refused_before_decoding() {
+    let t = "testdata/malformed/table-footer-bool-list.parquet";
+    let o = run(&["--table", t, "kernel=a", "kernel=b"]);
+    refused(
+        &o,
+        &format!(
+            "{t}: cannot read as Parquet: damaged footer: a collection of 251841169 booleans at byte 7"
+        ),
+    );
+}
