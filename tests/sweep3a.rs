@@ -170,3 +170,30 @@ fn a_damaged_parquet_footer_is_refused_before_decoding() {
         ),
     );
 }
+
+/// An lz4-compressed profile and a perf report saved as UTF-16 were "not
+/// a recognised profile … use -f", which cannot help: each says what the
+/// file is and what to run, in a directory side too.
+#[test]
+fn lz4_and_utf16_files_say_what_they_are() {
+    let other = format!("{RP}/sockets/run1.txt");
+    let lz4 = "testdata/malformed/readprofile.txt.lz4";
+    refused(
+        &run(&[lz4, &other]),
+        &format!("{lz4}: an lz4-compressed file, which diffprofile does not decompress"),
+    );
+    refused(&run(&["-f", "readprofile", lz4, &other]), "(lz4 -d FILE)");
+    for (f, enc) in [
+        ("testdata/malformed/perf-report-utf16.txt", "UTF-16LE"),
+        ("testdata/malformed/perf-report-utf16be.txt", "UTF-16BE"),
+    ] {
+        refused(
+            &run(&[f, &other]),
+            &format!("{f}: {enc} text, which diffprofile does not read"),
+        );
+        refused(
+            &run(&[f, &other]),
+            &format!("(iconv -f {enc} -t UTF-8 FILE > FILE.txt)"),
+        );
+    }
+}
