@@ -197,3 +197,18 @@ fn lz4_and_utf16_files_say_what_they_are() {
         );
     }
 }
+
+/// Folded stacks whose counts have 16 digits (`p;f0 1000000000000000`)
+/// were taken for perf script's `COMM IP` layout and refused with advice
+/// about perf script's sym field: read as folded stacks.
+#[test]
+fn folded_stacks_with_address_long_counts_are_folded() {
+    let d = Scratch::new("diffprofile-sweep3a", "folded-16");
+    let (a, b) = (d.join("a.folded"), d.join("b.folded"));
+    fs::write(&a, "p;f0 1000000000000000\np;f1 2000000000000000\n").unwrap();
+    fs::write(&b, "p;f0 2000000000000000\np;f1 1000000000000000\n").unwrap();
+    let o = run(&[s(&a), s(&b), "-o", "csv"]);
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("f0") && out.contains("f1"), "{out}");
+}

@@ -158,6 +158,9 @@ pub fn sniff(head: &[u8], eof: bool) -> Sniff {
             if h.time.is_some() {
                 return Sniff::Yes;
             }
+            if h.event.is_empty() && folded_like(first) {
+                return Sniff::No;
+            }
             match lines.next() {
                 Some(next) if next.starts_with(b"\t") && line::frame(next).is_some() => Sniff::Yes,
                 Some(next) if line::header(next).is_some() => Sniff::Yes,
@@ -167,6 +170,19 @@ pub fn sniff(head: &[u8], eof: bool) -> Sniff {
             }
         }
     }
+}
+
+/// A folded-stacks line, `FRAME;FRAME COUNT` with a decimal count: read
+/// as perf script's `COMM IP` (no time, no event) when the count has the
+/// 16 digits of an address (`p;f0 4503599627370496`). perf script's
+/// comms rarely hold `;`, and a sample without a symbol is not read anyway.
+fn folded_like(line: &[u8]) -> bool {
+    let line = line.trim_ascii();
+    let Some(sp) = memchr::memrchr(b' ', line) else {
+        return false;
+    };
+    let count = &line[sp + 1..];
+    line[..sp].contains(&b';') && !count.is_empty() && count.iter().all(u8::is_ascii_digit)
 }
 
 /// Parse `perf script` text (see the module documentation).
