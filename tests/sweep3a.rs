@@ -212,3 +212,52 @@ fn folded_stacks_with_address_long_counts_are_folded() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("f0") && out.contains("f1"), "{out}");
 }
+
+/// A tar cut inside a member blamed the member's last line ("expected a
+/// readprofile line … found" half a line), or, cut at a line's end, gave
+/// a run of fewer ticks without a word, or, cut early, "corrupt tar
+/// archive: unexpected EOF during skip": each says the archive is cut,
+/// naming the member and its declared (and present) bytes.
+#[test]
+fn a_tar_cut_inside_a_member_says_so() {
+    let d = Scratch::new("diffprofile-sweep3a", "tar-cut");
+    let mut b = tar::Builder::new(Vec::new());
+    let mut before_last = 0;
+    for r in 1..=4 {
+        before_last = b.get_ref().len();
+        let p = format!("{RP}/pipes/run{r}.txt");
+        b.append_path_with_name(&p, format!("run{r}.txt")).unwrap();
+    }
+    let whole = b.into_inner().unwrap();
+    let data = before_last + 512;
+    let run4 = fs::read(format!("{RP}/pipes/run4.txt")).unwrap();
+    let line_end = 5000 + run4[5000..].iter().position(|&c| c == b'\n').unwrap() + 1;
+    let other = format!("{RP}/sockets");
+    for at in [5000, line_end] {
+        let t = d.join(format!("cut{at}.tar"));
+        fs::write(&t, &whole[..data + at]).unwrap();
+        refused(
+            &run(&[s(&t), &other]),
+            &format!(
+                "{}: the archive is cut short inside member run4.txt: its header declares {} \
+                 bytes and only {at} are there",
+                s(&t),
+                run4.len()
+            ),
+        );
+    }
+    // Too little of the member to tell its format: said moving past it.
+    let t = d.join("cut100.tar");
+    fs::write(&t, &whole[..data + 100]).unwrap();
+    refused(
+        &run(&[s(&t), &other]),
+        &format!(
+            "{}: the archive is cut short inside member run4.txt: it ends before the {} bytes",
+            s(&t),
+            run4.len()
+        ),
+    );
+    let t = d.join("whole.tar");
+    fs::write(&t, &whole).unwrap();
+    ok(&run(&[s(&t), &other]));
+}
