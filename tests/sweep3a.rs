@@ -261,3 +261,27 @@ fn a_tar_cut_inside_a_member_says_so() {
     fs::write(&t, &whole).unwrap();
     ok(&run(&[s(&t), &other]));
 }
+
+/// A recording that lost most of its samples (a one-page ring buffer) was
+/// warned as "perf lost 174288 event(s)" only: the warning now also gives
+/// perf report's "Total Lost Samples" (PERF_RECORD_LOST_SAMPLES) and the
+/// share of the recording's samples that is missing, with what to do.
+#[test]
+fn lost_samples_are_given_as_a_share() {
+    let lost = "testdata/lost/lost.perf.data.gz";
+    let o = run(&[lost, lost, "-o", "csv"]);
+    let e = ok(&o).replace('\n', " ");
+    let e = e.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        e.contains(
+            "perf lost 174288 event(s) (PERF_RECORD_LOST) and 181237 sample(s) \
+             (PERF_RECORD_LOST_SAMPLES) while recording, against 21349 sample(s) kept: about 89% \
+             of the recording's samples are missing"
+        ),
+        "{e}"
+    );
+    assert!(
+        e.contains("record it again with a larger buffer (-m)"),
+        "{e}"
+    );
+}
