@@ -285,3 +285,21 @@ fn lost_samples_are_given_as_a_share() {
         "{e}"
     );
 }
+
+/// perf script `--show-lost-events` of that recording: its 158
+/// `PERF_RECORD_LOST lost N` lines were only "skipped non-sample lines";
+/// their sum is warned about as perf.data's records are.
+#[test]
+fn perf_script_lost_event_lines_are_counted() {
+    let text = "testdata/lost/lost.perf-script.txt.gz";
+    let o = run(&[text, text, "-o", "csv"]);
+    let e = ok(&o);
+    let e = e.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        e.contains(
+            "perf lost 174288 event(s) while recording (its PERF_RECORD_LOST lines), against \
+             21349 sample(s) kept: about 89% of the recording's samples are missing"
+        ),
+        "{e}"
+    );
+}

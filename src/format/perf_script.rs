@@ -307,6 +307,7 @@ struct Merged {
     open_header_only: bool,
     cut_line: bool,
     first_eventless: Option<(u64, Vec<u8>)>,
+    lost: u64,
 }
 
 impl Merged {
@@ -329,6 +330,7 @@ impl Merged {
         }
         self.lines += b.lines;
         self.non_sample += b.non_sample;
+        self.lost = self.lost.saturating_add(b.lost);
         self.malformed += b.malformed;
         self.saw_blank |= b.saw_blank;
         self.open_with_frames = b.open_with_frames;
@@ -431,6 +433,9 @@ impl Merged {
             p.duration_s = Some(ev.tmax - ev.tmin);
         }
         chain_warnings(ev, opts, &mut p.warnings);
+        if let Some(w) = lost_warning(self.lost, ev.samples) {
+            p.warnings.push(w);
+        }
         if ev.unattributed > 0 {
             // An empty callchain is a sample of an unknown frame: `[unknown]`
             // in dso `[unknown]`, as perf script prints an unresolved frame.
@@ -628,6 +633,26 @@ fn sum_past_u64(origin: &str, lines: (u64, u64), event: &[u8]) -> ParseError {
             event_name(event)
         ),
     )
+}
+
+/// What the `PERF_RECORD_LOST` lines of `--show-lost-events` say perf
+/// lost, against the chosen event's `samples`: as perf.data's reader says.
+fn lost_warning(lost: u64, samples: u64) -> Option<String> {
+    if lost == 0 {
+        return None;
+    }
+    let share = 100.0 * lost as f64 / (lost + samples).max(1) as f64;
+    let advice = if share >= 10.0 {
+        "; the run's shares may be biased toward what was sampled when the buffer had \
+         room: record it again with a larger buffer (-m) or a lower rate (-F, -c)"
+    } else {
+        ""
+    };
+    Some(format!(
+        "perf lost {lost} event(s) while recording (its PERF_RECORD_LOST lines), against \
+         {samples} sample(s) kept: about {share:.0}% of the recording's samples are \
+         missing{advice}"
+    ))
 }
 
 /// What the chosen event's callchains say: samples without a frame, and
