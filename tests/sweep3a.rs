@@ -303,3 +303,19 @@ fn perf_script_lost_event_lines_are_counted() {
         "{e}"
     );
 }
+
+/// The directory `perf record --threads` writes was taken apart as runs
+/// ("1 run(s) hold no samples: thr.data/data … record it again"): refused
+/// saying what it is and what to do.
+#[test]
+fn a_perf_record_threads_directory_is_said() {
+    let dir = "testdata/perf-threads/thr.data";
+    refused(
+        &run(&[dir, "testdata/lost/lost.perf.data.gz"]),
+        &format!(
+            "{dir}: a `perf record --threads` recording (a directory of its header `data` and \
+             its data.N sample streams), which diffprofile does not read: record it again \
+             without --threads"
+        ),
+    );
+}
