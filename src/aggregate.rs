@@ -640,10 +640,69 @@ pub fn counts_are_samples(sides: &[Side]) -> bool {
         .all(|r| r.weight == Weight::Samples)
 }
 
+/// The `--run-info` columns, in the order a file without a header gives them.
+const RUN_INFO_COLUMNS: [&str; 3] = ["path", "duration_s", "work"];
+
+/// Where a `--run-info` file holds each of [`RUN_INFO_COLUMNS`] (field
+/// index), and how many fields a line may have.
+struct RunInfoColumns {
+    at: [Option<usize>; 3],
+    min: usize,
+    max: usize,
+}
+
+impl RunInfoColumns {
+    const USUAL: Self = Self {
+        at: [Some(0), Some(1), Some(2)],
+        min: 2,
+        max: 3,
+    };
+
+    /// A header record (its first record naming a `path` column), read by
+    /// its names in any order; `None` when `record` is not a header.
+    fn header(record: &csv::StringRecord, at: &str) -> Result<Option<Self>> {
+        if !record.iter().any(|f| f == "path") {
+            return Ok(None);
+        }
+        let mut cols = [None; 3];
+        for (i, f) in record.iter().enumerate() {
+            let Some(c) = RUN_INFO_COLUMNS.iter().position(|c| *c == f) else {
+                bail!("{at}: header column \"{f}\" is not one of path, duration_s, work");
+            };
+            if cols[c].replace(i).is_some() {
+                bail!("{at}: header column \"{f}\" is given twice");
+            }
+        }
+        let path = cols[0].unwrap_or_default();
+        // Fields left out at a line's end are empty, as without a header,
+        // but the path and one field are always there.
+        Ok(Some(Self {
+            at: cols,
+            min: (path + 1).max(2).min(record.len()),
+            max: record.len(),
+        }))
+    }
+
+    /// The columns in the file's order, as a header line would give them.
+    fn layout(&self) -> String {
+        let mut cols: Vec<(usize, &str)> = self
+            .at
+            .iter()
+            .zip(RUN_INFO_COLUMNS)
+            .filter_map(|(i, c)| i.map(|i| (i, c)))
+            .collect();
+        cols.sort_unstable();
+        cols.iter().map(|(_, c)| *c).collect::<Vec<_>>().join(",")
+    }
+}
+
 /// Parse a `--run-info` CSV: `path,duration_s,work` (header line optional,
-/// empty fields allowed). Blank lines and lines starting with `#` are passed
-/// over, fields are trimmed, and a field may be quoted as in any CSV (a path
-/// with a comma: `"runs/a,b/old.txt",10.5,1000`). Errors name the line.
+/// empty fields allowed; a header, the first record when it names a `path`
+/// column, may give the columns in any order, or only some of them, and
+/// they are read by their names). Blank lines and lines starting with `#`
+/// are passed over, fields are trimmed, and a field may be quoted as in
+/// any CSV (a path with a comma: `"runs/a,b/old.txt",10.5,1000`). Errors
+/// name the line.
 pub fn parse_run_info(text: &str, origin: &str) -> Result<RunInfo> {
     let mut info = RunInfo::default();
     let mut reader = csv::ReaderBuilder::new()
@@ -655,6 +714,8 @@ pub fn parse_run_info(text: &str, origin: &str) -> Result<RunInfo> {
     let mut record = csv::StringRecord::new();
     let mut lines = Lines::default();
     let mut lines_of: BTreeMap<String, usize> = BTreeMap::new();
+    let mut cols = RunInfoColumns::USUAL;
+    let mut header_due = true;
     loop {
         let from = reader.position().byte() as usize;
         let read = reader.read_record(&mut record);
@@ -666,8 +727,11 @@ pub fn parse_run_info(text: &str, origin: &str) -> Result<RunInfo> {
             Err(e) => bail!("{origin}:{n}: {e}"),
         }
         let Some(line) = line else { continue };
-        if n == 1 && record.get(0) == Some("path") {
-            continue;
+        if std::mem::take(&mut header_due) {
+            if let Some(header) = RunInfoColumns::header(&record, &format!("{origin}:{n}"))? {
+                cols = header;
+                continue;
+            }
         }
         let num = |s: Option<&str>| -> Result<Option<f64>, String> {
             match s {
@@ -675,26 +739,31 @@ pub fn parse_run_info(text: &str, origin: &str) -> Result<RunInfo> {
                 Some(s) => s.parse::<f64>().map(Some).map_err(|_| s.to_string()),
             }
         };
-        if record.len() < 2 || record.len() > 3 {
-            bail!("{origin}:{n}: expected `path,duration_s,work`, found \"{line}\"");
+        if record.len() < cols.min || record.len() > cols.max {
+            bail!(
+                "{origin}:{n}: expected `{}`, found \"{line}\"",
+                cols.layout()
+            );
         }
-        let (d, w) = match (num(record.get(1)), num(record.get(2))) {
+        let field = |c: usize| cols.at[c].and_then(|i| record.get(i));
+        let (d, w) = match (num(field(1)), num(field(2))) {
             (Ok(d), Ok(w)) => (d, w),
-            (Err(bad), _) | (_, Err(bad)) => {
-                bail!("{origin}:{n}: expected a number, found \"{bad}\"")
-            }
+            (Err(bad), _) | (_, Err(bad)) => bail!(
+                "{origin}:{n}: expected a number, found \"{bad}\" (columns `{}`)",
+                cols.layout()
+            ),
         };
+        let path = field(0).unwrap_or_default().to_string();
         // A run listed twice with other numbers: which holds is not known.
-        match lines_of.get(&record[0]) {
-            Some(&first) if info.entries.get(&record[0]) != Some(&(d, w)) => bail!(
-                "{origin}:{n}: {} is listed a second time (first on line {first}) with other numbers: keep one",
-                &record[0]
+        match lines_of.get(&path) {
+            Some(&first) if info.entries.get(&path) != Some(&(d, w)) => bail!(
+                "{origin}:{n}: {path} is listed a second time (first on line {first}) with other numbers: keep one"
             ),
             Some(_) => continue,
             None => {}
         }
-        lines_of.insert(record[0].to_string(), n);
-        info.entries.insert(record[0].to_string(), (d, w));
+        lines_of.insert(path.clone(), n);
+        info.entries.insert(path, (d, w));
     }
     Ok(info)
 }
@@ -834,7 +903,10 @@ mod tests {
             "{e}"
         );
         let e = parse_run_info("x.txt,ten\n", "ri.csv").unwrap_err();
-        assert_eq!(e.to_string(), "ri.csv:1: expected a number, found \"ten\"");
+        assert_eq!(
+            e.to_string(),
+            "ri.csv:1: expected a number, found \"ten\" (columns `path,duration_s,work`)"
+        );
         // A run listed twice: refused when the numbers differ.
         let e = parse_run_info("a.txt,1,2\nb.txt,3\na.txt,1,5\n", "ri.csv").unwrap_err();
         assert_eq!(
@@ -901,12 +973,35 @@ mod tests {
             "ri.csv:5: expected `path,duration_s,work`, found \"\"a,b.txt\",1,2,3\""
         );
         let e = parse_run_info("\n# c\n\"x,y.txt\",1,fast\n", "ri.csv").unwrap_err();
-        assert_eq!(e.to_string(), "ri.csv:3: expected a number, found \"fast\"");
-        // The header is recognised on the first line only.
-        let e = parse_run_info("# c\npath,duration_s,work\n", "ri.csv").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "ri.csv:2: expected a number, found \"duration_s\""
+            "ri.csv:3: expected a number, found \"fast\" (columns `path,duration_s,work`)"
+        );
+        // The header is the first record (after comments), read by its
+        // names in any order; on a later line it is a bad record.
+        let info = parse_run_info("# c\nwork,path\n5,a.txt\n", "ri.csv").unwrap();
+        assert_eq!(info.lookup("a.txt"), Some((None, Some(5.0))));
+        let e = parse_run_info("a.txt,1\npath,duration_s,work\n", "ri.csv").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "ri.csv:2: expected a number, found \"duration_s\" (columns `path,duration_s,work`)"
+        );
+        let e = parse_run_info("path,seconds\n", "ri.csv").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "ri.csv:1: header column \"seconds\" is not one of path, duration_s, work"
+        );
+        let e = parse_run_info("path,work,path\n", "ri.csv").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "ri.csv:1: header column \"path\" is given twice"
+        );
+        let info = parse_run_info("duration_s,path,work\n1,a.txt\n", "ri.csv").unwrap();
+        assert_eq!(info.lookup("a.txt"), Some((Some(1.0), None)));
+        let e = parse_run_info("duration_s,path,work\n1\n", "ri.csv").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "ri.csv:2: expected `duration_s,path,work`, found \"1\""
         );
     }
 

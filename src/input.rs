@@ -340,6 +340,7 @@ pub fn expand(path: &str) -> Result<Expanded> {
     refuse_blocking(p, &meta)?;
     if meta.is_dir() {
         let walked = walk_dir(p)?;
+        refuse_threads_dirs(&walked.files)?;
         if walked.files.is_empty() {
             bail!(
                 "{path}: directory holds no files{}",
@@ -361,6 +362,38 @@ pub fn expand(path: &str) -> Result<Expanded> {
             warnings: Vec::new(),
         })
     }
+}
+
+/// Refuse a directory that `perf record --threads` wrote (`DIR/data`, a
+/// perf.data header, beside its `data.0`, `data.1` … streams of samples):
+/// read as files, it was an empty run and runs without a header, never the
+/// recording perf reads. Said with what to do.
+fn refuse_threads_dirs(files: &[PathBuf]) -> Result<()> {
+    let named =
+        |p: &Path, f: &dyn Fn(&str) -> bool| p.file_name().and_then(|n| n.to_str()).is_some_and(f);
+    let stream = |n: &str| {
+        n.strip_prefix("data.")
+            .is_some_and(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()))
+    };
+    for header in files.iter().filter(|p| named(p, &|n| n == "data")) {
+        let dir = header.parent().unwrap_or(Path::new(""));
+        let has_streams = files
+            .iter()
+            .any(|p| p.parent() == Some(dir) && named(p, &stream));
+        let mut magic = [0u8; 8];
+        let perf = std::fs::File::open(header)
+            .and_then(|mut f| f.read_exact(&mut magic))
+            .is_ok_and(|()| &magic == b"PERFILE2");
+        if has_streams && perf {
+            bail!(
+                "{}: a `perf record --threads` recording (a directory of its header `data` and \
+                 its data.N sample streams), which diffprofile does not read: record it again \
+                 without --threads (perf report reads it, diffprofile only single-file perf.data)",
+                crate::text::shown_path(dir)
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Refuse a path named as a profile whose reading can block or never end:

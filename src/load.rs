@@ -280,9 +280,13 @@ fn read_tar_members<R: io::Read>(
         .entries()
         .with_context(|| format!("{name}: cannot read tar archive"))?;
     let mut seen = input::TarSeen::default();
+    // The member before, and its declared size: the archive's end inside
+    // it shows as an error moving past it.
+    let mut last: Option<(String, u64)> = None;
     for entry in entries {
-        let entry = entry.with_context(|| format!("{name}: corrupt tar archive"))?;
+        let entry = entry.map_err(|e| entry_error(name, last.as_ref(), e))?;
         let member = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+        last = Some((member.clone(), entry.header().size().unwrap_or(0)));
         let origin = format!("{name}:{member}");
         if let Some(why) = passed_over(&member, entry.header().entry_type(), &origin) {
             out.extend(why.map(|w| Some(Outcome::Skipped(w))));
@@ -291,14 +295,23 @@ fn read_tar_members<R: io::Read>(
         seen.check(name, &member)?;
         *members += 1;
         let dir = member.rsplit_once('/').map_or("", |(d, _)| d).to_string();
-        let mut raw: Box<dyn BufRead + '_> = match tar_link_of(&entry, path, &member, &origin)? {
-            Some(Ok(bytes)) => Box::new(io::Cursor::new(bytes)),
-            Some(Err(why)) => {
-                out.push(Some(Outcome::Skipped(why)));
-                continue;
-            }
-            None => Box::new(BufReader::with_capacity(BUF_SIZE, entry)),
+        // The bytes the member's header declares and those read of it: an
+        // archive cut inside a member ends its data early without an error.
+        let declared = entry.header().size().unwrap_or(0);
+        let got = std::rc::Rc::new(std::cell::Cell::new(0u64));
+        let counted = Counted {
+            inner: entry,
+            got: got.clone(),
         };
+        let mut raw: Box<dyn BufRead + '_> =
+            match tar_link_of(&counted.inner, path, &member, &origin)? {
+                Some(Ok(bytes)) => Box::new(io::Cursor::new(bytes)),
+                Some(Err(why)) => {
+                    out.push(Some(Outcome::Skipped(why)));
+                    continue;
+                }
+                None => Box::new(BufReader::with_capacity(BUF_SIZE, counted)),
+            };
         if is_map_name(&member) {
             let bytes = format::read_bounded(&mut *raw, &origin, "symbol map")?;
             tar_maps
@@ -333,10 +346,66 @@ fn read_tar_members<R: io::Read>(
             continue;
         }
         let parse = options_for(format, &origin, opts, maps)?;
-        let profile = format::parse(format, &mut *reader, &origin, &parse)?;
+        let parsed = format::parse(format, &mut *reader, &origin, &parse);
+        // What the parser left unread, so that a cut is told from an error.
+        let _ = io::copy(&mut reader, &mut io::sink());
+        let short = got.get() < declared;
+        let profile = match parsed {
+            Ok(p) if !short => p,
+            Err(e) if !short => return Err(e.into()),
+            parsed => {
+                let e = parsed.err().map(anyhow::Error::from);
+                return Err(cut_inside(name, &member, (declared, got.get()), e));
+            }
+        };
         out.push(Some(Outcome::Run(Box::new(profile))));
     }
     Ok(found)
+}
+
+/// The error moving to the next member: the archive's end inside the
+/// member before (`last`, with its declared size) is said so.
+fn entry_error(name: &str, last: Option<&(String, u64)>, e: io::Error) -> anyhow::Error {
+    match last {
+        Some((member, declared)) if e.to_string().contains("unexpected EOF") => anyhow!(
+            "{name}: the archive is cut short inside member {member}: it ends before the \
+             {declared} bytes its header declares (and their padding) are there (a \
+             truncated download or copy?); get the whole archive again ({e})"
+        ),
+        _ => anyhow::Error::new(e).context(format!("{name}: corrupt tar archive")),
+    }
+}
+
+/// A reader that counts the bytes it gives.
+struct Counted<R> {
+    inner: R,
+    got: std::rc::Rc<std::cell::Cell<u64>>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.got.set(self.got.get() + n as u64);
+        Ok(n)
+    }
+}
+
+/// The error for tar member `member` of archive `name` when fewer bytes
+/// than its header declares were there, `(declared, got)` (the archive cut
+/// inside it): what was read of it is a part, whatever its parser said
+/// (`parsed`: an error that blames the part's last line, or none).
+fn cut_inside(
+    name: &str,
+    member: &str,
+    (declared, got): (u64, u64),
+    parsed: Option<anyhow::Error>,
+) -> anyhow::Error {
+    anyhow!(
+        "{name}: the archive is cut short inside member {member}: its header declares {declared} \
+         bytes and only {got} are there (a truncated download or copy?); get the whole archive \
+         again{}",
+        parsed.map_or(String::new(), |e| format!(" (reading the part gave: {e})"))
+    )
 }
 
 /// The kind of archive a decompressed prefix starts: a tar (`ustar` magic
@@ -350,6 +419,37 @@ fn archive_kind(head: &[u8]) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// What a prefix is when it is a file diffprofile cannot read as it is
+/// but the user can convert (neither detection nor `-f` can help): an lz4
+/// frame (lz4 is not one of the decompressors), UTF-16 text (with a byte
+/// order mark, or ASCII with every other byte zero: an editor's or
+/// PowerShell's "Unicode" save). Says what to run.
+fn unread_encoding(head: &[u8]) -> Option<String> {
+    if head.starts_with(&[0x04, 0x22, 0x4d, 0x18]) {
+        return Some(
+            "an lz4-compressed file, which diffprofile does not decompress (it reads gzip, \
+             zstd, xz and bzip2): decompress it first (lz4 -d FILE), or recompress it with \
+             zstd or gzip"
+                .into(),
+        );
+    }
+    let pairs: Vec<&[u8]> = head.chunks_exact(2).take(256).collect();
+    let ascii = |c: u8| c == b'\t' || c == b'\n' || c == b'\r' || (0x20..0x7f).contains(&c);
+    let share = |f: &dyn Fn(&[u8]) -> bool| pairs.iter().filter(|p| f(p)).count();
+    let bom = head.starts_with(&[0xff, 0xfe]) || head.starts_with(&[0xfe, 0xff]);
+    let le = share(&|p| ascii(p[0]) && p[1] == 0);
+    let be = share(&|p| p[0] == 0 && ascii(p[1]));
+    let enough = pairs.len() >= 8 && 10 * le.max(be) >= 9 * (pairs.len() - usize::from(bom));
+    (enough || (bom && pairs.len() >= 2 && (le > 0 || be > 0))).then(|| {
+        let from = if be > le { "UTF-16BE" } else { "UTF-16LE" };
+        format!(
+            "{from} text, which diffprofile does not read (profiles are UTF-8 or ASCII, as perf \
+             and readprofile print them): convert it first (iconv -f {from} -t UTF-8 FILE > \
+             FILE.txt)"
+        )
+    })
 }
 
 /// Why a tar member is not read: `Some(None)` for what is passed over
@@ -445,11 +545,15 @@ fn detect<'a>(
     let head =
         input::fill_at_least(&mut reader, 512).with_context(|| format!("{origin}: cannot read"))?;
     let kind = archive_kind(&head);
+    let foreign = unread_encoding(&head);
     reader = Box::new(io::Cursor::new(head).chain(reader));
     if let Some(kind) = kind {
         return Ok(Err(format!(
             "{origin}: a {kind} archive, not a profile: unpack it"
         )));
+    }
+    if let Some(what) = foreign {
+        return Ok(Err(format!("{origin}: {what}")));
     }
     let format = match opts.format {
         Some(f) => f,

@@ -39,6 +39,7 @@ mod stats_model;
 mod stats_onerun;
 mod stats_vectors;
 mod sweep;
+mod sweep3a;
 mod sweep3b;
 mod table;
 mod testdata;

@@ -158,6 +158,9 @@ pub fn sniff(head: &[u8], eof: bool) -> Sniff {
             if h.time.is_some() {
                 return Sniff::Yes;
             }
+            if h.event.is_empty() && folded_like(first) {
+                return Sniff::No;
+            }
             match lines.next() {
                 Some(next) if next.starts_with(b"\t") && line::frame(next).is_some() => Sniff::Yes,
                 Some(next) if line::header(next).is_some() => Sniff::Yes,
@@ -167,6 +170,19 @@ pub fn sniff(head: &[u8], eof: bool) -> Sniff {
             }
         }
     }
+}
+
+/// A folded-stacks line, `FRAME;FRAME COUNT` with a decimal count: read
+/// as perf script's `COMM IP` (no time, no event) when the count has the
+/// 16 digits of an address (`p;f0 4503599627370496`). perf script's
+/// comms rarely hold `;`, and a sample without a symbol is not read anyway.
+fn folded_like(line: &[u8]) -> bool {
+    let line = line.trim_ascii();
+    let Some(sp) = memchr::memrchr(b' ', line) else {
+        return false;
+    };
+    let count = &line[sp + 1..];
+    line[..sp].contains(&b';') && !count.is_empty() && count.iter().all(u8::is_ascii_digit)
 }
 
 /// Parse `perf script` text (see the module documentation).
@@ -264,6 +280,7 @@ struct EventAcc {
     total: u64,
     unattributed: u64,
     empty_chains: u64,
+    no_chain: u64,
     tmin: f64,
     tmax: f64,
     counts: FxHashMap<u32, u64>,
@@ -290,6 +307,7 @@ struct Merged {
     open_header_only: bool,
     cut_line: bool,
     first_eventless: Option<(u64, Vec<u8>)>,
+    lost: u64,
 }
 
 impl Merged {
@@ -312,6 +330,7 @@ impl Merged {
         }
         self.lines += b.lines;
         self.non_sample += b.non_sample;
+        self.lost = self.lost.saturating_add(b.lost);
         self.malformed += b.malformed;
         self.saw_blank |= b.saw_blank;
         self.open_with_frames = b.open_with_frames;
@@ -355,9 +374,15 @@ impl Merged {
             };
             let acc = &mut self.events[i];
             acc.samples += ev.samples;
-            acc.total += ev.total;
+            let Some(total) = acc.total.checked_add(ev.total) else {
+                let lines = (self.lines - b.lines + 1, self.lines);
+                self.error = Some(sum_past_u64(origin, lines, &acc.name));
+                return false;
+            };
+            acc.total = total;
             acc.unattributed += ev.unattributed;
             acc.empty_chains += ev.empty_chains;
+            acc.no_chain += ev.no_chain;
             acc.tmin = acc.tmin.min(ev.tmin);
             acc.tmax = acc.tmax.max(ev.tmax);
             for (sym, w) in ev.counts {
@@ -407,12 +432,9 @@ impl Merged {
         if ev.tmin.is_finite() && ev.tmax.is_finite() {
             p.duration_s = Some(ev.tmax - ev.tmin);
         }
-        if ev.empty_chains > 0 {
-            p.warnings.push(format!(
-                "{} without a frame (empty callchain), counted as [unknown]: perf \
-                 script does not print their address (perf report names them from it)",
-                crate::text::plural(ev.empty_chains, "sample")
-            ));
+        chain_warnings(ev, opts, &mut p.warnings);
+        if let Some(w) = lost_warning(self.lost, ev.samples) {
+            p.warnings.push(w);
         }
         if ev.unattributed > 0 {
             // An empty callchain is a sample of an unknown frame: `[unknown]`
@@ -595,6 +617,62 @@ fn chosen_event(
             ))
         }
     })
+}
+
+/// Each block checks its own sum of periods (a line whose period takes it
+/// past 2^64 is refused there); the blocks' sums are checked as they are
+/// merged, and the block of `lines` that takes one past is refused so.
+fn sum_past_u64(origin: &str, lines: (u64, u64), event: &[u8]) -> ParseError {
+    ParseError::invalid(
+        origin,
+        format!(
+            "lines {}-{}: expected event {} periods whose sum stays within 2^64, \
+             but the periods of these lines take it past that (are they periods?)",
+            lines.0,
+            lines.1,
+            event_name(event)
+        ),
+    )
+}
+
+/// What the `PERF_RECORD_LOST` lines of `--show-lost-events` say perf
+/// lost, against the chosen event's `samples`: as perf.data's reader says.
+fn lost_warning(lost: u64, samples: u64) -> Option<String> {
+    if lost == 0 {
+        return None;
+    }
+    let share = 100.0 * lost as f64 / (lost + samples).max(1) as f64;
+    let advice = if share >= 10.0 {
+        "; the run's shares may be biased toward what was sampled when the buffer had \
+         room: record it again with a larger buffer (-m) or a lower rate (-F, -c)"
+    } else {
+        ""
+    };
+    Some(format!(
+        "perf lost {lost} event(s) while recording (its PERF_RECORD_LOST lines), against \
+         {samples} sample(s) kept: about {share:.0}% of the recording's samples are \
+         missing{advice}"
+    ))
+}
+
+/// What the chosen event's callchains say: samples without a frame, and
+/// under `--inclusive` samples without a callchain (as perf.data's reader
+/// says of a recording made without -g).
+fn chain_warnings(ev: &EventAcc, opts: &ParseOptions, warnings: &mut Vec<String>) {
+    if ev.empty_chains > 0 {
+        warnings.push(format!(
+            "{} without a frame (empty callchain), counted as [unknown]: perf \
+             script does not print their address (perf report names them from it)",
+            crate::text::plural(ev.empty_chains, "sample")
+        ));
+    }
+    if ev.no_chain > 0 && opts.inclusive {
+        warnings.push(format!(
+            "--inclusive: {} without a callchain (perf script of a recording made \
+             without -g); counted at their leaf only",
+            crate::text::plural(ev.no_chain, "sample")
+        ));
+    }
 }
 
 fn event_name(name: &[u8]) -> String {

@@ -86,6 +86,7 @@ pub fn parse_bytes(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Pr
             ),
         ));
     };
+    before_copy(bytes, map, origin, opts)?;
     let buf = words(bytes, origin)?;
     let mut p = fold(&buf, map, origin, opts)?;
     p.provenance.kernel_map = Some(match &opts.map_origin {
@@ -93,6 +94,88 @@ pub fn parse_bytes(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Pr
         None => map.source.clone(),
     });
     Ok(p)
+}
+
+/// What can be told of an image before it is copied into words (a mapped
+/// file is not read yet, so a 10 GB file of zeros costs nothing): a step
+/// of 0, an image larger than [`super::MAX_IN_MEMORY`] (the limit of a
+/// streamed one; the kernel's is 4 bytes per `step` bytes of kernel text,
+/// tens of MiB at most), and, unless `--force-map`, an image longer than
+/// the map's text gives at either byte order's step: refused at once, with
+/// the message the fold would give (a shorter one costs little, and the
+/// fold says which symbol lies past it).
+fn before_copy(
+    bytes: &[u8],
+    map: &SymbolMap,
+    origin: &str,
+    opts: &ParseOptions,
+) -> Result<(), ParseError> {
+    let Some(first) = bytes.first_chunk::<4>() else {
+        return Ok(());
+    };
+    let step = u32::from_ne_bytes(*first);
+    if step == 0 {
+        return Err(ParseError::invalid(
+            origin,
+            "offset 0: expected a sampling step > 0, found 0: not a /proc/profile image",
+        ));
+    }
+    if bytes.len() > super::MAX_IN_MEMORY {
+        return Err(ParseError::invalid(
+            origin,
+            format!(
+                "expected a /proc/profile image of at most {} MiB (the kernel's holds one \
+                 4-byte counter per step of kernel text: tens of MiB), but it is {} bytes \
+                 long: not an image",
+                super::MAX_IN_MEMORY >> 20,
+                bytes.len()
+            ),
+        ));
+    }
+    if opts.force_map || bytes.len() < 8 || !bytes.len().is_multiple_of(4) {
+        return Ok(());
+    }
+    let Some(stext) = map
+        .symbols
+        .iter()
+        .find(|s| (s.name == "_stext" || s.name == "__stext") && s.addr != 0)
+    else {
+        return Ok(());
+    };
+    let counters = bytes.len() / 4 - 1;
+    // The step as the image's byte order reads it, most likely first.
+    let mut steps = [step, step.swap_bytes()];
+    steps.sort_by_key(|s| !(s.is_power_of_two() && *s <= MAX_STEP));
+    let longer = |st: u32| {
+        let etext = map.address_of("_etext").or(map.address_of("__etext"))?;
+        let want = etext.checked_sub(stext.addr)? / u64::from(st);
+        (counters as u64 > want)
+            .then(|| length_mismatch(map, stext.addr, u64::from(st), counters))
+            .flatten()
+    };
+    let why: Vec<String> = steps.into_iter().filter_map(longer).collect();
+    if why.len() < 2 {
+        return Ok(());
+    }
+    Err(map_not_the_images(map, &why[0], opts, origin))
+}
+
+/// The error for a map whose kernel text is not the image's (`why`).
+fn map_not_the_images(map: &SymbolMap, why: &str, opts: &ParseOptions, origin: &str) -> ParseError {
+    ParseError::invalid(
+        origin,
+        format!(
+            "the symbol map {} does not belong to this image: {why} (readprofile's \
+             own check), and --force-map would use it anyway; {}",
+            map.source,
+            opts.advice.give(
+                Reader::Image,
+                "FILE",
+                MAP_WHAT,
+                opts.advice.is_own(opts.map_origin.as_deref())
+            )
+        ),
+    )
 }
 
 /// What a /proc/profile image's map is, for advice.
@@ -208,20 +291,7 @@ fn fold_in_order(
     p.total = p.symbol_sum() + p.unattributed;
     if let Some(why) = mismatch {
         if !force {
-            return Err(ParseError::invalid(
-                origin,
-                format!(
-                    "the symbol map {} does not belong to this image: {why} (readprofile's \
-                     own check), and --force-map would use it anyway; {}",
-                    map.source,
-                    opts.advice.give(
-                        Reader::Image,
-                        "FILE",
-                        MAP_WHAT,
-                        opts.advice.is_own(opts.map_origin.as_deref())
-                    )
-                ),
-            ));
+            return Err(map_not_the_images(map, &why, opts, origin));
         }
         p.warnings.push(format!(
             "{origin}: --force-map: ticks folded onto {} although it does not seem to \

@@ -56,6 +56,7 @@
 
 use super::{decode, head_lines, ParseError, ParseOptions, Sniff};
 use crate::profile::{Format, Mode, Name, Profile, SymbolKey, Weight};
+use rustc_hash::FxHashMap;
 use std::io::BufRead;
 
 const EXPECT_LINE: &str =
@@ -271,6 +272,7 @@ pub fn sniff(head: &[u8], eof: bool) -> Sniff {
     }
 }
 
+#[derive(Clone, Copy)]
 struct Row {
     name: Name,
     ticks: u64,
@@ -278,12 +280,61 @@ struct Row {
     line: u64,
 }
 
+/// The symbol lines read, summed by name as they come: memory grows with
+/// the distinct names (a kernel's symbols, about 10^5), never with the
+/// lines (a 2 GB dump of one line repeated holds one entry). The first
+/// and the last line are kept whole, for a localised total line (which
+/// is one of them), and so are the first two counts too large to be exact.
+#[derive(Default)]
+struct Rows {
+    /// Per name: its lines' ticks (saturating: a sum past 2^53 is refused
+    /// anyway) and how many lines gave it.
+    by_name: FxHashMap<Name, (u64, u64)>,
+    lines: u64,
+    sum: u128,
+    first: Option<Row>,
+    last: Option<Row>,
+    too_large: Vec<Row>,
+}
+
+impl Rows {
+    fn push(&mut self, r: Row) {
+        let e = self.by_name.entry(r.name).or_insert((0, 0));
+        e.0 = e.0.saturating_add(r.ticks);
+        e.1 += 1;
+        self.lines += 1;
+        self.sum += u128::from(r.ticks);
+        self.first.get_or_insert(r);
+        self.last = Some(r);
+        if r.ticks > 1 << 53 && self.too_large.len() < 2 {
+            self.too_large.push(r);
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.lines == 0
+    }
+
+    /// Takes back line `r` (the first or the last), read as the total.
+    fn remove(&mut self, r: &Row) {
+        if let Some(e) = self.by_name.get_mut(&r.name) {
+            e.0 -= r.ticks.min(e.0);
+            e.1 -= 1;
+            if e.1 == 0 {
+                self.by_name.remove(&r.name);
+            }
+        }
+        self.lines -= 1;
+        self.sum -= u128::from(r.ticks);
+        self.too_large.retain(|t| t.line != r.line);
+    }
+}
+
 /// What bin lines, if any, may follow.
 enum Bins {
     None,
-    /// `-s` counters after a symbol line (`rows` index).
+    /// `-s` counters after a symbol line (the last of `rows`).
     Counters {
-        row: usize,
         sum: u64,
     },
     /// `-b` block opened by `NAME:`.
@@ -297,7 +348,7 @@ enum Bins {
 struct State<'a> {
     origin: &'a str,
     lenient: bool,
-    rows: Vec<Row>,
+    rows: Rows,
     total: Option<u64>,
     unknown: u64,
     bins: Bins,
@@ -329,8 +380,8 @@ impl State<'_> {
     fn close_bins(&mut self) {
         match std::mem::replace(&mut self.bins, Bins::None) {
             Bins::None => {}
-            Bins::Counters { row, sum } => {
-                if let Some(r) = self.rows.get(row).filter(|r| sum > r.ticks) {
+            Bins::Counters { sum } => {
+                if let Some(r) = self.rows.last.filter(|r| sum > r.ticks) {
                     let msg = format!(
                         "`{}` (line {}) has {} but its -s counters add up to {sum}",
                         r.name,
@@ -429,10 +480,7 @@ impl State<'_> {
                 ..
             }) => {
                 self.push(Name::from(decode(name)), ticks, verbose, line_no);
-                self.bins = Bins::Counters {
-                    row: self.rows.len() - 1,
-                    sum: 0,
-                };
+                self.bins = Bins::Counters { sum: 0 };
                 Ok(())
             }
             Some(Line::Unknown(n)) => {
@@ -470,7 +518,7 @@ pub fn parse(
     let mut st = State {
         origin,
         lenient: opts.lenient,
-        rows: Vec::new(),
+        rows: Rows::default(),
         total: None,
         unknown: 0,
         bins: Bins::None,
@@ -503,21 +551,23 @@ fn finish(mut st: State<'_>) -> Result<Profile, ParseError> {
     let origin = st.origin;
     let mut p = Profile::new(origin, Format::Readprofile);
     p.weight = Weight::Samples;
-    let mut sum: u128 = st.rows.iter().map(|r| u128::from(r.ticks)).sum();
     let total = match st.total {
         Some(t) => Some(t),
         None => {
             // Localised `total`: last line in address order, first if sorted.
-            let n = st.rows.len();
+            let sum = st.rows.sum;
             let is_total = |r: &Row| !r.verbose && 2 * u128::from(r.ticks) == sum;
-            let found = if n > 1 {
-                [n - 1, 0].into_iter().find(|&i| is_total(&st.rows[i]))
+            let found = if st.rows.lines > 1 {
+                [st.rows.last, st.rows.first]
+                    .into_iter()
+                    .flatten()
+                    .find(is_total)
             } else {
                 None
             };
             match found {
-                Some(i) => {
-                    let r = st.rows.remove(i);
+                Some(r) => {
+                    st.rows.remove(&r);
                     p.warnings.push(format!(
                         "{origin}: no line is named `total`; took `{}` (line {}) as the total \
                          because its {} are the sum of the other symbols",
@@ -525,7 +575,6 @@ fn finish(mut st: State<'_>) -> Result<Profile, ParseError> {
                         r.line,
                         crate::text::plural(r.ticks, "tick")
                     ));
-                    sum -= u128::from(r.ticks);
                     Some(r.ticks)
                 }
                 None => {
@@ -539,6 +588,7 @@ fn finish(mut st: State<'_>) -> Result<Profile, ParseError> {
             }
         }
     };
+    let sum = st.rows.sum;
     if st.rows.is_empty() {
         return Err(ParseError::invalid(origin, "no readprofile symbol lines"));
     }
@@ -565,7 +615,7 @@ fn finish(mut st: State<'_>) -> Result<Profile, ParseError> {
         ));
     }
     // Counts summed as f64 are exact up to 2^53 only.
-    if let Some(r) = st.rows.iter().find(|r| r.ticks > 1 << 53) {
+    if let Some(r) = st.rows.too_large.first() {
         let at = format!("{origin}:{}", r.line);
         return Err(ParseError::invalid(
             &at,
@@ -581,11 +631,12 @@ fn finish(mut st: State<'_>) -> Result<Profile, ParseError> {
     }
     p.add_all(
         st.rows
+            .by_name
             .into_iter()
-            .map(|r| {
+            .map(|(name, (ticks, _))| {
                 (
-                    SymbolKey::new(r.name).with_mode(Some(Mode::Kernel)),
-                    r.ticks as f64,
+                    SymbolKey::new(name).with_mode(Some(Mode::Kernel)),
+                    ticks as f64,
                 )
             })
             .collect(),

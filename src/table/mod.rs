@@ -11,6 +11,7 @@
 pub mod columns;
 pub mod export;
 pub mod files;
+mod footer;
 pub mod maps;
 pub mod pipeline;
 pub mod reader;

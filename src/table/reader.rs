@@ -131,7 +131,12 @@ fn check_codecs(meta: &parquet::file::metadata::ParquetMetaData, name: &str) -> 
 impl Acc {
     fn read_file(&mut self, f: &TableFile, filter: &Filter) -> Result<()> {
         let name = f.path.display().to_string();
-        let file = std::fs::File::open(&f.path).with_context(|| format!("{name}: cannot open"))?;
+        let mut file =
+            std::fs::File::open(&f.path).with_context(|| format!("{name}: cannot open"))?;
+        // A damaged footer can hold the decoder for seconds (super::footer).
+        super::footer::check_file(&mut file).map_err(|why| {
+            anyhow::anyhow!("{name}: cannot read as Parquet: damaged footer: {why}")
+        })?;
         // Types come from the Parquet schema alone: the embedded Arrow schema
         // (an IPC flatbuffer) is not decoded, as a damaged one can panic.
         let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);

@@ -581,11 +581,9 @@ fn map_warnings(st: &State<'_>, opts: &ParseOptions) -> Result<Vec<String>, Pars
 /// cannot climb (no callchain).
 fn tally_warnings(tally: &Tally, opts: &ParseOptions, origin: &str) -> Vec<String> {
     let mut warnings = Vec::new();
-    let (lost, no_chain) = (tally.lost, tally.no_chain);
-    if lost > 0 {
-        warnings.push(format!(
-            "{origin}: perf lost {lost} event(s) while recording"
-        ));
+    let no_chain = tally.no_chain;
+    if let Some(w) = lost_warning(tally) {
+        warnings.push(format!("{origin}: {w}"));
     }
     if no_chain > 0 && opts.inclusive {
         warnings.push(format!(
@@ -595,6 +593,38 @@ fn tally_warnings(tally: &Tally, opts: &ParseOptions, origin: &str) -> Vec<Strin
         ));
     }
     warnings
+}
+
+/// What perf lost while recording, against the samples kept: records lost
+/// to ring buffer overruns (`PERF_RECORD_LOST`) and samples it dropped
+/// (`PERF_RECORD_LOST_SAMPLES`, perf report's "Total Lost Samples"),
+/// with the share of the recording's samples that is missing.
+fn lost_warning(tally: &Tally) -> Option<String> {
+    let (records, samples) = (tally.lost, tally.lost_samples);
+    if records == 0 && samples == 0 {
+        return None;
+    }
+    let missing = records.max(samples);
+    let share = 100.0 * missing as f64 / (missing + tally.samples).max(1) as f64;
+    let mut what = Vec::new();
+    if records > 0 {
+        what.push(format!("{records} event(s) (PERF_RECORD_LOST)"));
+    }
+    if samples > 0 {
+        what.push(format!("{samples} sample(s) (PERF_RECORD_LOST_SAMPLES)"));
+    }
+    let advice = if share >= 10.0 {
+        "; the run's shares may be biased toward what was sampled when the buffer had \
+         room: record it again with a larger buffer (-m) or a lower rate (-F, -c)"
+    } else {
+        ""
+    };
+    Some(format!(
+        "perf lost {} while recording, against {} sample(s) kept: about {share:.0}% of the \
+         recording's samples are missing{advice}",
+        what.join(" and "),
+        tally.samples
+    ))
 }
 
 fn at_record(e: ParseError, record: u64) -> ParseError {

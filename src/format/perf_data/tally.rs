@@ -18,7 +18,9 @@ use linux_perf_data::linux_perf_event_reader::constants::{
     PERF_CONTEXT_GUEST_KERNEL, PERF_CONTEXT_GUEST_USER, PERF_CONTEXT_HV, PERF_CONTEXT_KERNEL,
     PERF_CONTEXT_MAX, PERF_CONTEXT_USER,
 };
-use linux_perf_data::linux_perf_event_reader::{CpuMode, EventRecord, Mmap2FileId, SampleRecord};
+use linux_perf_data::linux_perf_event_reader::{
+    CpuMode, EventRecord, Mmap2FileId, RecordType, SampleRecord,
+};
 use rustc_hash::FxHashMap;
 
 /// What the records add up to, and the buffers reused per sample.
@@ -26,7 +28,13 @@ use rustc_hash::FxHashMap;
 pub(super) struct Tally {
     pub counts: FxHashMap<Frame, f64>,
     pub total: f64,
+    /// Records perf lost (`PERF_RECORD_LOST`: ring buffer overruns).
     pub lost: u64,
+    /// Samples perf lost (`PERF_RECORD_LOST_SAMPLES`: perf report's
+    /// "Total Lost Samples").
+    pub lost_samples: u64,
+    /// Samples of the event read (before the filters).
+    pub samples: u64,
     pub no_chain: u64,
     pub map_checked: bool,
     pub first_t: Option<u64>,
@@ -101,6 +109,13 @@ impl Tally {
                 mmap(st, rec, &mut self.map_checked)?;
             }
             EventRecord::Lost(l) => self.lost += l.count,
+            // `{ u64 lost; sample_id }`, as the machine that recorded wrote it.
+            EventRecord::Raw(r) if r.record_type == RecordType::LOST_SAMPLES => {
+                let body = r.data.as_slice();
+                if let Some(b) = body.first_chunk::<8>() {
+                    self.lost_samples = self.lost_samples.saturating_add(u64::from_le_bytes(*b));
+                }
+            }
             _ => {}
         }
         Ok(())
@@ -133,6 +148,7 @@ impl Tally {
             },
         };
         self.total += w;
+        self.samples += 1;
         self.procs.sample_seen();
         if let Some(t) = s.timestamp {
             self.first_t.get_or_insert(t);

@@ -47,6 +47,8 @@ pub struct EventOut {
     pub unattributed: u64,
     /// Kept samples without a frame (those the filters drop are not said).
     pub empty_chains: u64,
+    /// Samples with a frame on their header line and no callchain (no `-g`).
+    pub no_chain: u64,
     pub tmin: f64,
     pub tmax: f64,
     /// (index into `BlockOut::syms`, weight).
@@ -91,6 +93,26 @@ pub struct BlockOut {
     /// The first sample without an event field (line, text): an error
     /// when other samples have one.
     pub first_eventless: Option<(u64, Vec<u8>)>,
+    /// Events perf lost, from `--show-lost-events`' `PERF_RECORD_LOST lost N`.
+    pub lost: u64,
+}
+
+/// The events a `PERF_RECORD_LOST lost N` line (perf script
+/// `--show-lost-events`) says perf lost; 0 for any other line.
+fn lost_events(line: &[u8]) -> u64 {
+    const MARK: &[u8] = b"PERF_RECORD_LOST lost ";
+    let Some(at) = memchr::memmem::find(line, MARK) else {
+        return 0;
+    };
+    let digits = &line[at + MARK.len()..];
+    let end = digits
+        .iter()
+        .position(|c| !c.is_ascii_digit())
+        .unwrap_or(digits.len());
+    std::str::from_utf8(&digits[..end])
+        .ok()
+        .and_then(|d| d.parse().ok())
+        .unwrap_or(0)
 }
 
 pub const EXPECT_HEADER: &str =
@@ -459,6 +481,9 @@ impl<'d> Counter<'d, '_> {
         }
         self.chain_ids.clear();
         if let Some(cur) = self.cur.take() {
+            if cur.frames > 0 && !cur.chain && cur.ev != SKIP {
+                self.out.events[cur.ev].no_chain += 1;
+            }
             if cur.frames == 0 && cur.ev != SKIP {
                 let opts = self.ctx.opts;
                 let ev = &mut self.out.events[cur.ev];
@@ -481,6 +506,7 @@ impl<'d> Counter<'d, '_> {
             LineKind::NonSample => {
                 self.end_sample();
                 self.out.non_sample += 1;
+                self.out.lost = self.out.lost.saturating_add(lost_events(line));
                 return Ok(());
             }
             // Fields printed on lines of their own (`srcline`, and the

@@ -581,3 +581,41 @@ fn caches_do_not_change_real_profiles() {
         }
     }
 }
+
+/// Periods whose sum passes 2^64 across blocks (each block's own sum
+/// fits): refused naming the lines of the block that took it past (the
+/// merged u64 sum wrapped without a word before); the same text in one
+/// block is refused at the line.
+#[test]
+fn period_sums_are_checked_across_blocks() {
+    let line = |p: u64| {
+        format!(
+            "perf 29258   496.975824: {p:>10} cpu-clock:  ffffffff821f2fa7 exc_page_fault+0xd7 ([kernel.kallsyms])\n"
+        )
+    };
+    let text = line(1 << 62).repeat(3) + &line((1 << 62) - 1) + &line(1);
+    let opts = ParseOptions {
+        weight: WeightBy::Period,
+        ..ParseOptions::default()
+    };
+    let e = parse_with_block_size(&mut text.as_bytes(), "t", &opts, 1)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with(
+            "t: lines 5-5: expected event 'cpu-clock' periods whose sum stays within 2^64"
+        ),
+        "{e}"
+    );
+    let e = parse_with_block_size(&mut text.as_bytes(), "t", &opts, 1 << 20)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("t:5: expected a period that keeps the sum"),
+        "{e}"
+    );
+    // Just below: read, the total exact.
+    let text = line(1 << 62).repeat(3) + &line((1 << 62) - 1);
+    let p = parse_with_block_size(&mut text.as_bytes(), "t", &opts, 1).unwrap();
+    assert_eq!(p.total, u64::MAX as f64);
+}
