@@ -585,15 +585,17 @@ impl Skipped {
 /// The warning's words for editor backups passed over (with their count
 /// before and their names after).
 pub const BACKUPS_SKIPPED: &str =
-    "editor backup(s) and leftovers (name~, #name#, .swp, .orig, .rej, .bak) skipped";
+    "editor backup(s) and leftovers (name~, #name#, .swp, .orig, .rej, .bak, perf's .old) skipped";
 
 /// A file name an editor, a merge or a patch leaves beside a file, never a
 /// run of its own: `run2.folded~` (Emacs, vim, nano backups), `#run#`
 /// (Emacs auto-save), `*.swp`/`*.swo`/`*.swx` (vim swap files, when not
-/// hidden), `*.orig` and `*.rej` (patch, git merges), `*.bak`. Hidden names
+/// hidden), `*.orig` and `*.rej` (patch, git merges), `*.bak`, and `*.old`
+/// (perf record renames the perf.data it would overwrite so: the earlier
+/// recording, not one more run). Hidden names
 /// (`.run.swp`, `.#run`) are passed over as hidden already.
 pub fn is_editor_backup(name: &str) -> bool {
-    const SUFFIXES: [&str; 6] = [".swp", ".swo", ".swx", ".orig", ".rej", ".bak"];
+    const SUFFIXES: [&str; 7] = [".swp", ".swo", ".swx", ".orig", ".rej", ".bak", ".old"];
     name.ends_with('~')
         || (name.len() > 2 && name.starts_with('#') && name.ends_with('#'))
         || SUFFIXES

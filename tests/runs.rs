@@ -365,7 +365,8 @@ fn tarball(path: &Path, members: &[(String, Vec<u8>)]) {
 }
 
 /// Editor backups and leftovers beside the runs (`run1.txt~`, `#run2.txt#`,
-/// `run3.txt.orig`, `run1.txt.bak`, `run2.txt.swp`) are not runs: skipped
+/// `run3.txt.orig`, `run1.txt.bak`, `run2.txt.swp`, perf's `run3.txt.old`)
+/// are not runs: skipped
 /// with a counted warning naming them, in a directory and an archive, by
 /// the main command, `batch` and `export` (they were read as copies).
 #[test]
@@ -379,6 +380,8 @@ fn editor_backups_are_not_runs() {
         ("run3.txt.orig", 3),
         ("run1.txt.bak", 1),
         ("run2.txt.swp", 2),
+        // perf record's backup of the perf.data it would overwrite.
+        ("run3.txt.old", 3),
     ];
     for (name, r) in backups {
         fs::copy(rp("pipes", r), t.join("base/rp").join(name)).unwrap();
@@ -406,7 +409,7 @@ fn editor_backups_are_not_runs() {
     assert_eq!(o.status.code(), Some(0), "{e}");
     assert!(
         e.contains(&format!(
-            "{}: 5 editor backup(s) and leftovers (name~, #name#, .swp, .orig, .rej, .bak) skipped: {}/#run2.txt#",
+            "{}: 6 editor backup(s) and leftovers (name~, #name#, .swp, .orig, .rej, .bak, perf's .old) skipped: {}/#run2.txt#",
             s(&base),
             s(&base)
         )),
@@ -416,7 +419,7 @@ fn editor_backups_are_not_runs() {
     let e = stderr(&o);
     assert_eq!(o.status.code(), Some(0), "{e}");
     assert!(
-        e.contains("skipped 5 file(s) that are not profiles: ")
+        e.contains("skipped 6 file(s) that are not profiles: ")
             && e.contains(&format!(
                 "{}:base/rp/run1.txt~: an editor backup or leftover, not a run",
                 s(&tar)
@@ -427,13 +430,13 @@ fn editor_backups_are_not_runs() {
         let o = run(&["batch", s(root), "--baseline", "base", "-o", "json"]);
         let e = stderr(&o);
         assert_eq!(o.status.code(), Some(0), "{}: {e}", s(root));
-        assert!(e.contains("5 editor backup(s) and leftovers"), "{e}");
+        assert!(e.contains("6 editor backup(s) and leftovers"), "{e}");
         let table = d.join("t.parquet");
         let o = run(&["export", s(root), "-o", s(&table)]);
         let e = stderr(&o);
         assert_eq!(o.status.code(), Some(0), "{}: {e}", s(root));
         assert!(
-            e.contains("5 editor backup(s) and leftovers") && e.contains("exported 6 runs"),
+            e.contains("6 editor backup(s) and leftovers") && e.contains("exported 6 runs"),
             "{e}"
         );
     }
