@@ -319,3 +319,101 @@ fn a_perf_record_threads_directory_is_said() {
         ),
     );
 }
+
+/// A `--call-graph dwarf` recording's callchains stop at the kernel entry
+/// here (the copied user stacks are not unwound): said under --inclusive
+/// and for a flame graph, not under the self cost (before: callers were
+/// missing without a word). Recorded: testdata/README.md, perf-dwarf/.
+#[test]
+fn dwarf_callchains_are_said_to_be_not_unwound() {
+    let f = "testdata/perf-dwarf/dd-u.data.gz";
+    let said = "recorded with --call-graph dwarf";
+    // (The text report holds its warnings.)
+    let all = |o: &Output| format!("{}{}", stderr(o), String::from_utf8_lossy(&o.stdout));
+    let o = run(&[f, f, "--inclusive"]);
+    assert_eq!(o.status.code(), Some(0), "{}", all(&o));
+    assert!(all(&o).contains(said), "{}", all(&o));
+    let o = run(&[f, f]);
+    assert_eq!(o.status.code(), Some(0), "{}", all(&o));
+    assert!(!all(&o).contains(said), "{}", all(&o));
+}
+
+/// perf record renames the perf.data it would overwrite to
+/// `perf.data.old`: beside the runs it is the earlier recording, not one
+/// more run (it was read as an extra run without a word).
+#[test]
+fn perf_backups_beside_the_runs_are_not_runs() {
+    let d = Scratch::new("sweep3a", "perf-old");
+    let side = d.join("old");
+    fs::create_dir_all(&side).unwrap();
+    let f = "testdata/perf-dwarf/dd-u.data.gz";
+    fs::copy(f, side.join("run1.perf.data.gz")).unwrap();
+    fs::copy(f, side.join("run1.perf.data.old")).unwrap();
+    let o = run(&[s(&side), f, "-o", "json"]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(
+        e.contains("perf's .old) skipped") && e.contains("run1.perf.data.old"),
+        "{e}"
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["sides"][0]["runs"].as_array().map(Vec::len), Some(1));
+}
+
+/// `-n rate` with a `--run-info` that lists one run and not the other: the
+/// other's duration would come from its sample timestamps, mixed with the
+/// CSV's without a word (before: 0.217 s beside 1.000 s). Refused, naming
+/// the run it lacks; listing both reads.
+#[test]
+fn run_info_durations_for_some_runs_only_are_refused() {
+    let d = Scratch::new("sweep3a", "run-info-gaps");
+    let (a, b) = (
+        "testdata/perf-dwarf/dd-u.data.gz",
+        "testdata/perfdata/u.perf.data.gz",
+    );
+    let info = d.join("ri.csv");
+    fs::write(&info, format!("path,duration_s,work\n{a},1.0,\n")).unwrap();
+    let o = run(&[a, b, "-n", "rate", "--run-info", s(&info)]);
+    refused(
+        &o,
+        "--run-info gives durations for some runs but not for: testdata/perfdata/u.perf.data.gz",
+    );
+    fs::write(&info, format!("path,duration_s,work\n{a},1.0,\n{b},2.0,\n")).unwrap();
+    let o = run(&[a, b, "-n", "rate", "--run-info", s(&info)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// A perf.data record whose type no perf writes (a damaged header: perf
+/// report refuses the file, "failed to process type: 158") is skipped with
+/// a counted warning naming the type and the record (before: skipped
+/// without a word, 826 of 827 samples read). The hostile tester's mutated
+/// recording; the map is forced (any map: the warning is about records).
+#[test]
+fn records_of_an_unknown_type_are_counted_and_said() {
+    let f = "testdata/malformed/record-type-158.perf.data.gz";
+    let o = run(&[
+        f,
+        f,
+        "--kallsyms",
+        "testdata/perfdata/kallsyms.gz",
+        "--force-map",
+        "-o",
+        "json",
+    ]);
+    let e = ok(&o);
+    assert!(
+        e.contains("of a type no perf writes (the first: type 158, record 7) skipped"),
+        "{e}"
+    );
+    // A sound recording says nothing of the kind.
+    let g = "testdata/perfdata/plain.perf.data.gz";
+    let o = run(&[
+        g,
+        g,
+        "--kallsyms",
+        "testdata/perfdata/kallsyms.gz",
+        "-o",
+        "json",
+    ]);
+    assert!(!ok(&o).contains("no perf writes"));
+}

@@ -10,7 +10,8 @@
 use super::{ParseError, ParseOptions};
 use crate::profile::EventScope;
 use linux_perf_data::linux_perf_event_reader::{
-    AttrFlags, HardwareEventId, PerfEventAttr, PerfEventType, SamplingPolicy, SoftwareCounterType,
+    AttrFlags, HardwareEventId, PerfEventAttr, PerfEventType, SampleFormat, SamplingPolicy,
+    SoftwareCounterType,
 };
 use linux_perf_data::PerfFile;
 
@@ -23,6 +24,9 @@ pub(super) struct Event {
     pub fixed_period: Option<u64>,
     /// The privilege levels it samples (`exclude_user`, …).
     pub scope: EventScope,
+    /// Samples carry a copy of the user stack (`--call-graph dwarf`) for
+    /// an unwinder: their callchains hold the kernel part only.
+    pub dwarf_stacks: bool,
 }
 
 /// `--event`, or the first real event (a warning when there are several).
@@ -85,6 +89,7 @@ pub(super) fn choose_event(
         name: names[chosen].clone(),
         fixed_period,
         scope,
+        dwarf_stacks: attr.sample_format.contains(SampleFormat::STACK_USER),
     })
 }
 

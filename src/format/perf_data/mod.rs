@@ -335,6 +335,7 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
     let mut st = kernel_state(&perf_file, opts, origin);
     let mut tally = Tally::default();
     let mut record_no = 0u64;
+    let mut unknown = Unknown::default();
     loop {
         let record = match records.next(&mut perf_file) {
             Ok(r) => r,
@@ -359,8 +360,16 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
         record_no += 1;
         let (attr_index, raw) = match record {
             Rec::Event { attr_index, raw } => (attr_index, raw),
-            Rec::User => continue,
+            Rec::User(kind) => {
+                if kind.is_some_and(|k| k >= UNKNOWN_USER_TYPES) {
+                    unknown.note(kind, record_no);
+                }
+                continue;
+            }
         };
+        if (UNKNOWN_KERNEL_TYPES..64).contains(&raw.record_type.0) {
+            unknown.note(Some(raw.record_type.0), record_no);
+        }
         check_record(&raw, origin, record_no)?;
         let parsed = raw.parse().map_err(|e| {
             bad(
@@ -379,7 +388,40 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
             other => tally.record(&mut st, other)?,
         }
     }
+    warnings.extend(unknown.warning(origin));
     finish(st, tally, &event, opts, warnings)
+}
+
+/// Record types no perf writes: the kernel's end at 22
+/// (`PERF_RECORD_CALLCHAIN_DEFERRED`), the perf tool's (from 64) below 96.
+const UNKNOWN_KERNEL_TYPES: u32 = 23;
+const UNKNOWN_USER_TYPES: u32 = 96;
+
+/// Records of a type no perf writes (a damaged header, perf report refuses
+/// the file: "failed to process type"): skipped, counted, said.
+#[derive(Default)]
+struct Unknown {
+    count: u64,
+    first: Option<(u32, u64)>,
+}
+
+impl Unknown {
+    fn note(&mut self, kind: Option<u32>, record: u64) {
+        self.count += 1;
+        if let Some(k) = kind {
+            self.first.get_or_insert((k, record));
+        }
+    }
+
+    fn warning(&self, origin: &str) -> Option<String> {
+        let (kind, record) = self.first?;
+        Some(format!(
+            "{origin}: {} of a type no perf writes (the first: type {kind}, record \
+             {record}) skipped: the file is damaged or from a newer perf (perf report \
+             refuses it); what they held is not counted",
+            crate::text::plural(self.count, "record")
+        ))
+    }
 }
 
 /// A perf.data error: `what` it is, then the decoder's words.
@@ -487,6 +529,14 @@ fn finish(
     };
     warnings.extend(map_warnings(&st, opts)?);
     warnings.extend(tally_warnings(&tally, opts, origin));
+    if event.dwarf_stacks && (opts.inclusive || opts.stacks) {
+        // (perf report unwinds the copied user stacks with libdw; we do not.)
+        warnings.push(format!(
+            "{origin}: recorded with --call-graph dwarf: the user stacks it copied are \
+             not unwound here, so callchains stop at the kernel entry (no user callers \
+             in --inclusive or the flame graph); record with -g (frame pointers) for them"
+        ));
+    }
     if let Some(f) = &opts.comm {
         p.kept_processes = tally.procs.trees(&st.comms.by_tid(), f);
     }

@@ -46,7 +46,8 @@ pub(super) enum Rec<'a> {
         raw: RawEventRecord<'a>,
     },
     /// A record of the perf tool (build-ids, thread maps, …): not counted.
-    User,
+    /// Its type when known (the decoder's iterator does not say it).
+    User(Option<u32>),
 }
 
 /// How a record's attribute is found (linux-perf-data's `IdParseInfos`).
@@ -194,7 +195,7 @@ impl<'b> InPlace<'b> {
         };
         let (kind, size) = header(bytes, at, self.le);
         if kind >= USER_TYPES {
-            return Some(Rec::User);
+            return Some(Rec::User(Some(kind)));
         }
         let misc = u16_at(bytes, at + 4, self.le);
         let data = RawData::Single(&bytes[at + 8..at + size]);
@@ -394,7 +395,7 @@ impl<'b, R: Read> Records<'b, R> {
                     attr_index,
                     raw: record,
                 },
-                PerfFileRecord::UserRecord(_) => Rec::User,
+                PerfFileRecord::UserRecord(_) => Rec::User(None),
             })),
         }
     }
@@ -416,7 +417,7 @@ mod tests {
                 raw.misc,
                 raw.data.as_slice().into_owned(),
             )),
-            Rec::User => None,
+            Rec::User(_) => None,
         }
     }
 
