@@ -511,6 +511,9 @@ pub fn exposures(
         _ => Vec::new(),
     };
     let row_of = |s: usize, r: usize| rows.get(s).and_then(|x| x.get(r)).copied().flatten();
+    if mode == Normalize::Rate {
+        durations_from_one_place(sides, |s, r| row_of(s, r).and_then(|e| e.0).is_some())?;
+    }
     for (s, side) in sides.iter().enumerate() {
         let mut row = Vec::new();
         for (r, run) in side.runs.iter().enumerate() {
@@ -591,6 +594,32 @@ pub fn exposures(
         }
     }
     Ok(out)
+}
+
+/// `-n rate` takes a run's duration from `--run-info`, else from its sample
+/// timestamps: a CSV that lists some runs and not others would mix the two
+/// (a measured 1.000 s beside a recorded 0.217 s) without a word: refused,
+/// naming the runs it lacks.
+fn durations_from_one_place(sides: &[Side], listed: impl Fn(usize, usize) -> bool) -> Result<()> {
+    let mut lacking = Vec::new();
+    let mut any = false;
+    for (s, side) in sides.iter().enumerate() {
+        for (r, run) in side.runs.iter().enumerate() {
+            if listed(s, r) {
+                any = true;
+            } else {
+                lacking.push(run.source.as_str());
+            }
+        }
+    }
+    if any && !lacking.is_empty() {
+        bail!(
+            "--run-info gives durations for some runs but not for: {} (their sample \
+             timestamps would be mixed with the CSV's durations); list every run in it",
+            lacking.join(", ")
+        );
+    }
+    Ok(())
 }
 
 /// Refuse counts in two units under a unit that compares counts as they
