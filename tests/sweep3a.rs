@@ -417,3 +417,43 @@ fn records_of_an_unknown_type_are_counted_and_said() {
     ]);
     assert!(!ok(&o).contains("no perf writes"));
 }
+
+/// Of thousands of runs, the warning of runs unlike their siblings names
+/// the six farthest and counts the rest (before: 1,682 runs in 2,250 lines,
+/// most with an empty "worst: )"). Hand-made: 60 + 60 folded runs whose
+/// counts vary far more than sampling would.
+#[test]
+fn many_unlike_runs_are_named_a_few() {
+    let d = Scratch::new("sweep3a", "many-unlike");
+    let mut x: u64 = 12345;
+    let mut next = || {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (x >> 33) % 200
+    };
+    for side in ["a", "b"] {
+        let dir = d.join(side);
+        fs::create_dir_all(&dir).unwrap();
+        for r in 0..60 {
+            let text: String = (0..12)
+                .map(|f| format!("main;f{f} {}\n", 20 + next()))
+                .collect();
+            fs::write(dir.join(format!("r{r:02}.folded")), text).unwrap();
+        }
+    }
+    let o = run(&[s(&d.join("a")), s(&d.join("b")), "--top", "2"]);
+    let text = format!("{}{}", stderr(&o), String::from_utf8_lossy(&o.stdout));
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    let flat = text.replace("\n  ", " ");
+    let warning = flat
+        .lines()
+        .find(|l| l.contains("unlike their siblings"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(warning.matches(".folded (noise").count(), 6, "{warning}");
+    assert!(
+        warning.contains("more run(s) (JSON's noise.runs lists every run)"),
+        "{warning}"
+    );
+    assert!(!warning.contains("worst: )"), "{warning}");
+}

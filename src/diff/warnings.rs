@@ -67,6 +67,9 @@ fn kept_unlike(fractions: &[f64], r: usize) -> Option<(f64, f64)> {
     (off && typical.is_finite()).then_some((own * 100.0, typical * 100.0))
 }
 
+/// Runs named in the warning of runs unlike their siblings, the farthest.
+const UNLIKE_NAMED: usize = 6;
+
 /// docs/statistics.md §5.5: the runs of comparison `side` (its OLD and NEW
 /// runs' sources) unlike their siblings, in one line: each run, how far
 /// beyond the model, and its worst symbols (its count against the count
@@ -86,10 +89,17 @@ pub fn unlike_runs(
     }
     let fractions = kept_fractions(rows, exposures);
     let mut kept_differs = false;
-    let named: Vec<String> = noise
-        .runs
-        .iter()
-        .filter(|(_, c)| c.unlike())
+    // The farthest first; of many (thousands of runs), a few named.
+    let mut unlike: Vec<_> = noise.runs.iter().filter(|(_, c)| c.unlike()).collect();
+    unlike.sort_by(|a, b| {
+        b.1.scale
+            .total_cmp(&a.1.scale)
+            .then((a.0, a.1.run).cmp(&(b.0, b.1.run)))
+    });
+    let more = unlike.len().saturating_sub(UNLIKE_NAMED);
+    let mut named: Vec<String> = unlike
+        .into_iter()
+        .take(UNLIKE_NAMED)
         .map(|(s, c)| {
             let which = if *s == 0 { "OLD" } else { "NEW" };
             let run = sources[*s].get(c.run).copied().unwrap_or("?");
@@ -100,14 +110,23 @@ pub fn unlike_runs(
                 }
                 None => String::new(),
             };
+            let worst = worst_symbols(c, rows);
+            let worst = if worst.is_empty() {
+                String::new()
+            } else {
+                format!("; worst: {worst}")
+            };
             format!(
-                "{which} {run} (noise {:.1}x the model's in most symbols, {} symbol(s) far beyond it; worst: {}{kept})",
-                c.scale,
-                c.extremes,
-                worst_symbols(c, rows)
+                "{which} {run} (noise {:.1}x the model's in most symbols, {} symbol(s) far beyond it{worst}{kept})",
+                c.scale, c.extremes,
             )
         })
         .collect();
+    if more > 0 {
+        named.push(format!(
+            "and {more} more run(s) (JSON's noise.runs lists every run)"
+        ));
+    }
     let advice = if kept_differs {
         "--percentage relative compares shares of the kept samples; or compare the runs, \
          or leave them out"
