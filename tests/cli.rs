@@ -13,6 +13,27 @@ pub fn diffprofile() -> Command {
 
 /// Run the binary with `args`; it must exit 0 (its stderr is shown
 /// otherwise). Returns its stdout.
+/// Run the binary with `args`.
+pub fn run(args: &[&str]) -> std::process::Output {
+    diffprofile().args(args).output().unwrap()
+}
+
+pub fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn s(p: &std::path::Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Exit 2, saying `what` on stderr.
+#[track_caller]
+pub fn refused(o: &std::process::Output, what: &str) {
+    let e = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains(what), "{e}");
+}
+
 pub fn stdout_of(args: &[&str]) -> Vec<u8> {
     let out = diffprofile().args(args).output().unwrap();
     assert_eq!(

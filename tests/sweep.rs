@@ -3,33 +3,11 @@
 //! the committed recordings (hand-made files only where the case is a
 //! malformed file).
 
-use crate::cli::diffprofile;
+use crate::cli::{refused, run, s, stderr};
 use crate::scratch::Scratch;
 use std::fs;
-use std::path::Path;
-use std::process::Output;
 
 const RP: &str = "testdata/readprofile/default";
-
-fn run(args: &[&str]) -> Output {
-    diffprofile().args(args).output().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-/// Exit 2, saying `what` on stderr.
-#[track_caller]
-fn refused(o: &Output, what: &str) {
-    let e = stderr(o);
-    assert_eq!(o.status.code(), Some(2), "{e}");
-    assert!(e.contains(what), "{e}");
-}
 
 /// A hidden file in a run directory (`.run1`, a copy someone hid) and a
 /// hidden member of a tar are passed over in a counted warning naming

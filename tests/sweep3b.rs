@@ -3,7 +3,7 @@
 //! words, and reports that say what they cannot show, through the real
 //! binary on the committed recordings.
 
-use crate::cli::diffprofile;
+use crate::cli::{diffprofile, refused, run, s, stderr};
 use crate::scratch::Scratch;
 use std::fs;
 use std::os::unix::process::CommandExt;
@@ -11,26 +11,6 @@ use std::path::Path;
 use std::process::Output;
 
 const RP: &str = "testdata/readprofile/default";
-
-fn run(args: &[&str]) -> Output {
-    diffprofile().args(args).output().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-/// Exit 2, saying `what` on stderr.
-#[track_caller]
-fn refused(o: &Output, what: &str) {
-    let e = stderr(o);
-    assert_eq!(o.status.code(), Some(2), "{e}");
-    assert!(e.contains(what), "{e}");
-}
 
 /// Run with files limited to `bytes` (RLIMIT_FSIZE, SIGXFSZ ignored): a
 /// write past it fails as on a full file system.
