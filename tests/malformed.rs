@@ -336,6 +336,21 @@ fn perf_data_with_a_huge_section_size_is_an_error() {
         err.to_string().contains("event description section"),
         "{err}"
     );
+    // HEADER_CMDLINE (bit 11): its string count `nr` was trusted the same
+    // way (a 31 GB request, found by the parse_perf_data fuzz target).
+    assert!(bits & (1 << 11) != 0);
+    let k = (bits & 0x7ff).count_ones() as usize;
+    let cmdline = u64_at(&real, data_end + 16 * k) as usize;
+    let mut bytes = real.clone();
+    bytes[cmdline..cmdline + 4].copy_from_slice(&0x7470_0000u32.to_le_bytes());
+    let err = format::parse(
+        Format::PerfData,
+        &mut &bytes[..],
+        "cmd.data",
+        &ParseOptions::default(),
+    )
+    .expect_err("a string count past the section");
+    assert!(err.to_string().contains("command line section"), "{err}");
     // attr_size 0: a division by zero in linux-perf-data (archive fuzz target).
     let mut bytes = real.clone();
     bytes[16..24].copy_from_slice(&0u64.to_le_bytes());

@@ -80,60 +80,126 @@ pub(super) fn check_sections(bytes: &[u8], head: &[u8], origin: &str) -> Result<
     let first_word = word(72)?;
     for k in 0..features {
         let end = section(&format!("feature #{k}"), data_end + 16 * k)?;
-        // HEADER_EVENT_DESC (bit 12): its counts are trusted for
-        // allocations by the decoder, so walk it here first.
-        if first_word & (1 << 12) != 0 && k == u64::from((first_word & 0xfff).count_ones()) {
+        // HEADER_CMDLINE (bit 11) and HEADER_EVENT_DESC (bit 12): their
+        // counts are trusted for allocations by the decoder, so walk them
+        // here first.
+        let is = |bit: u32| {
+            first_word & (1 << bit) != 0
+                && k == u64::from((first_word & ((1 << bit) - 1)).count_ones())
+        };
+        if is(11) {
             let offset = word(data_end + 16 * k)?;
-            check_event_desc(bytes, offset, end, le, origin)?;
+            check_cmdline(&Section::new(
+                bytes,
+                offset,
+                end,
+                le,
+                origin,
+                "command line",
+            ))?;
+        }
+        if is(12) {
+            let offset = word(data_end + 16 * k)?;
+            check_event_desc(&Section::new(
+                bytes,
+                offset,
+                end,
+                le,
+                origin,
+                "event description",
+            ))?;
         }
     }
     Ok(walk)
 }
 
-/// Walk the `HEADER_EVENT_DESC` feature section (`u32 nr, u32 attr_size`,
-/// then per event: the attr, `u32 nr_ids`, a `u32`-length string, `nr_ids`
-/// u64 ids) and check that every count fits in the section's `offset..end`.
-fn check_event_desc(
-    bytes: &[u8],
+/// A feature section `offset..end` of the file, read as `u32`s in the
+/// file's byte order, every read checked against its end.
+struct Section<'a> {
+    bytes: &'a [u8],
     offset: u64,
     end: u64,
     le: bool,
-    origin: &str,
-) -> Result<(), ParseError> {
-    let bad = |at: u64| {
-        ParseError::invalid(
+    origin: &'a str,
+    name: &'a str,
+}
+
+impl<'a> Section<'a> {
+    fn new(
+        bytes: &'a [u8],
+        offset: u64,
+        end: u64,
+        le: bool,
+        origin: &'a str,
+        name: &'a str,
+    ) -> Self {
+        Section {
+            bytes,
+            offset,
+            end,
+            le,
             origin,
+            name,
+        }
+    }
+
+    fn bad(&self, at: u64) -> ParseError {
+        ParseError::invalid(
+            self.origin,
             format!(
-                "corrupt perf.data: the event description section (offset {offset}) \
-                 runs past its end at offset {at}"
+                "corrupt perf.data: the {} section (offset {}) runs past its end at offset {at}",
+                self.name, self.offset
             ),
         )
-    };
-    let u32_at = |at: u64| -> Result<u64, ParseError> {
-        if at.checked_add(4).is_none_or(|e| e > end) {
-            return Err(bad(at));
+    }
+
+    fn u32_at(&self, at: u64) -> Result<u64, ParseError> {
+        if at.checked_add(4).is_none_or(|e| e > self.end) {
+            return Err(self.bad(at));
         }
-        let at = usize::try_from(at).map_err(|_| bad(at))?;
-        let b = bytes
-            .get(at..at + 4)
+        let i = usize::try_from(at).map_err(|_| self.bad(at))?;
+        let b = self
+            .bytes
+            .get(i..i + 4)
             .and_then(|b| <[u8; 4]>::try_from(b).ok())
-            .ok_or_else(|| bad(at as u64))?;
-        Ok(u64::from(if le {
+            .ok_or_else(|| self.bad(at))?;
+        Ok(u64::from(if self.le {
             u32::from_le_bytes(b)
         } else {
             u32::from_be_bytes(b)
         }))
-    };
-    let nr = u32_at(offset)?;
-    let attr_size = u32_at(offset + 4)?;
-    let mut at = offset + 8;
+    }
+}
+
+/// Walk the `HEADER_CMDLINE` feature section (`u32 nr`, then `nr` strings
+/// of a `u32` length and that many bytes): the decoder reserves `nr` slots
+/// before it reads one, so a damaged `nr` was a 31 GB allocation.
+fn check_cmdline(s: &Section<'_>) -> Result<(), ParseError> {
+    let nr = s.u32_at(s.offset)?;
+    let mut at = s.offset + 4;
+    for _ in 0..nr {
+        at += 4 + s.u32_at(at)?;
+        if at > s.end {
+            return Err(s.bad(at));
+        }
+    }
+    Ok(())
+}
+
+/// Walk the `HEADER_EVENT_DESC` feature section (`u32 nr, u32 attr_size`,
+/// then per event: the attr, `u32 nr_ids`, a `u32`-length string, `nr_ids`
+/// u64 ids) and check that every count fits in the section.
+fn check_event_desc(s: &Section<'_>) -> Result<(), ParseError> {
+    let nr = s.u32_at(s.offset)?;
+    let attr_size = s.u32_at(s.offset + 4)?;
+    let mut at = s.offset + 8;
     for _ in 0..nr {
         at += attr_size;
-        let nr_ids = u32_at(at)?;
-        let len = u32_at(at + 4)?;
+        let nr_ids = s.u32_at(at)?;
+        let len = s.u32_at(at + 4)?;
         at += 8 + len + 8 * nr_ids;
-        if at > end {
-            return Err(bad(at));
+        if at > s.end {
+            return Err(s.bad(at));
         }
     }
     Ok(())
