@@ -137,3 +137,103 @@ fn a_cut_proc_profile_image_is_said_cut() {
         assert!(!stderr(&o).contains("out of range"), "{}", stderr(&o));
     }
 }
+
+/// An lz4-compressed or UTF-16 symbol map was "expected a symbol map line
+/// … found \"\u{4}\"M\u{18}…\"" (only profiles were named for what they
+/// are): a map says it too, with what to run.
+#[test]
+fn an_lz4_or_utf16_map_is_named_as_such() {
+    let d = Scratch::new("diffprofile-sweep4a", "maps");
+    let text = String::from_utf8(gunzip("testdata/raw/System.map.gz")).unwrap();
+    let utf16 = d.join("System.map");
+    let mut bytes = vec![0xff, 0xfe];
+    bytes.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+    fs::write(&utf16, bytes).unwrap();
+    let lz4 = "testdata/malformed/readprofile.txt.lz4";
+    let (a, b) = (
+        "testdata/raw/sockets-run1.proc-profile.gz",
+        "testdata/raw/pipes-run1.proc-profile.gz",
+    );
+    refused(
+        &run(&["--map", lz4, a, b]),
+        &format!("{lz4}: an lz4-compressed file, which diffprofile does not decompress"),
+    );
+    let o = run(&["--map", s(&utf16), a, b]);
+    refused(
+        &o,
+        &format!(
+            "{}: UTF-16LE text, which diffprofile does not read",
+            s(&utf16)
+        ),
+    );
+    assert!(
+        stderr(&o).contains("iconv -f UTF-16LE -t UTF-8"),
+        "{}",
+        stderr(&o)
+    );
+    // Beside a perf.data run, as its kallsyms.
+    let side = d.join("side");
+    fs::create_dir(&side).unwrap();
+    fs::copy(&utf16, side.join("kallsyms")).unwrap();
+    fs::write(
+        side.join("run1.perf.data"),
+        gunzip("testdata/raw/sockets-run1.perf.data.gz"),
+    )
+    .unwrap();
+    let o = run(&[s(&side), s(&side)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("UTF-16LE text"), "{}", stderr(&o));
+}
+
+/// Two `perf script` outputs in one file (`cat a.txt b.txt`) were read as
+/// one run of both runs' samples. A second header block after samples
+/// (`perf script --header`) is refused naming its line; time stepping back
+/// by more than a second (the second output recorded first) is a warning
+/// naming the line. (A second output recorded later, without a header,
+/// only steps forward in time: not seen.)
+#[test]
+fn perf_script_outputs_concatenated_are_said() {
+    let d = Scratch::new("diffprofile-sweep4a", "concat");
+    let (h1, h2) = (
+        fs::read("testdata/script-header/run1.txt").unwrap(),
+        fs::read("testdata/script-header/run2.txt").unwrap(),
+    );
+    let both = d.join("both.txt");
+    fs::write(&both, [&h1[..], &h2[..]].concat()).unwrap();
+    let line = h1.iter().filter(|&&c| c == b'\n').count() + 1;
+    let one = "testdata/script-header/run1.txt";
+    refused(
+        &run(&[s(&both), one]),
+        &format!(
+            "{}:{line}: expected one perf script output: a second header block starts here, \
+             after samples (two outputs concatenated, `cat a.txt b.txt`? give each run its \
+             own file), found \"# ========\"",
+            s(&both)
+        ),
+    );
+    // Each alone is read, its header block passed over.
+    ok(&run(&[one, "testdata/script-header/run2.txt"]));
+    let (pipes, sockets) = (
+        gunzip("testdata/perf-script/pipes.txt.gz"),
+        gunzip("testdata/perf-script/sockets.txt.gz"),
+    );
+    let cat = d.join("cat.txt");
+    fs::write(&cat, [&pipes[..], &sockets[..]].concat()).unwrap();
+    let line = pipes.iter().filter(|&&c| c == b'\n').count() + 1;
+    for jobs in ["1", "2"] {
+        let e = ok(&run(&["-j", jobs, s(&cat), s(&cat), "-o", "csv"]));
+        assert!(
+            e.contains(&format!("line {line}: time goes back "))
+                && e.contains("as if two perf script outputs were concatenated"),
+            "{e}"
+        );
+    }
+    // One output alone: no such warning.
+    let e = ok(&run(&[
+        "testdata/perf-script/pipes.txt.gz",
+        "testdata/perf-script/sockets.txt.gz",
+        "-o",
+        "csv",
+    ]));
+    assert!(!e.contains("time goes back"), "{e}");
+}
