@@ -237,3 +237,32 @@ fn perf_script_outputs_concatenated_are_said() {
     ]));
     assert!(!e.contains("time goes back"), "{e}");
 }
+
+/// A `perf report --percent-limit 1` run lists no row under 1%: a symbol
+/// of the other side that it lacks was marked new (or gone) as if absent.
+/// One warning per such run says how many rows that is, naming the first,
+/// and that their share there is unknown, 0 to the smallest listed.
+#[test]
+fn percent_limit_rows_are_unknown_not_gone() {
+    let limited = "testdata/perf-report/variants/sockets-percent-limit-1.txt";
+    let full = "testdata/perf-report/sym-n/pipes/run1.txt";
+    let wide = |e: &str| e.split_whitespace().collect::<Vec<_>>().join(" ");
+    let e = wide(&ok(&run(&[limited, full, "-o", "csv"])));
+    assert!(
+        e.contains(&format!(
+            "{limited}: it lists rows down to 1.01% only (perf report --percent-limit): 161 \
+             row(s) marked new ([unknown], mutex_unlock, _copy_from_iter and 158 more) may be \
+             under 1.01% there, not absent: their share in it is unknown (0 to 1.01%)"
+        )),
+        "{e}"
+    );
+    let e = wide(&ok(&run(&[full, limited, "-o", "csv"])));
+    assert!(e.contains("row(s) marked gone ("), "{e}");
+    let e = ok(&run(&[
+        full,
+        "testdata/perf-report/sym-n/sockets/run1.txt",
+        "-o",
+        "csv",
+    ]));
+    assert!(!e.contains("--percent-limit"), "{e}");
+}
