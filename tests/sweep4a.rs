@@ -266,3 +266,49 @@ fn percent_limit_rows_are_unknown_not_gone() {
     ]));
     assert!(!e.contains("--percent-limit"), "{e}");
 }
+
+/// readprofile prints its load `%8.4f` and `-v` addresses `%016llx` (util-
+/// linux 2.13 on; `%08lx` before, and on 32-bit kernels): a dump whose
+/// loads have one decimal (edited, or another build's) or whose addresses
+/// have 8 digits was "not a recognised profile … use -f". Both are
+/// detected and give the counts of the dump they were made from.
+#[test]
+fn readprofile_dumps_of_other_widths_are_detected() {
+    let d = Scratch::new("diffprofile-sweep4a", "widths");
+    let src = "testdata/readprofile/default/sockets/run1.txt";
+    let text = fs::read_to_string(src).unwrap();
+    let mut one = String::new();
+    for l in text.lines() {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        match f[..] {
+            [n, name, load] => {
+                let load: f64 = load.parse().unwrap();
+                one.push_str(&format!("{n:>6} {name:<40} {load:8.1}\n"));
+            }
+            _ => one.push_str(&format!("{l}\n")),
+        }
+    }
+    let short = d.join("one-decimal.txt");
+    fs::write(&short, one).unwrap();
+    let vsrc = "testdata/readprofile/verbose/sockets/run1.txt";
+    let v: String = fs::read_to_string(vsrc)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            match l
+                .get(..16)
+                .filter(|a| a.bytes().all(|c| c.is_ascii_hexdigit()))
+            {
+                // A 32-bit kernel's addresses (`%08lx`).
+                Some(a) => format!("{}{}\n", &a[8..], &l[16..]),
+                None => format!("{l}\n"),
+            }
+        })
+        .collect();
+    let v8 = d.join("verbose-08lx.txt");
+    fs::write(&v8, v).unwrap();
+    for f in [&short, &v8] {
+        let e = ok(&run(&[s(f), src, "-o", "csv"]));
+        assert!(e.contains("hold the same counts"), "{}: {e}", s(f));
+    }
+}
