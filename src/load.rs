@@ -421,37 +421,6 @@ fn archive_kind(head: &[u8]) -> Option<&'static str> {
     }
 }
 
-/// What a prefix is when it is a file diffprofile cannot read as it is
-/// but the user can convert (neither detection nor `-f` can help): an lz4
-/// frame (lz4 is not one of the decompressors), UTF-16 text (with a byte
-/// order mark, or ASCII with every other byte zero: an editor's or
-/// PowerShell's "Unicode" save). Says what to run.
-fn unread_encoding(head: &[u8]) -> Option<String> {
-    if head.starts_with(&[0x04, 0x22, 0x4d, 0x18]) {
-        return Some(
-            "an lz4-compressed file, which diffprofile does not decompress (it reads gzip, \
-             zstd, xz and bzip2): decompress it first (lz4 -d FILE), or recompress it with \
-             zstd or gzip"
-                .into(),
-        );
-    }
-    let pairs: Vec<&[u8]> = head.chunks_exact(2).take(256).collect();
-    let ascii = |c: u8| c == b'\t' || c == b'\n' || c == b'\r' || (0x20..0x7f).contains(&c);
-    let share = |f: &dyn Fn(&[u8]) -> bool| pairs.iter().filter(|p| f(p)).count();
-    let bom = head.starts_with(&[0xff, 0xfe]) || head.starts_with(&[0xfe, 0xff]);
-    let le = share(&|p| ascii(p[0]) && p[1] == 0);
-    let be = share(&|p| p[0] == 0 && ascii(p[1]));
-    let enough = pairs.len() >= 8 && 10 * le.max(be) >= 9 * (pairs.len() - usize::from(bom));
-    (enough || (bom && pairs.len() >= 2 && (le > 0 || be > 0))).then(|| {
-        let from = if be > le { "UTF-16BE" } else { "UTF-16LE" };
-        format!(
-            "{from} text, which diffprofile does not read (profiles are UTF-8 or ASCII, as perf \
-             and readprofile print them): convert it first (iconv -f {from} -t UTF-8 FILE > \
-             FILE.txt)"
-        )
-    })
-}
-
 /// Why a tar member is not read: `Some(None)` for what is passed over
 /// without a word (a directory), `Some(Some(why))` for what is said (not a
 /// regular file or link, a hidden name, an editor backup); `None` to read it.
@@ -545,7 +514,7 @@ fn detect<'a>(
     let head =
         input::fill_at_least(&mut reader, 512).with_context(|| format!("{origin}: cannot read"))?;
     let kind = archive_kind(&head);
-    let foreign = unread_encoding(&head);
+    let foreign = input::unread_encoding(&head);
     reader = Box::new(io::Cursor::new(head).chain(reader));
     if let Some(kind) = kind {
         return Ok(Err(format!(

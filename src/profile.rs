@@ -296,6 +296,11 @@ pub struct Provenance {
     /// Per mapped binary with samples (by its recorded path): which
     /// build-ids name it.
     pub binaries: BTreeMap<String, BinaryId>,
+    /// A report that leaves rows out (`perf report --percent-limit`): its
+    /// smallest listed percentage; a symbol under it is not listed, so its
+    /// absence says nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub listed_down_to: Option<f64>,
 }
 
 /// The build-ids behind one binary's names in one run (hexadecimal).

@@ -69,11 +69,13 @@ impl SymbolMap {
 
     /// Parse map text; `source` names it in errors.
     pub fn parse(mut reader: impl BufRead, source: &str) -> Result<SymbolMap> {
-        if reader
+        let head = reader
             .fill_buf()
-            .with_context(|| format!("{source}: cannot read symbol map"))?
-            .starts_with(input::BOM)
-        {
+            .with_context(|| format!("{source}: cannot read symbol map"))?;
+        if let Some(what) = input::unread_encoding(head) {
+            bail!("{source}: {what}");
+        }
+        if head.starts_with(input::BOM) {
             reader.consume(input::BOM.len());
         }
         let mut symbols = Vec::new();

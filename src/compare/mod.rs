@@ -88,11 +88,57 @@ fn report_of_sides(
     };
     warnings.extend(contamination(sides, &done.report, model.as_deref(), config));
     warnings.extend(kept_spread(&done.report, config));
+    warnings.extend(under_limit(sides, &done.report));
     let report = &mut done.report;
     found.add_notes(&mut report.notes);
     warnings.append(&mut report.warnings);
     report.warnings = diff::dedup_warnings(warnings);
     Ok(done)
+}
+
+/// Rows marked new (or gone) against a run that lists only rows down to a
+/// percentage (`perf report --percent-limit`): such a symbol may be under
+/// the limit there, not absent; one warning per such run.
+fn under_limit(sides: &[Side], report: &diff::Report) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, side) in sides.iter().enumerate() {
+        for run in &side.runs {
+            let Some(limit) = run.provenance.listed_down_to else {
+                continue;
+            };
+            let (want, word) = if i == 0 {
+                (diff::Status::New, "new")
+            } else {
+                (diff::Status::Gone, "gone")
+            };
+            let names: Vec<&str> = report
+                .comparisons
+                .iter()
+                .filter(|c| i == 0 || c.side == i)
+                .flat_map(|c| c.rows.iter().chain(&c.hidden))
+                .filter(|r| r.status == want)
+                .map(|r| r.symbol.as_str())
+                .collect();
+            if names.is_empty() {
+                continue;
+            }
+            let shown: Vec<&str> = names.iter().take(3).copied().collect();
+            let more = match names.len() - shown.len() {
+                0 => String::new(),
+                n => format!(" and {n} more"),
+            };
+            out.push(format!(
+                "{}: it lists rows down to {limit:.2}% only (perf report --percent-limit): \
+                 {} row(s) marked {word} ({}{more}) may be under {limit:.2}% there, not \
+                 absent: their share in it is unknown (0 to {limit:.2}%); give reports \
+                 without --percent-limit",
+                run.source,
+                names.len(),
+                shown.join(", ")
+            ));
+        }
+    }
+    out
 }
 
 /// The kept samples' part of a run varies this much (largest over

@@ -38,13 +38,12 @@ impl CommFilter {
         let mut alts = Vec::new();
         for item in items.iter().filter(|i| !i.is_empty()) {
             alts.push(regex::escape(item));
-            let plain = !item.contains(|c| "\\.+*?()|[]{}^$".contains(c));
-            if item.len() > COMM_LEN && plain {
-                let mut cut = COMM_LEN;
-                while !item.is_char_boundary(cut) {
-                    cut -= 1;
-                }
-                alts.push(regex::escape(&item[..cut]));
+            let raw = unescape(item);
+            let plain = !raw.iter().any(|c| b"\\.+*?()|[]{}^$".contains(c));
+            if raw.len() > COMM_LEN && plain {
+                // The kernel cuts bytes, a character too: shown as the
+                // recording's name is (`\xNN` for a byte not UTF-8).
+                alts.push(regex::escape(&crate::text::decode(&raw[..COMM_LEN])));
             }
             if Regex::new(item).is_ok() {
                 alts.push(format!("(?:{item})"));
@@ -68,6 +67,31 @@ impl fmt::Display for CommFilter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.text)
     }
+}
+
+/// The bytes of a name as shown (`\xNN` for a byte that is not UTF-8, as
+/// [`crate::text::decode`] writes it): the command name the kernel holds.
+fn unescape(item: &str) -> Vec<u8> {
+    let b = item.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = b
+            .get(i + 2..i + 4)
+            .filter(|h| h.iter().all(u8::is_ascii_hexdigit));
+        match hex {
+            Some(h) if b[i] == b'\\' && b[i + 1] == b'x' => {
+                let d = |c: u8| (c as char).to_digit(16).unwrap_or(0) as u8;
+                out.push(d(h[0]) << 4 | d(h[1]));
+                i += 4;
+            }
+            _ => {
+                out.push(b[i]);
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 /// `a,b{1,2},c` → `a`, `b{1,2}`, `c`: commas inside `{}`, `[]` or `()`, or
@@ -179,6 +203,16 @@ mod tests {
         assert!(f.is_match("my-long-workloa"));
         assert!(f.is_match("my-long-workload-name"));
         assert!(!f.is_match("my-long-workl"));
+        // The 15th byte inside a character: the kernel kept half of it,
+        // a byte that is not UTF-8, shown `\xNN` as every reader shows it.
+        let u = comm("fourteen-bytesé-and-more");
+        assert!(u.is_match("fourteen-bytes\\xc3"), "{:?}", u.re);
+        // A name that is not UTF-8, given as diffprofile shows it.
+        let x = comm("spin\\xff\\xfe-and-then-more");
+        assert!(x.is_match("spin\\xff\\xfe-and-then"), "{:?}", x.re);
+        assert!(!x.is_match("spin\\xff\\xfe-and-the"));
+        assert!(x.is_match("spin\\xff\\xfe-and-then-more"));
+        assert_eq!(unescape("a\\xffb\\xzz"), b"a\xffb\\xzz");
     }
 
     #[test]

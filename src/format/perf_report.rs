@@ -173,6 +173,8 @@ struct Section {
     counts: BTreeMap<SymbolKey, f64>,
     rows: u64,
     pct_sum: f64,
+    /// The smallest listed percentage.
+    pct_min: Option<f64>,
     /// The percentages of the rows the filters (`--comm`, `--dso`) left out.
     dropped_pct: f64,
     /// Rows the filters left out.
@@ -198,6 +200,7 @@ impl Section {
         self.rows += 1;
         if let Some(pct) = row.pct {
             self.pct_sum += pct;
+            self.pct_min = Some(self.pct_min.map_or(pct, |m| m.min(pct)));
         }
         self.sample_sum = self.sample_sum.saturating_add(row.samples.unwrap_or(0));
         self.period_sum = self.period_sum.saturating_add(row.period.unwrap_or(0));

@@ -308,6 +308,13 @@ struct Merged {
     cut_line: bool,
     first_eventless: Option<(u64, Vec<u8>)>,
     lost: u64,
+    /// Outputs concatenated: the latest time so far, whether a sample was
+    /// read, the first step back in time (line, latest, its time) and the
+    /// first header block after a sample (line).
+    max_time: Option<f64>,
+    any_sample: bool,
+    time_back: Option<(u64, f64, f64)>,
+    header_again: Option<u64>,
 }
 
 impl Merged {
@@ -322,6 +329,7 @@ impl Merged {
             ));
             return false;
         }
+        self.concatenated(&b);
         if let (None, Some((l, text))) = (&self.first_malformed, b.first_malformed) {
             self.first_malformed = Some((self.lines + l, text));
         }
@@ -405,10 +413,48 @@ impl Merged {
         true
     }
 
+    /// Signs of two outputs in one file in block `b` (not yet counted in
+    /// `lines`): a header block after samples, a step back in time.
+    fn concatenated(&mut self, b: &BlockOut) {
+        let at = |l: u64| self.lines + l;
+        if self.header_again.is_none() {
+            let again = b
+                .header_after
+                .or(b.first_header.filter(|_| self.any_sample));
+            self.header_again = again.map(at);
+        }
+        if self.time_back.is_none() {
+            let across = match (b.first_time, self.max_time) {
+                (Some((l, t)), Some(m)) if m - t > tally::BACKWARDS => Some((l, m, t)),
+                _ => None,
+            };
+            self.time_back = across.or(b.time_back).map(|(l, m, t)| (at(l), m, t));
+        }
+        if let Some(m) = b.max_time {
+            self.max_time = Some(self.max_time.map_or(m, |x| x.max(m)));
+        }
+        self.any_sample |= b.any_sample;
+    }
+
+    /// A header block after samples: two outputs in one file, refused.
+    fn one_output(&self, origin: &str) -> Result<(), ParseError> {
+        match self.header_again {
+            Some(line) => Err(ParseError::malformed(
+                origin,
+                line,
+                "one perf script output: a second header block starts here, after samples \
+                 (two outputs concatenated, `cat a.txt b.txt`? give each run its own file)",
+                b"# ========",
+            )),
+            None => Ok(()),
+        }
+    }
+
     fn finish(mut self, origin: &str, opts: &ParseOptions) -> Result<Profile, ParseError> {
         if let Some(e) = self.error {
             return Err(e);
         }
+        self.one_output(origin)?;
         let mut p = Profile::new(origin, Format::PerfScript);
         p.weight = match opts.weight {
             WeightBy::Samples => Weight::Samples,
@@ -536,6 +582,14 @@ impl Merged {
     }
 
     fn push_warnings(&self, p: &mut Profile) {
+        if let Some((line, from, to)) = self.time_back {
+            p.warnings.push(format!(
+                "line {line}: time goes back {:.3} s (from {from:.6} to {to:.6}), as if two perf \
+                 script outputs were concatenated (`cat a.txt b.txt`): read as one run; give \
+                 each run its own file",
+                from - to
+            ));
+        }
         if self.non_sample > 0 {
             p.warnings.push(format!(
                 "skipped {} non-sample lines (PERF_RECORD_* side-band events, comments)",

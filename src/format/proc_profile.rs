@@ -87,6 +87,7 @@ pub fn parse_bytes(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Pr
         ));
     };
     before_copy(bytes, map, origin, opts)?;
+    cut_short(bytes, map, origin, opts)?;
     let buf = words(bytes, origin)?;
     let mut p = fold(&buf, map, origin, opts)?;
     p.provenance.kernel_map = Some(match &opts.map_origin {
@@ -158,6 +159,64 @@ fn before_copy(
         return Ok(());
     }
     Err(map_not_the_images(map, &why[0], opts, origin))
+}
+
+/// An image shorter than the map's kernel text needs, at the step the
+/// image gives (in the byte order that makes it plausible), and cut inside
+/// a counter or to less than half: cut short, most likely (a copy that
+/// stopped early, a size limit), which is said before the map is blamed;
+/// `--force-map` folds what is there.
+fn cut_short(
+    bytes: &[u8],
+    map: &SymbolMap,
+    origin: &str,
+    opts: &ParseOptions,
+) -> Result<(), ParseError> {
+    let Some(&first) = bytes.first_chunk::<4>() else {
+        return Ok(());
+    };
+    let native = u32::from_ne_bytes(first);
+    let Some(step) = [native, native.swap_bytes()]
+        .into_iter()
+        .find(|s| s.is_power_of_two() && *s <= MAX_STEP)
+    else {
+        return Ok(());
+    };
+    let stext = map.address_of("_stext").or(map.address_of("__stext"));
+    let etext = map.address_of("_etext").or(map.address_of("__etext"));
+    let (Some(stext), Some(etext)) = (stext, etext) else {
+        return Ok(());
+    };
+    let Some(want) = etext.checked_sub(stext).map(|t| t / u64::from(step)) else {
+        return Ok(());
+    };
+    let want_bytes = want.saturating_add(1).saturating_mul(4);
+    // Shorter than a step and one counter: not an image ([`words`] says).
+    // Kernels' texts differ by a few percent: a whole image a little shorter
+    // than the map's is another kernel's (the fold says so); cut are those
+    // cut inside a counter or to less than half.
+    let len = bytes.len() as u64;
+    let cut = !len.is_multiple_of(4) || len < want_bytes / 2;
+    if opts.force_map || len < 8 || len >= want_bytes || !cut {
+        return Ok(());
+    }
+    Err(ParseError::invalid(
+        origin,
+        format!(
+            "the image is cut short: it is {} bytes, and the kernel text of the symbol map {} \
+             (_stext {stext:#x} .. _etext {etext:#x}, step {step}) makes {want} counters, an \
+             image of {want_bytes} bytes (a truncated copy or download? copy /proc/profile \
+             again); if the image is whole, the map is another kernel's: {}",
+            bytes.len(),
+            map.source,
+            opts.advice.give(
+                Reader::Image,
+                "FILE",
+                MAP_WHAT,
+                opts.advice.is_own(opts.map_origin.as_deref())
+            )
+        ),
+    ))
 }
 
 /// The error for a map whose kernel text is not the image's (`why`).
@@ -374,7 +433,7 @@ fn fold_symbols(
                 origin,
                 format!(
                     "profile address out of range: {} at {:#x} lies past the image's {} counters \
-                     (step {step} from _stext {add0:#x}); wrong map file {}?",
+                     (step {step} from _stext {add0:#x}); wrong map file {}, or an image cut short?",
                     next.name,
                     next.addr,
                     entries - 1,
@@ -388,7 +447,7 @@ fn fold_symbols(
                 origin,
                 format!(
                     "{} at {:#x} lies past the image's {} counters (step {step} from _stext \
-                     {add0:#x}); wrong map file {}?",
+                     {add0:#x}); wrong map file {}, or an image cut short?",
                     next.name,
                     next.addr,
                     entries - 1,
@@ -597,9 +656,23 @@ ffffffff81000030 T _etext\n";
             .unwrap_err()
             .to_string()
             .contains("multiple of 4"));
-        // image too short for the map
-        let e = run(&image(4, &[0; 3], false)).unwrap_err();
-        assert!(e.to_string().contains("wrong map file"), "{e}");
+        // An image too short for the map: cut short (said first), or
+        // another kernel's map.
+        let e = run(&image(4, &[0; 5], false)).unwrap_err().to_string();
+        assert!(
+            e.contains("img: the image is cut short: it is 24 bytes"),
+            "{e}"
+        );
+        assert!(
+            e.contains("if the image is whole, the map is another kernel's"),
+            "{e}"
+        );
+        // A little shorter: another kernel's map, or cut.
+        let e = run(&image(4, &[0; 10], false)).unwrap_err().to_string();
+        assert!(
+            e.contains("wrong map file System.map, or an image cut short?"),
+            "{e}"
+        );
         let e = run(&image(0, &[0; 13], false)).unwrap_err();
         assert!(e.to_string().contains("step"), "{e}");
     }

@@ -234,12 +234,17 @@ fn classify_fields(line: &[u8]) -> Option<Line<'_>> {
 }
 
 /// Does this line look like genuine readprofile output? Stricter than
-/// [`classify`]: exact `%8.4f` loads, 16-digit `-v` addresses, tab-led bins.
+/// [`classify`]: loads with a fraction (every readprofile prints `%8.4f`;
+/// one decimal or more is read, for edited or other builds' dumps), `-v`
+/// addresses of 16 digits (`%016llx`) or 8 (`%08lx`: 32-bit kernels, and
+/// util-linux before 2.13 for its total line), tab-led bins.
 fn sniff_line(line: &[u8]) -> bool {
     let f = fields(line);
     match classify(line) {
         Some(Line::Symbol { verbose, .. }) => {
-            f.last().is_some_and(|l| is_load(l, Some(4))) && (!verbose || f[0].len() == 16)
+            f.last()
+                .is_some_and(|l| (1..=8).any(|d| is_load(l, Some(d))))
+                && (!verbose || f[0].len() == 16 || f[0].len() == 8)
         }
         Some(Line::HistBin(_) | Line::CounterBin(_)) => line.starts_with(b"\t"),
         Some(Line::BlockTotal(_)) => line.starts_with(b"  total\t"),
@@ -1096,6 +1101,15 @@ exc_page_fault:
             Sniff::NeedMore
         );
         assert_eq!(sniff(b"Sampling_step: 4\n", true), Sniff::Yes);
+        // One decimal; 8-digit -v addresses (`%08lx`, 32-bit kernels).
+        let short = "    12 x64_sys_call                                  0.0\n\
+                     8607 total                                           0.0\n";
+        assert_eq!(sniff(short.as_bytes(), true), Sniff::Yes);
+        let v32 = "c1249030 x64_sys_call                                 12   0.0022\n\
+                   00000000 total                                      8607   0.0005\n";
+        assert_eq!(sniff(v32.as_bytes(), true), Sniff::Yes);
+        // A load without a fraction is not readprofile's.
+        assert_eq!(sniff(b"12 x64_sys_call 3\n8607 total 5\n", true), Sniff::No);
         assert_eq!(sniff(b"", true), Sniff::No);
     }
 

@@ -2,7 +2,8 @@
 //! real one (a warning when there are several), with its sampling period
 //! and the privilege levels its attributes sample.
 //!
-//! Input: the file's event attributes (and their names from
+//! Input: the file's event attributes (with their flags as recorded,
+//! [`super::attrs`]; their names from
 //! `HEADER_EVENT_DESC`; a file without that section, as a killed recording
 //! is, gets perf's name for the attribute's type and config, with the
 //! `:u`/`:k` modifiers its exclude bits imply). Output: an [`Event`].
@@ -32,6 +33,7 @@ pub(super) struct Event {
 /// `--event`, or the first real event (a warning when there are several).
 pub(super) fn choose_event(
     perf_file: &PerfFile,
+    flagged: &[PerfEventAttr],
     opts: &ParseOptions,
     origin: &str,
     warnings: &mut Vec<String>,
@@ -42,7 +44,7 @@ pub(super) fn choose_event(
         .enumerate()
         .map(|(i, a)| {
             a.name()
-                .map_or_else(|| attr_name(a.attributes(), i), str::to_string)
+                .map_or_else(|| attr_name(&flagged[i], i), str::to_string)
         })
         .collect();
     let chosen = match &opts.event {
@@ -74,7 +76,7 @@ pub(super) fn choose_event(
             real.first().copied().unwrap_or(0)
         }
     };
-    let attr = attrs[chosen].attributes();
+    let attr = &flagged[chosen];
     let fixed_period = match attr.sampling_policy {
         SamplingPolicy::Period(p) => Some(p.get()),
         _ => None,

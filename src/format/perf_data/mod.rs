@@ -33,6 +33,7 @@
 //! what would name them. Unresolved kernel addresses are `[unknown]` in
 //! `[kernel.kallsyms]` (perf report lists them per address).
 
+mod attrs;
 mod check;
 mod comms;
 mod compressed;
@@ -327,11 +328,13 @@ fn read(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Profile, Pars
     } = header::open(bytes, origin)?;
     let damaged = damaged(bytes, &walk, origin, opts, &mut warnings)?;
     let whole = data.filter(|_| !damaged);
-    let mut records = match whole.and_then(|d| InPlace::new(bytes, &perf_file, &walk, d)) {
+    let flagged = attrs::of(bytes, &perf_file);
+    let mut records = match whole.and_then(|d| InPlace::new(bytes, &perf_file, &flagged, &walk, d))
+    {
         Some(r) => Records::InPlace(r),
         None => Records::Decoder(record_iter),
     };
-    let event = choose_event(&perf_file, opts, origin, &mut warnings)?;
+    let event = choose_event(&perf_file, &flagged, opts, origin, &mut warnings)?;
     let mut st = kernel_state(&perf_file, opts, origin);
     let mut tally = Tally::default();
     let mut record_no = 0u64;

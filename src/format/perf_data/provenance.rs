@@ -49,6 +49,7 @@ pub(super) fn of<'f>(st: &State<'_>, frames: impl Iterator<Item = &'f Frame>) ->
         kernel_text: None,
         kernel_map,
         binaries,
+        listed_down_to: None,
     }
 }
 

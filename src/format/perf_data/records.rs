@@ -25,7 +25,7 @@
 
 use super::check::{Walk, COMPRESSED, COMPRESSED2};
 use linux_perf_data::linux_perf_event_reader::{
-    AttrFlags, RawData, RawEventRecord, RecordParseInfo, RecordType,
+    AttrFlags, PerfEventAttr, RawData, RawEventRecord, RecordParseInfo, RecordType,
 };
 use linux_perf_data::{Endianness, Feature, PerfFile, PerfFileRecord, PerfRecordIter};
 use rustc_hash::FxHashMap;
@@ -109,6 +109,7 @@ impl<'b> InPlace<'b> {
     pub fn new(
         bytes: &'b [u8],
         file: &PerfFile,
+        flagged: &[PerfEventAttr],
         walk: &Walk,
         data: (u64, u64),
     ) -> Option<InPlace<'b>> {
@@ -136,9 +137,9 @@ impl<'b> InPlace<'b> {
             return None;
         }
         let attrs = file.event_attributes();
-        let infos: Vec<RecordParseInfo> = attrs
+        let infos: Vec<RecordParseInfo> = flagged
             .iter()
-            .map(|a| RecordParseInfo::new(&a.attr, file.endian()))
+            .map(|a| RecordParseInfo::new(a, file.endian()))
             .collect();
         let first = infos.first()?;
         let ids = if infos.len() == 1 {
@@ -146,7 +147,7 @@ impl<'b> InPlace<'b> {
         } else if infos.iter().all(|i| i.id_parse_info == first.id_parse_info) {
             Ids::Same
         } else {
-            Ids::Identifier(attrs[0].attr.flags.contains(AttrFlags::SAMPLE_ID_ALL))
+            Ids::Identifier(flagged[0].flags.contains(AttrFlags::SAMPLE_ID_ALL))
         };
         let mut id_to_attr = FxHashMap::default();
         for (i, a) in attrs.iter().enumerate() {
@@ -424,7 +425,10 @@ mod tests {
     fn all(bytes: &[u8], in_place: bool) -> (bool, Vec<Seen>) {
         let o = header::open(bytes, "t").unwrap();
         let mut file = o.reader.perf_file;
-        let fast = o.data.and_then(|d| InPlace::new(bytes, &file, &o.walk, d));
+        let flagged = super::super::attrs::of(bytes, &file);
+        let fast = o
+            .data
+            .and_then(|d| InPlace::new(bytes, &file, &flagged, &o.walk, d));
         let used = fast.is_some();
         let mut records = match fast.filter(|_| in_place) {
             Some(r) => Records::InPlace(r),

@@ -19,7 +19,7 @@ use linux_perf_data::linux_perf_event_reader::constants::{
     PERF_CONTEXT_MAX, PERF_CONTEXT_USER,
 };
 use linux_perf_data::linux_perf_event_reader::{
-    CpuMode, EventRecord, Mmap2FileId, RecordType, SampleRecord,
+    CpuMode, Endianness, EventRecord, Mmap2FileId, RecordType, SampleRecord,
 };
 use rustc_hash::FxHashMap;
 
@@ -59,8 +59,11 @@ impl Tally {
     ) -> Result<(), ParseError> {
         match parsed {
             EventRecord::Comm(c) => {
+                // As perf script prints it and the text readers decode it
+                // (`\xNN` for a byte that is not UTF-8), so that `--comm`
+                // matches the same text in both.
                 let raw = c.name.as_slice();
-                let name = String::from_utf8_lossy(&raw);
+                let name = crate::text::decode(&raw);
                 if c.is_execve {
                     st.maps.remove(&c.pid);
                 }
@@ -112,8 +115,12 @@ impl Tally {
             // `{ u64 lost; sample_id }`, as the machine that recorded wrote it.
             EventRecord::Raw(r) if r.record_type == RecordType::LOST_SAMPLES => {
                 let body = r.data.as_slice();
-                if let Some(b) = body.first_chunk::<8>() {
-                    self.lost_samples = self.lost_samples.saturating_add(u64::from_le_bytes(*b));
+                if let Some(&b) = body.first_chunk::<8>() {
+                    let lost = match r.parse_info.endian {
+                        Endianness::LittleEndian => u64::from_le_bytes(b),
+                        Endianness::BigEndian => u64::from_be_bytes(b),
+                    };
+                    self.lost_samples = self.lost_samples.saturating_add(lost);
                 }
             }
             _ => {}

@@ -38,6 +38,7 @@ fn missing_text(source: &str, m: f64) -> String {
 /// kept within the rounded header's range.
 pub(super) fn totals(section: &mut Section, profile: &mut Profile) {
     let missing = missing_share(section);
+    profile.provenance.listed_down_to = missing.and(section.pct_min);
     // An event group's header counts the samples of all its members.
     let members = section.events().len().max(1) as u64;
     let header = section.header.as_ref();

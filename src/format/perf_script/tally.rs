@@ -95,7 +95,24 @@ pub struct BlockOut {
     pub first_eventless: Option<(u64, Vec<u8>)>,
     /// Events perf lost, from `--show-lost-events`' `PERF_RECORD_LOST lost N`.
     pub lost: u64,
+    /// Times, for outputs concatenated into one file: the first sample's
+    /// (line, time), the latest time, and the first sample more than
+    /// [`BACKWARDS`] seconds before the latest one above it (line, latest,
+    /// its time).
+    pub first_time: Option<(u64, f64)>,
+    pub max_time: Option<f64>,
+    pub time_back: Option<(u64, f64, f64)>,
+    /// A sample was read; the first `# ========` header line after one in
+    /// the block, and the first before any.
+    pub any_sample: bool,
+    pub header_after: Option<u64>,
+    pub first_header: Option<u64>,
 }
+
+/// Seconds a sample's time may lie before the latest one above it: perf
+/// script prints in time order (events of one round may come a little out
+/// of it); a larger step back is another output's start.
+pub const BACKWARDS: f64 = 1.0;
 
 /// The events a `PERF_RECORD_LOST lost N` line (perf script
 /// `--show-lost-events`) says perf lost; 0 for any other line.
@@ -223,6 +240,8 @@ struct Counter<'d, 'c> {
     last_comm: Option<(&'d [u8], u32)>,
     /// Per event: (symbol id << 32 | command index) → kept self weight.
     by_comm: Vec<FxHashMap<u64, u64>>,
+    /// The latest timestamp of any event so far.
+    t_hi: Option<line::Stamp<'d>>,
 }
 
 /// The block's symbols, by id, with what is known of each.
@@ -302,6 +321,7 @@ pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
         comm_ids: FxHashMap::default(),
         last_comm: None,
         by_comm: Vec::new(),
+        t_hi: None,
     };
     let mut body = data;
     if last && !data.ends_with(b"\n") {
@@ -331,6 +351,7 @@ pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
             }
         }
         if !matches!(body[pos], b'\t' | b'\n' | b'\r') {
+            c.line_no = n + 1;
             if let Some(len) = c.cached_header(&body[pos..]) {
                 pos += len + 1;
                 n += 1;
@@ -420,6 +441,7 @@ impl<'d> Counter<'d, '_> {
             list.sort_unstable();
             ev.by_comm = list;
         }
+        self.out.max_time = self.t_hi.and_then(|t| line::parse_time(t.text));
         for (ev, span) in self.out.events.iter_mut().zip(&self.times) {
             if let Some((lo, hi)) = span {
                 ev.tmin = line::parse_time(lo.text).unwrap_or(f64::INFINITY);
@@ -440,6 +462,27 @@ impl<'d> Counter<'d, '_> {
                 .collect();
         }
         self.out
+    }
+
+    /// The block's first and latest times, and its first step back by
+    /// more than [`BACKWARDS`] (parsed only when a time is not the latest).
+    fn track_time(&mut self, t: line::Stamp<'d>) {
+        match self.t_hi {
+            None => {
+                self.t_hi = Some(t);
+                self.out.first_time = line::parse_time(t.text).map(|v| (self.line_no, v));
+            }
+            Some(hi) if hi.before(&t) => self.t_hi = Some(t),
+            Some(hi) if self.out.time_back.is_none() => {
+                let (h, v) = (line::parse_time(hi.text), line::parse_time(t.text));
+                if let (Some(h), Some(v)) = (h, v) {
+                    if h - v > BACKWARDS {
+                        self.out.time_back = Some((self.line_no, h, v));
+                    }
+                }
+            }
+            Some(_) => {}
+        }
     }
 
     fn event_index(&mut self, name: &[u8]) -> usize {
@@ -505,6 +548,14 @@ impl<'d> Counter<'d, '_> {
             LineKind::Sample(h) => h,
             LineKind::NonSample => {
                 self.end_sample();
+                if line.starts_with(b"# ========") {
+                    let at = Some(self.line_no);
+                    if self.out.any_sample {
+                        self.out.header_after = self.out.header_after.or(at);
+                    } else {
+                        self.out.first_header = self.out.first_header.or(at);
+                    }
+                }
                 self.out.non_sample += 1;
                 self.out.lost = self.out.lost.saturating_add(lost_events(line));
                 return Ok(());
@@ -564,6 +615,10 @@ impl<'d> Counter<'d, '_> {
         ev: usize,
         frame: Option<u32>,
     ) {
+        self.out.any_sample = true;
+        if let Some(t) = time {
+            self.track_time(line::Stamp::new(t));
+        }
         let e = &mut self.out.events[ev];
         e.samples += 1;
         if !e.wanted {
