@@ -287,12 +287,13 @@ fn take(sides: &[Side], config: &Config) -> Result<Taken> {
 /// table rather than out of the run, its kernel rows alone; samples no
 /// row holds (readprofile's `*unknown*`, ticks past the map) are kernel.
 fn kept_of(run: &crate::profile::Profile, kernel_only: bool) -> f64 {
-    // Inclusive counts climb the stack: the samples, each counted once.
-    if run.inclusive {
-        return run.samples_counted();
-    }
-    let rows: f64 = run
-        .counts
+    // Inclusive counts climb the stack: the leaves count each sample once.
+    let counts = if run.inclusive {
+        &run.leaves
+    } else {
+        &run.counts
+    };
+    let rows: f64 = counts
         .iter()
         .filter(|(k, _)| !kernel_only || crate::identity::is_kernel_mode(k.mode))
         .map(|(_, c)| c)
