@@ -4,7 +4,7 @@
 //! test, `--top` and Markdown names, through the real binary on the
 //! committed recordings and hand-made files.
 
-use crate::cli::{json_of, s, stdout_of};
+use crate::cli::{json_of, refused, run, s, stderr, stdout_of};
 use crate::scratch::Scratch;
 use std::fs;
 use std::path::Path;
@@ -128,3 +128,100 @@ fn inclusive_relative_on_recordings() {
     assert_eq!(pct(&u_inc), pct(&u_own), "{u_inc}\n{u_own}");
 }
 
+const RP: &str = "testdata/readprofile/default";
+
+/// A series under `root`: each kernel one `hackbench` directory of the
+/// three pipes runs (the last kernel: sockets' first run in place of one).
+fn series(root: &Path, kernels: &[&str]) {
+    for (i, k) in kernels.iter().enumerate() {
+        let d = root.join(k).join("hackbench");
+        fs::create_dir_all(&d).unwrap();
+        for r in 1..=3 {
+            let from = if i + 1 == kernels.len() && r == 1 {
+                "sockets"
+            } else {
+                "pipes"
+            };
+            fs::copy(
+                format!("{RP}/{from}/run{r}.txt"),
+                d.join(format!("run{r}.txt")),
+            )
+            .unwrap();
+        }
+    }
+}
+
+/// `history --order FILE` naming a kernel the results do not hold (a
+/// misspelt one) is refused, naming it and the kernels found (before: it
+/// was passed over without a word).
+#[test]
+fn history_order_naming_an_absent_kernel_is_refused() {
+    let d = Scratch::new("diffprofile-sweep4b", "order");
+    let root = d.join("series");
+    series(&root, &["v6.1", "v6.2", "v6.3"]);
+    let order = d.join("order.txt");
+    fs::write(&order, "v6.1\nv6.2\nv6.10\nv6.3\n").unwrap();
+    let o = run(&["history", s(&root), "--order", s(&order)]);
+    refused(
+        &o,
+        "names 1 kernel(s) that the results do not hold: v6.10; the kernels found are: v6.1, v6.2, v6.3",
+    );
+    assert!(o.stdout.is_empty());
+    // Listing each kernel of the results is fine.
+    fs::write(&order, "v6.3\nv6.1\nv6.2\n").unwrap();
+    let o = run(&["history", s(&root), "--order", s(&order)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("order.txt): v6.3 v6.1"), "{out}");
+}
+
+/// Kernel names that read as one version (`v6.1`, `6.1`, `linux-6.1`,
+/// `6.1.0`) in one series are said: each is a kernel of its own.
+#[test]
+fn history_says_when_two_kernel_names_look_like_one_version() {
+    let d = Scratch::new("diffprofile-sweep4b", "aliases");
+    let root = d.join("series");
+    series(&root, &["v6.1", "6.1.0", "linux-6.1", "v6.2"]);
+    let o = run(&["history", s(&root)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("kernels 6.1.0, linux-6.1, v6.1 look like one version"),
+        "{e}"
+    );
+    // Versions of their own are not.
+    let d2 = Scratch::new("diffprofile-sweep4b", "versions");
+    let root = d2.join("series");
+    series(&root, &["v6.1", "v6.1.1", "v6.2"]);
+    let e = stderr(&run(&["history", s(&root)]));
+    assert!(!e.contains("look like one version"), "{e}");
+}
+
+/// `tar cJf s.tar.xz series` (the series' directory archived, one
+/// directory per kernel inside) is the series (before: `series` was read
+/// as its one kernel and every benchmark skipped); said.
+#[test]
+fn history_reads_an_archive_of_the_series_directory() {
+    let d = Scratch::new("diffprofile-sweep4b", "tarxz");
+    let root = d.join("series");
+    series(&root, &["v6.1", "v6.2", "v6.3"]);
+    let tar = d.join("s.tar.xz");
+    let st = std::process::Command::new("tar")
+        .args(["cJf", s(&tar), "-C", s(&d), "series"])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let o = run(&["history", s(&tar), "-o", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let dir: serde_json::Value =
+        serde_json::from_slice(&run(&["history", s(&root), "-o", "json"]).stdout).unwrap();
+    assert_eq!(v["kernels"], dir["kernels"], "{v}");
+    assert_eq!(v["kernels"].as_array().unwrap().len(), 3, "{v}");
+    let e = stderr(&o);
+    assert!(
+        e.contains("every path lies under the one directory series/")
+            && e.contains("as --layout '*/{kernel}/{bench}/**' (kernels v6.1, v6.2, v6.3)"),
+        "{e}"
+    );
+}
