@@ -453,6 +453,22 @@ pub struct RunInfo {
 }
 
 impl RunInfo {
+    /// The rows no run of `sides` matches (a misspelt path, a run not
+    /// given): their durations and work counts are used by nothing, for a
+    /// warning naming them.
+    pub fn unmatched(&self, sides: &[Side]) -> Vec<&str> {
+        let used: std::collections::BTreeSet<&str> = sides
+            .iter()
+            .flat_map(|s| &s.runs)
+            .filter_map(|r| self.find(&r.source).ok().flatten().map(|(k, _)| k))
+            .collect();
+        self.entries
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !used.contains(k))
+            .collect()
+    }
+
     pub fn lookup(&self, source: &str) -> Option<(Option<f64>, Option<f64>)> {
         self.find(source).ok().flatten().map(|(_, v)| v)
     }

@@ -225,3 +225,41 @@ fn history_reads_an_archive_of_the_series_directory() {
         "{e}"
     );
 }
+
+/// `--run-info` rows that match no run compared are named in a warning
+/// (before: passed over without a word); a misspelt row leaves its run
+/// without a work count, which `-n work` refuses naming the run; rows that
+/// all match say nothing.
+#[test]
+fn run_info_rows_of_no_run_are_said() {
+    let d = Scratch::new("diffprofile-sweep4b", "run-info");
+    let info = d.join("ri.csv");
+    let mut rows = String::from("path,duration_s,work\n");
+    for side in ["pipes", "sockets"] {
+        for r in 1..=4 {
+            rows.push_str(&format!("{side}/run{r}.txt,{r},100\n"));
+        }
+    }
+    fs::write(&info, &rows).unwrap();
+    let (old, new) = (format!("{RP}/pipes"), format!("{RP}/sockets"));
+    let o = run(&[&old, &new, "-n", "work", "--run-info", s(&info)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(!out.contains("--run-info:"), "{out}");
+    fs::write(
+        &info,
+        format!("{rows}pipes/run5.txt,5,100\nsocket/run1.txt,1,100\n"),
+    )
+    .unwrap();
+    let v = json_of(&[&old, &new, "-n", "work", "--run-info", s(&info)]);
+    let said = v["warnings"].as_array().unwrap().iter().any(|w| {
+        w.as_str().unwrap().starts_with(
+            "--run-info: 2 row(s) match no run compared and are not used: \
+             pipes/run5.txt, socket/run1.txt",
+        )
+    });
+    assert!(said, "{}", v["warnings"]);
+    fs::write(&info, rows.replace("pipes/run2.txt", "pipes/rnu2.txt")).unwrap();
+    let o = run(&[&old, &new, "-n", "work", "--run-info", s(&info)]);
+    refused(&o, &format!("missing for: {old}/run2.txt"));
+}

@@ -77,6 +77,7 @@ fn report_of_sides(
         config.allow_duplicates,
     )?;
     warnings.append(&mut found.warnings);
+    warnings.extend(run_info_unmatched(sides, config));
     let model = noise::load_noise_model(config, sides, &mut warnings)?;
     let mut done = match &model {
         Some(model) => {
@@ -93,6 +94,28 @@ fn report_of_sides(
     warnings.append(&mut report.warnings);
     report.warnings = diff::dedup_warnings(warnings);
     Ok(done)
+}
+
+/// `--run-info` rows that match no run compared: named (at most
+/// [`sanity::LIST_MAX`], the rest counted), since their durations and work
+/// counts are used by nothing (a misspelt path would leave its run
+/// without them, which `-n rate` and `-n work` refuse).
+fn run_info_unmatched(sides: &[Side], config: &Config) -> Option<String> {
+    let rows = config.run_info.unmatched(sides);
+    if rows.is_empty() {
+        return None;
+    }
+    let shown = &rows[..rows.len().min(sanity::LIST_MAX)];
+    let more = match rows.len() - shown.len() {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    Some(format!(
+        "--run-info: {} row(s) match no run compared and are not used: {}{more} \
+         (a row's path is the run's as given, or ends with it)",
+        rows.len(),
+        shown.join(", ")
+    ))
 }
 
 /// The kept samples' part of a run varies this much (largest over
