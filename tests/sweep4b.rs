@@ -263,3 +263,100 @@ fn run_info_rows_of_no_run_are_said() {
     let o = run(&[&old, &new, "-n", "work", "--run-info", s(&info)]);
     refused(&o, &format!("missing for: {old}/run2.txt"));
 }
+
+/// The temporary files beside `dir`'s outputs.
+fn partials(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".partial-"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The binary run with `args`, stopped (SIGSTOP) while a temporary file
+/// of its output is in `dir`; None when it finished first.
+fn stopped_mid_write(args: &[&str], dir: &Path) -> Option<std::process::Child> {
+    let mut child = crate::cli::diffprofile()
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as i32;
+    loop {
+        if !partials(dir).is_empty() {
+            // SAFETY: a signal to our own child, not yet reaped.
+            unsafe { libc::kill(pid, libc::SIGSTOP) };
+            if !partials(dir).is_empty() {
+                return Some(child);
+            }
+            unsafe { libc::kill(pid, libc::SIGCONT) };
+        }
+        if child.try_wait().unwrap().is_some() {
+            return None;
+        }
+    }
+}
+
+/// A run killed outright (SIGKILL) while writing `-O` leaves its
+/// temporary file; the next write to the same target removes it and those
+/// of other processes gone, never one of another target; SIGINT and
+/// SIGTERM remove the temporary file before the process dies of the
+/// signal (before: left behind, one more at every interrupted run).
+#[test]
+fn temporary_files_are_never_left_behind() {
+    use std::os::unix::process::ExitStatusExt;
+    let d = Scratch::new("diffprofile-sweep4b", "partials");
+    let out = d.join("report.html");
+    let (a, b) = (
+        format!("{PS}/sockets-g.txt.gz"),
+        format!("{PS}/pipes-g.txt.gz"),
+    );
+    let args = [a.as_str(), b.as_str(), "-o", "html", "-O", s(&out)];
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGKILL] {
+        let mut caught = false;
+        for _ in 0..50 {
+            let Some(mut child) = stopped_mid_write(&args, &d) else {
+                continue;
+            };
+            unsafe {
+                libc::kill(child.id() as i32, sig);
+                libc::kill(child.id() as i32, libc::SIGCONT);
+            }
+            let st = child.wait().unwrap();
+            assert_eq!(st.signal(), Some(sig), "{st:?}");
+            caught = true;
+            break;
+        }
+        assert!(caught, "never caught writing");
+        if sig == libc::SIGKILL {
+            assert_eq!(partials(&d).len(), 1, "{:?}", partials(&d));
+        } else {
+            assert!(partials(&d).is_empty(), "signal {sig}: {:?}", partials(&d));
+        }
+    }
+    // A process gone, one of another program, another target's.
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    let gone_pid = gone.id();
+    gone.wait().unwrap();
+    let mut other = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    for name in [
+        format!(".report.html.partial-{gone_pid}"),
+        format!(".report.html.partial-{}", other.id()),
+        format!(".other.html.partial-{gone_pid}"),
+    ] {
+        fs::write(d.join(name), "<html>cut").unwrap();
+    }
+    let o = run(&args);
+    let _ = other.kill();
+    let _ = other.wait();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(partials(&d), [format!(".other.html.partial-{gone_pid}")]);
+    assert!(fs::read_to_string(&out).unwrap().ends_with("</html>\n"));
+}
