@@ -88,6 +88,10 @@ pub const UNLISTED_ROW: &str = "*unlisted*";
 pub struct Matrix {
     pub symbols: Vec<SymbolInfo>,
     pub counts: Vec<Vec<Vec<f64>>>,
+    /// Under `--inclusive`, each run's samples (`[side][run]`) whose leaf
+    /// is a shown row, each counted once: the denominator of `--percentage
+    /// relative` and the total row, as the self counts' sum is without it.
+    pub kept: Option<Vec<Vec<f64>>>,
     pub warnings: Vec<String>,
 }
 
@@ -144,7 +148,7 @@ pub fn build(sides: &[Side], identity: &Identity) -> Matrix {
     let (unknown_at, unlisted_at) = (slot(unknown_at), slot(unlisted_at));
     // Each run's column on its own thread (collect keeps their order).
     let runs: Vec<&Profile> = sides.iter().flat_map(|s| &s.runs).collect();
-    let mut columns = runs
+    let columns = runs
         .par_iter()
         .map(|run| {
             let mut row = vec![0.0; symbols.len()];
@@ -160,19 +164,39 @@ pub fn build(sides: &[Side], identity: &Identity) -> Matrix {
             if let (Some(i), true) = (unlisted_at, rest > 0.0 && run.total_approximate.is_some()) {
                 row[i] += rest;
             }
-            row
+            // Under --inclusive: the samples whose leaf is a shown row.
+            let mut kept = 0.0;
+            for (key, &c) in &run.leaves {
+                if let Some(i) = slot(placed.keys.get(key).copied().flatten()) {
+                    if symbols[i].shown {
+                        kept += c;
+                    }
+                }
+            }
+            if unknown_at.is_some_and(|i| symbols[i].shown) {
+                kept += run.unattributed;
+            }
+            (row, kept)
         })
-        .collect::<Vec<Vec<f64>>>()
-        .into_iter();
-    let counts = sides
-        .iter()
-        .map(|side| columns.by_ref().take(side.runs.len()).collect())
-        .collect();
+        .collect::<Vec<(Vec<f64>, f64)>>();
+    let inclusive = runs.iter().any(|r| r.inclusive);
+    let kept = inclusive.then(|| by_side(sides, columns.iter().map(|c| c.1)));
+    let counts = by_side(sides, columns.into_iter().map(|c| c.0));
     Matrix {
         symbols,
         counts,
+        kept,
         warnings,
     }
+}
+
+/// One value per run, in side order, as `[side][run]`.
+fn by_side<T>(sides: &[Side], values: impl Iterator<Item = T>) -> Vec<Vec<T>> {
+    let mut values = values;
+    sides
+        .iter()
+        .map(|side| values.by_ref().take(side.runs.len()).collect())
+        .collect()
 }
 
 /// The rows as they are placed, numbered in the order they first appear:
@@ -429,6 +453,22 @@ pub struct RunInfo {
 }
 
 impl RunInfo {
+    /// The rows no run of `sides` matches (a misspelt path, a run not
+    /// given): their durations and work counts are used by nothing, for a
+    /// warning naming them.
+    pub fn unmatched(&self, sides: &[Side]) -> Vec<&str> {
+        let used: std::collections::BTreeSet<&str> = sides
+            .iter()
+            .flat_map(|s| &s.runs)
+            .filter_map(|r| self.find(&r.source).ok().flatten().map(|(k, _)| k))
+            .collect();
+        self.entries
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !used.contains(k))
+            .collect()
+    }
+
     pub fn lookup(&self, source: &str) -> Option<(Option<f64>, Option<f64>)> {
         self.find(source).ok().flatten().map(|(_, v)| v)
     }
@@ -518,13 +558,7 @@ pub fn exposures(
         let mut row = Vec::new();
         for (r, run) in side.runs.iter().enumerate() {
             let e = match mode {
-                // (the shown rows: those the filters keep)
-                Normalize::Share if relative => matrix.counts[s][r]
-                    .iter()
-                    .zip(&matrix.symbols)
-                    .filter(|(_, sym)| sym.shown)
-                    .map(|(c, _)| c)
-                    .sum(),
+                Normalize::Share if relative => kept_base(matrix, s, r),
                 // Rounded percentages can add up to a little over 100%.
                 Normalize::Share if run.weight == Weight::Percent => {
                     run.total.max(matrix.counts[s][r].iter().sum())
@@ -594,6 +628,21 @@ pub fn exposures(
         }
     }
     Ok(out)
+}
+
+/// The `--percentage relative` base of run `r` of side `s`: the samples
+/// of the shown rows (those the filters keep), each counted once (under
+/// `--inclusive`, by its leaf: [`Matrix::kept`]).
+fn kept_base(matrix: &Matrix, s: usize, r: usize) -> f64 {
+    if let Some(kept) = &matrix.kept {
+        return kept[s][r];
+    }
+    matrix.counts[s][r]
+        .iter()
+        .zip(&matrix.symbols)
+        .filter(|(_, sym)| sym.shown)
+        .map(|(c, _)| c)
+        .sum()
 }
 
 /// `-n rate` takes a run's duration from `--run-info`, else from its sample

@@ -213,7 +213,7 @@ pub struct HistoryArgs {
     #[arg(long, value_name = "PATTERN", default_value = "{kernel}/{bench}/**")]
     pub layout: String,
 
-    /// The kernels' order: one kernel a line (others are left out, and said) [default: version order].
+    /// The kernels' order: one kernel a line, each one of the results' (others are left out, and said) [default: version order].
     #[arg(long, value_name = "FILE", conflicts_with = "order_by")]
     pub order: Option<String>,
 

@@ -174,7 +174,7 @@ impl Config {
         let identity = identity(&cli, &mut notes)?;
         let relative = cli.percentage == PercentageArg::Relative;
         if relative {
-            notes.push(percentage_note(normalize));
+            notes.push(percentage_note(normalize, cli.inclusive));
         }
         let (comm, pid) = process_filters(&cli)?;
         let parse = ParseOptions {
@@ -290,8 +290,15 @@ fn process_filters(cli: &Cli) -> Result<(Option<CommFilter>, Option<PidFilter>)>
 /// `-n`, or its default: ticks for `-o classic`, shares otherwise.
 /// The header's note of `--percentage relative`: it re-bases shares, so
 /// in any other unit (`-o classic`'s mean ticks) it changes nothing, said.
-fn percentage_note(normalize: Normalize) -> String {
+/// Under `--inclusive` the base is the samples whose own (leaf) symbol
+/// the filters keep, each counted once, as without it: a caller's share
+/// may then pass 100%.
+fn percentage_note(normalize: Normalize, inclusive: bool) -> String {
     match normalize {
+        Normalize::Share if inclusive => "percentage: relative (shares re-based on the samples \
+             the filters kept, each counted once, by its own symbol: a caller's share may pass \
+             100%)"
+            .to_string(),
         Normalize::Share => {
             "percentage: relative (shares re-based on the samples the filters kept)".to_string()
         }

@@ -314,9 +314,10 @@ pub struct Context {
     event: Option<String>,
     names: Vec<String>,
     summaries: Vec<SideSummary>,
-    /// Under `--inclusive`, each run's samples (`[side][run]`, each counted
-    /// once): the total row is theirs, not the sum of the rows (which
-    /// counts a sample once per symbol of its callchain).
+    /// Under `--inclusive`, each run's samples whose leaf is a shown row
+    /// (`[side][run]`, each counted once, [`Matrix::kept`]): the total row
+    /// is theirs, not the sum of the rows (which counts a sample once per
+    /// symbol of its callchain).
     samples: Option<Vec<Vec<f64>>>,
 }
 
@@ -352,13 +353,7 @@ impl Context {
         }
         let event = common_event(sides, &mut warnings);
         let summaries = summaries(sides, exposures);
-        let inclusive = sides.iter().flat_map(|s| &s.runs).any(|r| r.inclusive);
-        let samples = inclusive.then(|| {
-            sides
-                .iter()
-                .map(|s| s.runs.iter().map(|r| r.samples_counted()).collect())
-                .collect()
-        });
+        let samples = matrix.kept.clone();
         Context {
             warnings,
             testable,

@@ -11,6 +11,7 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 pub mod guarded;
+pub mod partial;
 pub mod target;
 
 /// Buffer size for readers: large, so parsers see few refills.

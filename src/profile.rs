@@ -205,6 +205,11 @@ pub struct Profile {
     /// Counts are inclusive (`--inclusive`): every symbol of a sample's
     /// callchain counted once, so symbols add up to more than the total.
     pub inclusive: bool,
+    /// Under `--inclusive`, the self (leaf) counts of the samples kept, by
+    /// symbol: the samples counted once, whose rows the symbol filters
+    /// keep or drop as without `--inclusive` (the total row and the
+    /// `--percentage relative` base). Empty otherwise.
+    pub leaves: BTreeMap<SymbolKey, f64>,
     /// The processes the counted samples ran in, when the input names them
     /// (perf script, perf.data): for the warning that attributes changed
     /// rows to processes present in one side's runs only
@@ -351,6 +356,7 @@ impl Profile {
             provenance: Provenance::default(),
             kept_processes: Vec::new(),
             inclusive: false,
+            leaves: BTreeMap::new(),
             comms: None,
         }
     }
@@ -389,24 +395,20 @@ impl Profile {
         self.counts = merged.into_iter().collect();
     }
 
+    /// The self counts under `--inclusive` ([`Profile::leaves`]) from the
+    /// (symbol, command, weight) triples of the samples kept.
+    pub fn set_leaves(&mut self, triples: &[(Option<SymbolKey>, Name, f64)]) {
+        // (weights are whole numbers: the sums are exact in any order)
+        for (k, _, w) in triples {
+            if let Some(k) = k {
+                *self.leaves.entry(*k).or_insert(0.0) += w;
+            }
+        }
+    }
+
     /// Sum of all symbol counts (not including unattributed samples).
     pub fn symbol_sum(&self) -> f64 {
         self.counts.values().sum()
-    }
-
-    /// The samples counted, each once: the symbols' counts and the
-    /// unattributed samples; under `--inclusive` (where a sample counts for
-    /// every symbol of its callchain, so symbols add up to more) the
-    /// samples by command when the input names them (the samples the
-    /// sample filters kept), else the run's total.
-    pub fn samples_counted(&self) -> f64 {
-        if !self.inclusive {
-            return self.symbol_sum() + self.unattributed;
-        }
-        match &self.comms {
-            Some(c) => c.samples.values().sum(),
-            None => self.total,
-        }
     }
 }
 

@@ -238,6 +238,7 @@ fn restrict(run: &mut Profile, keep: fn(Mode) -> bool) -> f64 {
     let before = run.total;
     let kernel = keep(Mode::Kernel);
     run.counts.retain(|k, _| k.mode.is_some_and(keep));
+    run.leaves.retain(|k, _| k.mode.is_some_and(keep));
     let names: BTreeSet<&str> = run.counts.keys().map(|k| k.name.as_str()).collect();
     run.stacks
         .retain(|frames, _| frames.last().is_some_and(|f| names.contains(f.as_str())));
@@ -245,7 +246,12 @@ fn restrict(run: &mut Profile, keep: fn(Mode) -> bool) -> f64 {
     if !kernel {
         run.unattributed = 0.0;
     }
-    run.total = run.symbol_sum() + run.unattributed;
+    // (inclusive counts climb the stack: the leaves count each sample once)
+    run.total = if run.inclusive {
+        run.leaves.values().sum()
+    } else {
+        run.symbol_sum()
+    } + run.unattributed;
     if before > 0.0 {
         run.total / before
     } else {

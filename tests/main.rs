@@ -42,6 +42,7 @@ mod sweep;
 mod sweep3a;
 mod sweep3b;
 mod sweep4a;
+mod sweep4b;
 mod table;
 mod testdata;
 mod text_variants;

@@ -297,8 +297,9 @@ fn an_empty_group_name_is_no_group() {
 
 /// The `total` row under `--inclusive` is the samples (each counted once,
 /// 100% in share), not the sum of the inclusive shares (before: 710% and
-/// 1129%); a sample filter's "kept" is samples too (before: 27433 of 3862
-/// under `--kernel-only`), on the recorded `perf script -g` runs.
+/// 1129%); a filter's "kept" is samples too (before: 27433 of 3862 under
+/// `--kernel-only`), the same as without --inclusive, on the recorded
+/// `perf script -g` runs.
 #[test]
 fn the_inclusive_total_is_the_samples() {
     let (a, b) = (
@@ -327,27 +328,19 @@ fn the_inclusive_total_is_the_samples() {
         total(&doc(&["--inclusive", "-n", "ticks"])),
         (3862.0, 5374.0),
     );
-    // Under a sample filter, the samples it kept: as without --inclusive;
-    // --kernel-only chooses rows, not samples: the total stays 100%.
+    // Under a filter, the samples it kept, each counted once by its leaf:
+    // as without --inclusive (--kernel-only: the samples whose own frame
+    // is in the kernel, those every kernel row's count is of).
     let filters: [&[&str]; 2] = [&["--comm", "perf"], &["--kernel-only"]];
     for filter in filters {
         let with = doc(&[filter, &["--inclusive"]].concat());
         let without = doc(filter);
-        if filter[0] == "--comm" {
-            close(total(&with), total(&without));
-        } else {
-            close(total(&with), (100.0, 100.0));
-        }
-        // --comm keeps samples: the same under --inclusive. Without
-        // --inclusive --kernel-only's "kept" is its kernel rows (a sample's
-        // leaf); inclusive rows are not a sample's, so it keeps the samples.
+        close(total(&with), total(&without));
         let kept = |d: &serde_json::Value, side: usize| d["sides"][side]["runs"][0]["kept"].clone();
         for (side, samples) in [(0, 3862.0), (1, 5374.0)] {
-            if filter[0] == "--comm" {
-                assert_eq!(kept(&with, side), kept(&without, side));
-            } else {
-                assert_eq!(kept(&with, side).as_f64(), Some(samples));
-                assert!(kept(&without, side).as_f64() < Some(samples));
+            assert_eq!(kept(&with, side), kept(&without, side));
+            if filter[0] == "--kernel-only" {
+                assert!(kept(&with, side).as_f64() < Some(samples));
             }
         }
     }

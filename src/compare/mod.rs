@@ -77,6 +77,7 @@ fn report_of_sides(
         config.allow_duplicates,
     )?;
     warnings.append(&mut found.warnings);
+    warnings.extend(run_info_unmatched(sides, config));
     let model = noise::load_noise_model(config, sides, &mut warnings)?;
     let mut done = match &model {
         Some(model) => {
@@ -139,6 +140,28 @@ fn under_limit(sides: &[Side], report: &diff::Report) -> Vec<String> {
         }
     }
     out
+}
+
+/// `--run-info` rows that match no run compared: named (at most
+/// [`sanity::LIST_MAX`], the rest counted), since their durations and work
+/// counts are used by nothing (a misspelt path would leave its run
+/// without them, which `-n rate` and `-n work` refuse).
+fn run_info_unmatched(sides: &[Side], config: &Config) -> Option<String> {
+    let rows = config.run_info.unmatched(sides);
+    if rows.is_empty() {
+        return None;
+    }
+    let shown = &rows[..rows.len().min(sanity::LIST_MAX)];
+    let more = match rows.len() - shown.len() {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    Some(format!(
+        "--run-info: {} row(s) match no run compared and are not used: {}{more} \
+         (a row's path is the run's as given, or ends with it)",
+        rows.len(),
+        shown.join(", ")
+    ))
 }
 
 /// The kept samples' part of a run varies this much (largest over
@@ -333,12 +356,13 @@ fn take(sides: &[Side], config: &Config) -> Result<Taken> {
 /// table rather than out of the run, its kernel rows alone; samples no
 /// row holds (readprofile's `*unknown*`, ticks past the map) are kernel.
 fn kept_of(run: &crate::profile::Profile, kernel_only: bool) -> f64 {
-    // Inclusive counts climb the stack: the samples, each counted once.
-    if run.inclusive {
-        return run.samples_counted();
-    }
-    let rows: f64 = run
-        .counts
+    // Inclusive counts climb the stack: the leaves count each sample once.
+    let counts = if run.inclusive {
+        &run.leaves
+    } else {
+        &run.counts
+    };
+    let rows: f64 = counts
         .iter()
         .filter(|(k, _)| !kernel_only || crate::identity::is_kernel_mode(k.mode))
         .map(|(_, c)| c)

@@ -236,6 +236,8 @@ struct BlockOut {
     lines: u64,
     total: Tally,
     counts: Vec<(Key, Tally)>,
+    /// Under `--inclusive`: each leaf frame's self tally.
+    leaves: Vec<(Key, Tally)>,
     malformed: u64,
     first_malformed: Option<(u64, Vec<u8>)>,
     error: Option<(u64, Vec<u8>, Bad)>,
@@ -271,6 +273,7 @@ fn count_block<'d>(data: &'d [u8], last: bool, opts: &ParseOptions) -> BlockOut 
     // (frame, tally, last line that counted it)
     let mut tallies: Vec<(FrameKey<'d>, Tally, u64)> = Vec::new();
     let mut stacks: FxHashMap<&'d [u8], Tally> = FxHashMap::default();
+    let mut leaves: FxHashMap<FrameKey<'d>, Tally> = FxHashMap::default();
     let mut body = data;
     let mut tail: Option<&'d [u8]> = None;
     if last && !data.ends_with(b"\n") {
@@ -316,6 +319,8 @@ fn count_block<'d>(data: &'d [u8], last: bool, opts: &ParseOptions) -> BlockOut 
         };
         if opts.inclusive {
             stack.split(|&c| c == b';').for_each(&mut add);
+            let leaf = memchr::memrchr(b';', stack).map_or(stack, |i| &stack[i + 1..]);
+            leaves.entry(frame(leaf)).or_default().add(count);
         } else {
             add(memchr::memrchr(b';', stack).map_or(stack, |i| &stack[i + 1..]));
         }
@@ -350,6 +355,10 @@ fn count_block<'d>(data: &'d [u8], last: bool, opts: &ParseOptions) -> BlockOut 
         .map(|((name, mode), t, _)| ((name.to_vec(), mode), t))
         .collect();
     out.stacks = stacks.into_iter().map(|(k, t)| (k.to_vec(), t)).collect();
+    out.leaves = leaves
+        .into_iter()
+        .map(|((name, mode), t)| ((name.to_vec(), mode), t))
+        .collect();
     out
 }
 
@@ -411,6 +420,7 @@ fn parse_source(
     block_size: usize,
 ) -> Result<Profile, ParseError> {
     let mut counts: FxHashMap<Key, Tally> = FxHashMap::default();
+    let mut leaves: FxHashMap<Key, Tally> = FxHashMap::default();
     let mut total = Tally::default();
     let mut stacks: FxHashMap<Vec<u8>, Tally> = FxHashMap::default();
     let (mut lines, mut malformed, mut cut) = (0u64, 0u64, false);
@@ -439,6 +449,9 @@ fn parse_source(
             }
             for (k, t) in b.stacks {
                 stacks.entry(k).or_default().merge(&t);
+            }
+            for (k, t) in b.leaves {
+                leaves.entry(k).or_default().merge(&t);
             }
             true
         },
@@ -478,6 +491,10 @@ fn parse_source(
             SymbolKey::new(super::decode(&name)).with_mode(mode),
             t.value(),
         );
+    }
+    for ((name, mode), t) in leaves {
+        let key = SymbolKey::new(super::decode(&name)).with_mode(mode);
+        *p.leaves.entry(key).or_insert(0.0) += t.value();
     }
     if malformed > 0 {
         p.skipped_lines = malformed;

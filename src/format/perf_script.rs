@@ -485,10 +485,7 @@ impl Merged {
         if ev.unattributed > 0 {
             // An empty callchain is a sample of an unknown frame: `[unknown]`
             // in dso `[unknown]`, as perf script prints an unresolved frame.
-            let key = SymbolKey::new(UNKNOWN)
-                .with_dso(Some(Name::new(UNKNOWN)))
-                .with_mode(Some(Mode::User));
-            p.add(key, ev.unattributed as f64);
+            p.add(unknown_key(), ev.unattributed as f64);
             if opts.stacks {
                 *p.stacks.entry(vec![UNKNOWN.to_string()]).or_insert(0.0) += ev.unattributed as f64;
             }
@@ -526,17 +523,21 @@ impl Merged {
             .iter()
             .map(|c| Name::from(super::decode(c)))
             .collect();
-        p.comms = Comms::from_triples(ev.by_comm.iter().map(|(&(sym, comm), &w)| {
-            let key = match sym {
-                tally::NO_SYMBOL => Some(
-                    SymbolKey::new(UNKNOWN)
-                        .with_dso(Some(Name::new(UNKNOWN)))
-                        .with_mode(Some(Mode::User)),
-                ),
-                s => key_of(s),
-            };
-            (key, comm_names[comm as usize], w as f64)
-        }));
+        let triples: Vec<(Option<SymbolKey>, Name, f64)> = ev
+            .by_comm
+            .iter()
+            .map(|(&(sym, comm), &w)| {
+                let key = match sym {
+                    tally::NO_SYMBOL => Some(unknown_key()),
+                    s => key_of(s),
+                };
+                (key, comm_names[comm as usize], w as f64)
+            })
+            .collect();
+        if opts.inclusive {
+            p.set_leaves(&triples);
+        }
+        p.comms = Comms::from_triples(triples);
         p.unresolved = unresolved::note(
             &p,
             &|_| None,
@@ -735,4 +736,12 @@ fn event_name(name: &[u8]) -> String {
     } else {
         format!("'{}'", super::decode(name))
     }
+}
+
+/// A sample of no frame: `[unknown]` in dso `[unknown]`, as perf script
+/// prints an unresolved frame.
+fn unknown_key() -> SymbolKey {
+    SymbolKey::new(UNKNOWN)
+        .with_dso(Some(Name::new(UNKNOWN)))
+        .with_mode(Some(Mode::User))
 }

@@ -21,10 +21,17 @@ pub fn is_address(name: &str) -> bool {
 }
 
 /// The `[unknown]` counts of a profile per dso (`[unknown]` when the row
-/// has none), largest first, then by name.
+/// has none), largest first, then by name; under `--inclusive` of the
+/// samples whose own (leaf) frame is unresolved, each counted once (an
+/// `[unknown]` caller is in most chains).
 pub fn by_dso(p: &Profile) -> Vec<(String, f64)> {
     let mut m: BTreeMap<&str, f64> = BTreeMap::new();
-    for (k, &c) in &p.counts {
+    let counts = if p.inclusive || !p.leaves.is_empty() {
+        &p.leaves
+    } else {
+        &p.counts
+    };
+    for (k, &c) in counts {
         if k.name == UNKNOWN && c > 0.0 {
             *m.entry(k.dso.as_deref().unwrap_or(UNKNOWN)).or_insert(0.0) += c;
         }

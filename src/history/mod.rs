@@ -123,9 +123,7 @@ pub fn run(config: &HistoryConfig, out: &mut dyn Write, err: &mut dyn Write) -> 
     let pool = crate::compare::thread_pool(config.config.jobs)?;
     crate::compare::global_jobs(config.config.jobs);
     let mut c = config.config.clone();
-    let mut src = pool.install(|| {
-        source::Source::open(&config.root, &config.layout, config.select.clone(), &mut c)
-    })?;
+    let (mut src, one_level_down) = pool.install(|| open_series(config, &mut c))?;
     let mut all: Vec<String> = src
         .listing
         .values()
@@ -133,8 +131,18 @@ pub fn run(config: &HistoryConfig, out: &mut dyn Write, err: &mut dyn Write) -> 
         .collect();
     all.sort();
     all.dedup();
+    config.order.check_listed(&all, config.select.is_some())?;
     let (kernels, unplaced) = config.order.sort(&all);
     let mut warnings = std::mem::take(&mut src.warnings);
+    warnings.extend(one_level_down);
+    for names in order::aliases(&kernels) {
+        warnings.push(format!(
+            "kernels {} look like one version: each name is a kernel of its own in the \
+             series (its own level, and a step between them); rename the directories to \
+             one name if they are one kernel",
+            names.join(", ")
+        ));
+    }
     if !unplaced.is_empty() {
         warnings.push(format!(
             "{} kernel(s) have no place in the order and are left out: {}",
@@ -206,6 +214,43 @@ pub fn run(config: &HistoryConfig, out: &mut dyn Write, err: &mut dyn Write) -> 
         writeln!(err, "diffprofile: error: {}: {why}", config.root)?;
     }
     Ok(if failed { exit::ERROR } else { exit::SUCCESS })
+}
+
+/// The results, listed. A tree whose paths all lie under one directory
+/// (an archive made of the series' directory, `tar cJf s.tar.xz series`),
+/// which the default layout reads as the one kernel of the series, is read
+/// one level down when that gives a series (said); else as it is.
+fn open_series(config: &HistoryConfig, c: &mut Config) -> Result<(source::Source, Option<String>)> {
+    let open = |layout: &Layout, c: &mut Config| {
+        source::Source::open(&config.root, layout, config.select.clone(), c)
+    };
+    let src = open(&config.layout, c)?;
+    let kernels = |s: &source::Source| -> Vec<String> {
+        let k: std::collections::BTreeSet<&String> =
+            s.listing.values().flat_map(|k| k.keys()).collect();
+        k.into_iter().cloned().collect()
+    };
+    let found = kernels(&src);
+    if config.layout != Layout::default() || src.is_table() || found.len() > 1 {
+        return Ok((src, None));
+    }
+    let deeper = Layout::parse("*/{kernel}/{bench}/**")?;
+    let mut c2 = c.clone();
+    let inner = open(&deeper, &mut c2)?;
+    let below = kernels(&inner);
+    if below.len() < 2 {
+        return Ok((src, None));
+    }
+    *c = c2;
+    let top = found.first().map_or(String::new(), |t| format!(" {t}/"));
+    let note = format!(
+        "every path lies under the one directory{top}, which --layout {} reads as the one \
+         kernel of the series: read one level down, as --layout '{}' (kernels {})",
+        config.layout.text(),
+        deeper.text(),
+        below.join(", ")
+    );
+    Ok((inner, Some(note)))
 }
 
 fn adjust_name(a: crate::stats::Adjust) -> &'static str {

@@ -58,6 +58,68 @@ impl Order {
     }
 }
 
+impl Order {
+    /// An `--order` file naming a kernel the results do not hold is
+    /// refused (a misspelt `v6.10` or a kernel of another tree would drop
+    /// out of the series without a word), naming it and the kernels found;
+    /// `filtered`: the kernels were selected with `--where`.
+    pub fn check_listed(&self, found: &[String], filtered: bool) -> anyhow::Result<()> {
+        let Order::File { path, kernels } = self else {
+            return Ok(());
+        };
+        let known: std::collections::BTreeSet<&String> = found.iter().collect();
+        let absent: Vec<&str> = kernels
+            .iter()
+            .filter(|k| !known.contains(k))
+            .map(String::as_str)
+            .collect();
+        if absent.is_empty() {
+            return Ok(());
+        }
+        anyhow::bail!(
+            "{path}: the --order file names {} kernel(s) that the results do not hold{}: {}; \
+             the kernels found are: {}; list only those (a kernel left out of the file is \
+             left out of the series)",
+            absent.len(),
+            if filtered {
+                " (of those --where selects)"
+            } else {
+                ""
+            },
+            absent.join(", "),
+            if found.is_empty() {
+                "none".to_string()
+            } else {
+                found.join(", ")
+            }
+        )
+    }
+}
+
+/// Kernel names of one series that read as one version (`v6.1`, `6.1`,
+/// `linux-6.1`, `6.1.0`): each group, for a warning that they are taken
+/// as different kernels (two steps of the series where one was meant).
+pub fn aliases(kernels: &[String]) -> Vec<Vec<&str>> {
+    type Key = (Vec<u64>, Option<u64>, String);
+    let mut by: std::collections::BTreeMap<Key, Vec<&str>> = Default::default();
+    let mut firsts: Vec<Key> = Vec::new();
+    for k in kernels {
+        if let Some(v) = Version::parse(k) {
+            let key = (v.nums, v.rc, v.suffix);
+            let names = by.entry(key.clone()).or_default();
+            if names.is_empty() {
+                firsts.push(key);
+            }
+            names.push(k);
+        }
+    }
+    // In the order of the series.
+    firsts
+        .into_iter()
+        .filter_map(|k| by.remove(&k).filter(|names| names.len() > 1))
+        .collect()
+}
+
 /// Parse an `--order` file: one kernel a line; blank lines and `#` comments
 /// passed over; a kernel named twice is an error naming both lines.
 pub fn parse_order_file(text: &str, path: &str) -> anyhow::Result<Vec<String>> {

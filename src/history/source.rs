@@ -129,6 +129,11 @@ impl Visitor for Lister {
 impl Source {
     /// List the tree or table at `root`; `config` may be replaced by the
     /// table's (symbols placed as on export).
+    /// A counts table (its kernels are a column, not paths).
+    pub fn is_table(&self) -> bool {
+        matches!(self.kind, Kind::Table { .. })
+    }
+
     pub fn open(
         root: &str,
         layout: &Layout,

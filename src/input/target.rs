@@ -8,7 +8,8 @@
 //! straight into a FIFO or device, never replacing either. Every file the
 //! tool writes goes through [`Output`]: written beside its target, flushed
 //! to disk and renamed over it only when complete, so a full disk or an
-//! error on the way leaves the older file as it was.
+//! error on the way leaves the older file as it was, and never leaves the
+//! temporary file behind ([`partial`](super::partial)).
 
 use anyhow::{bail, Context, Result};
 use std::io::{BufWriter, Write};
@@ -158,6 +159,9 @@ pub struct Output {
     plan: Replace,
     /// The path as the user gave it, for messages.
     shown: String,
+    /// The temporary file, removed on SIGINT, SIGTERM or SIGHUP until
+    /// it is renamed or removed (dropped after them).
+    _registered: Option<super::partial::Registered>,
 }
 
 impl Output {
@@ -168,6 +172,7 @@ impl Output {
     pub fn create(flag: &str, path: &Path) -> Result<Output> {
         let shown = crate::text::shown_path(path);
         let plan = replace_plan(flag, path)?;
+        let mut registered = None;
         let file = match &plan {
             Replace::Rename { tmp, dest } => {
                 let old = std::fs::metadata(dest).ok();
@@ -177,8 +182,11 @@ impl Output {
                         .open(dest)
                         .with_context(|| format!("{flag} {shown}: cannot write"))?;
                 }
-                // A temporary left by a killed run of the same process id.
+                // Temporaries left by killed runs: of the same process id,
+                // and of processes gone.
                 let _ = std::fs::remove_file(tmp);
+                super::partial::remove_stale(dest);
+                registered = Some(super::partial::register(tmp));
                 let f = match std::fs::OpenOptions::new()
                     .write(true)
                     .create_new(true)
@@ -214,6 +222,7 @@ impl Output {
             file: Some(BufWriter::with_capacity(1 << 16, file)),
             plan,
             shown,
+            _registered: registered,
         })
     }
 

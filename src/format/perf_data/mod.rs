@@ -561,6 +561,9 @@ fn finish(
             (Some(key(f)), name, w)
         })
         .collect();
+    if opts.inclusive {
+        p.set_leaves(&triples);
+    }
     p.comms = Comms::from_triples(triples);
     let why = |dso: &str| {
         let d = st.dso_ids.get(dso).map(|&i| &st.dsos[i as usize]);
