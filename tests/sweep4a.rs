@@ -312,3 +312,47 @@ fn readprofile_dumps_of_other_widths_are_detected() {
         assert!(e.contains("hold the same counts"), "{}: {e}", s(f));
     }
 }
+
+/// Two maps beside a run (a System.map and a kallsyms) were chosen between
+/// by name without a word: the header now says which one was used, over
+/// which, and why; when their kernel texts differ they are two kernels'
+/// maps, and the run is refused naming both.
+#[test]
+fn two_maps_beside_a_run_are_said_or_refused() {
+    let d = Scratch::new("diffprofile-sweep4a", "two-maps");
+    let side = d.join("side");
+    fs::create_dir(&side).unwrap();
+    fs::write(
+        side.join("run1.img"),
+        gunzip("testdata/raw/sockets-run1.proc-profile.gz"),
+    )
+    .unwrap();
+    let map = gunzip("testdata/raw/System.map.gz");
+    fs::write(side.join("System.map"), &map).unwrap();
+    fs::write(side.join("kallsyms"), &map).unwrap();
+    let o = run(&["-f", "proc-profile", s(&side), s(&side)]);
+    let out = String::from_utf8_lossy(&o.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    ok(&o);
+    let (sm, ks) = (side.join("System.map"), side.join("kallsyms"));
+    assert!(
+        out.contains(
+            "System.map (beside the run, chosen over kallsyms: readprofile's order: \
+             System.map, System.map*, kallsyms, kallsyms*, and kallsyms agrees on the kernel \
+             text)"
+        ),
+        "{out}"
+    );
+    fs::write(&ks, gunzip("testdata/other-kernel/System.map.gz")).unwrap();
+    refused(
+        &run(&["-f", "proc-profile", s(&side), s(&side)]),
+        &format!(
+            "the symbol maps beside it disagree: {} gives 18913672 bytes of kernel text \
+             (_stext .. _etext), {} 18922248: maps of two kernels",
+            s(&sm),
+            s(&ks)
+        ),
+    );
+}
