@@ -200,16 +200,20 @@ fn maps_beside_named_files_are_used() {
     let (notes, _, _) = ok(&[OLD_PD, NEW_PD]);
     assert!(
         notes.iter().any(|n| {
-            n
-            == "kernel symbols: OLD kallsyms.gz (beside the run); NEW kallsyms.gz (beside the run)"
+            n == "kernel symbols: OLD kallsyms.gz (beside the run, chosen over System.map.gz, \
+                kallsyms-g.gz: perf's order: kallsyms, kallsyms*, System.map, System.map*); NEW \
+                kallsyms.gz (beside the run, chosen over System.map.gz: perf's order: kallsyms, \
+                kallsyms*, System.map, System.map*)"
         }),
         "{notes:?}"
     );
     let (notes, _, _) = ok(&[OLD_IMG, NEW_IMG]);
     assert!(
         notes.iter().any(|n| n
-            == "kernel symbols: OLD System.map.gz (beside the run); NEW System.map.gz (beside \
-                the run)"),
+            == "kernel symbols: OLD System.map.gz (beside the run, chosen over kallsyms-g.gz, \
+                kallsyms.gz: readprofile's order: System.map, System.map*, kallsyms, kallsyms*); \
+                NEW System.map.gz (beside the run, chosen over kallsyms.gz: readprofile's order: \
+                System.map, System.map*, kallsyms, kallsyms*)"),
         "{notes:?}"
     );
     // One directory, the maps named by release: each recording takes its
@@ -227,8 +231,10 @@ fn maps_beside_named_files_are_used() {
     let (notes, _, _) = ok(&[&p[0], &p[1]]);
     assert!(
         notes.contains(&format!(
-            "kernel symbols: OLD kallsyms-{V657}.gz (beside the run); NEW kallsyms-{V669}.gz \
-             (beside the run)"
+            "kernel symbols: OLD kallsyms-{V657}.gz (beside the run, chosen over \
+             kallsyms-{V669}.gz: its name is the recording's kernel release); NEW \
+             kallsyms-{V669}.gz (beside the run, chosen over kallsyms-{V657}.gz: its name is the \
+             recording's kernel release)"
         )),
         "{notes:?}"
     );

@@ -312,3 +312,104 @@ fn readprofile_dumps_of_other_widths_are_detected() {
         assert!(e.contains("hold the same counts"), "{}: {e}", s(f));
     }
 }
+
+/// Two maps beside a run (a System.map and a kallsyms) were chosen between
+/// by name without a word: the header now says which one was used, over
+/// which, and why; when their kernel texts differ they are two kernels'
+/// maps, and the run is refused naming both.
+#[test]
+fn two_maps_beside_a_run_are_said_or_refused() {
+    let d = Scratch::new("diffprofile-sweep4a", "two-maps");
+    let side = d.join("side");
+    fs::create_dir(&side).unwrap();
+    fs::write(
+        side.join("run1.img"),
+        gunzip("testdata/raw/sockets-run1.proc-profile.gz"),
+    )
+    .unwrap();
+    let map = gunzip("testdata/raw/System.map.gz");
+    fs::write(side.join("System.map"), &map).unwrap();
+    fs::write(side.join("kallsyms"), &map).unwrap();
+    let o = run(&["-f", "proc-profile", s(&side), s(&side)]);
+    let out = String::from_utf8_lossy(&o.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    ok(&o);
+    let (sm, ks) = (side.join("System.map"), side.join("kallsyms"));
+    assert!(
+        out.contains(
+            "System.map (beside the run, chosen over kallsyms: readprofile's order: \
+             System.map, System.map*, kallsyms, kallsyms*, and kallsyms agrees on the kernel \
+             text)"
+        ),
+        "{out}"
+    );
+    fs::write(&ks, gunzip("testdata/other-kernel/System.map.gz")).unwrap();
+    refused(
+        &run(&["-f", "proc-profile", s(&side), s(&side)]),
+        &format!(
+            "the symbol maps beside it disagree: {} gives 18913672 bytes of kernel text \
+             (_stext .. _etext), {} 18922248: maps of two kernels",
+            s(&sm),
+            s(&ks)
+        ),
+    );
+}
+
+/// A recording without build-ids (`perf record --no-buildid`) of a binary
+/// replaced since: its rows were named from the new file without a word.
+/// The MMAP2 records give the mapped file's device and inode: another
+/// inode there now is said, and its samples are not named from the wrong
+/// file. (The committed recording's libc, its inode changed by hand to
+/// stand for a replaced one; this machine's libc is the recorded one.)
+#[test]
+fn a_binary_replaced_since_a_recording_without_build_ids_is_said() {
+    let d = Scratch::new("diffprofile-sweep4a", "replaced");
+    let mut bytes = gunzip("testdata/perfdata/nobid.perf.data.gz");
+    let libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+    let ino = std::fs::metadata(libc).map(|m| std::os::unix::fs::MetadataExt::ino(&m));
+    if ino.ok() != Some(326279) {
+        eprintln!("skipped: {libc} is not the recorded file here");
+        return;
+    }
+    let mut from = 254u32.to_le_bytes().to_vec();
+    from.extend(0u32.to_le_bytes());
+    from.extend(326279u64.to_le_bytes());
+    let mut to = from.clone();
+    to[8..].copy_from_slice(&326278u64.to_le_bytes());
+    let mut n = 0;
+    let mut i = 0;
+    while i + from.len() <= bytes.len() {
+        if bytes[i..i + from.len()] == from[..] {
+            bytes[i..i + from.len()].copy_from_slice(&to);
+            n += 1;
+        }
+        i += 1;
+    }
+    assert!(n > 0);
+    let patched = d.join("replaced.perf.data");
+    fs::write(&patched, bytes).unwrap();
+    let k = "testdata/perfdata/kallsyms.gz";
+    let orig = "testdata/perfdata/nobid.perf.data.gz";
+    let wide = |e: &str| e.split_whitespace().collect::<Vec<_>>().join(" ");
+    let e = wide(&ok(&run(&[
+        "--kallsyms",
+        k,
+        "--wide",
+        s(&patched),
+        orig,
+        "-o",
+        "csv",
+    ])));
+    assert!(
+        e.contains(&format!(
+            "{libc}: no build-id recorded for it, and the file there now is not the one mapped \
+             (inode 326278 on device 254:0 when recorded, 326279 now): it was replaced since \
+             the recording"
+        )),
+        "{e}"
+    );
+    let e = ok(&run(&["--kallsyms", k, "--wide", orig, orig, "-o", "csv"]));
+    assert!(!e.contains("replaced since"), "{e}");
+}

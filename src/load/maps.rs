@@ -151,8 +151,8 @@ pub(super) fn options_for<'a>(
         if let Some(b) = &maps.beside {
             let what = "the System.map of the kernel the image was taken on, or a copy of its \
                         /proc/kallsyms";
-            match b.choose(Reader::Image, None) {
-                Ok(m) => chosen = m.map(|m| (m, "beside the run".to_string())),
+            match b.choose_said(Reader::Image, None) {
+                Ok(m) => chosen = m,
                 Err(e) => bail!(
                     "{origin}: {e}; {}",
                     parse.advice.give(reader, "FILE", what, false)

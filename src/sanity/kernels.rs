@@ -167,10 +167,11 @@ fn binaries(sides: &[Side]) -> Vec<String> {
 /// (in a tree, an archive or on disk alike).
 fn maps_note(sides: &[Side]) -> Option<String> {
     let shown = |m: &str| -> String {
-        match m.strip_suffix(" (beside the run)") {
-            Some(path) => {
+        match m.find(" (beside the run") {
+            Some(at) => {
+                let (path, how) = m.split_at(at);
                 let base = path.rsplit(['/', ':']).next().unwrap_or(path);
-                format!("{base} (beside the run)")
+                format!("{base}{how}")
             }
             None => m.to_string(),
         }

@@ -90,6 +90,72 @@ impl Beside {
     /// release; `Err` when two are equally likely, or the chosen one cannot
     /// be read (the message names the files).
     pub fn choose(&self, reader: Reader, release: Option<&str>) -> Choice {
+        match self.pick(reader, release)? {
+            Some((i, _)) => self.read(i).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// [`Beside::choose`], with how the map was chosen for the header:
+    /// `beside the run`, and when other maps were there, which one was
+    /// used and why. Maps of the same rank's fallback that disagree with
+    /// the chosen one on the kernel's text (`_stext` .. `_etext`, which
+    /// KASLR does not change) are two kernels' maps: an error naming both.
+    pub fn choose_said(
+        &self,
+        reader: Reader,
+        release: Option<&str>,
+    ) -> std::result::Result<Option<(Arc<SymbolMap>, String)>, String> {
+        let Some((i, why)) = self.pick(reader, release)? else {
+            return Ok(None);
+        };
+        let map = self.read(i)?;
+        let names = self.names();
+        if names.len() == 1 {
+            return Ok(Some((map, "beside the run".to_string())));
+        }
+        let others: Vec<usize> = (0..names.len()).filter(|&j| j != i).collect();
+        let mut same = Vec::new();
+        for &j in &others {
+            if release.is_some() && name_release(base(&names[j])).is_some() {
+                continue;
+            }
+            let Ok(other) = self.read(j) else { continue };
+            match text_spans(&map, &other) {
+                Some((a, b)) if a != b => {
+                    return Err(format!(
+                        "the symbol maps beside it disagree: {} gives {a} bytes of kernel text \
+                         (_stext .. _etext), {} {b}: maps of two kernels; keep the one of the \
+                         kernel the run was taken on",
+                        names[i], names[j]
+                    ))
+                }
+                Some(_) => same.push(base(&names[j])),
+                None => {}
+            }
+        }
+        // Named by file name: they are in the run's directory.
+        let rest: Vec<&str> = others.iter().map(|&j| base(&names[j])).collect();
+        let agree = if same.is_empty() {
+            String::new()
+        } else {
+            format!(", and {} agrees on the kernel text", same.join(", "))
+        };
+        Ok(Some((
+            map,
+            format!(
+                "beside the run, chosen over {}: {why}{agree}",
+                rest.join(", ")
+            ),
+        )))
+    }
+
+    /// The index of the map [`Beside::choose`] takes, and why.
+    fn pick(
+        &self,
+        reader: Reader,
+        release: Option<&str>,
+    ) -> std::result::Result<Option<(usize, &'static str)>, String> {
         let names: Vec<String> = self.names();
         let bases: Vec<&str> = names.iter().map(|n| base(n)).collect();
         if let Some(release) = release {
@@ -97,7 +163,8 @@ impl Beside {
                 .filter(|&i| name_release(bases[i]) == Some(release))
                 .collect();
             if !named.is_empty() {
-                return self.one_of(&named, &names);
+                return one_of(&named, &names)
+                    .map(|i| Some((i, "its name is the recording's kernel release")));
             }
         }
         let open: Vec<usize> = (0..names.len())
@@ -106,6 +173,10 @@ impl Beside {
         if open.is_empty() {
             return Ok(None);
         }
+        let why = match reader {
+            Reader::PerfData => "perf's order: kallsyms, kallsyms*, System.map, System.map*",
+            Reader::Image => "readprofile's order: System.map, System.map*, kallsyms, kallsyms*",
+        };
         for rank in ranks(reader) {
             let tier: Vec<usize> = open
                 .iter()
@@ -113,24 +184,35 @@ impl Beside {
                 .filter(|&i| rank(stem(bases[i])))
                 .collect();
             if !tier.is_empty() {
-                return self.one_of(&tier, &names);
+                return one_of(&tier, &names).map(|i| Some((i, why)));
             }
         }
         Ok(None)
     }
+}
 
-    fn one_of(&self, which: &[usize], names: &[String]) -> Choice {
-        match which {
-            [one] => self.read(*one).map(Some),
-            many => Err(format!(
-                "several symbol maps beside it ({})",
-                many.iter()
-                    .map(|&i| names[i].as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
-        }
+/// The one index of `which`, or the error naming them all.
+fn one_of(which: &[usize], names: &[String]) -> std::result::Result<usize, String> {
+    match which {
+        [one] => Ok(*one),
+        many => Err(format!(
+            "several symbol maps beside it ({})",
+            many.iter()
+                .map(|&i| names[i].as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
     }
+}
+
+/// Two maps' kernel text lengths, `_etext` − `_stext` (or − `_text`
+/// when either lacks `_stext`), when both have them.
+fn text_spans(a: &SymbolMap, b: &SymbolMap) -> Option<(u64, u64)> {
+    let start = ["_stext", "_text"]
+        .into_iter()
+        .find(|n| a.address_of(n).is_some() && b.address_of(n).is_some())?;
+    let span = |m: &SymbolMap| m.address_of("_etext")?.checked_sub(m.address_of(start)?);
+    Some((span(a)?, span(b)?))
 }
 
 /// [`Beside::choose`]'s answer.

@@ -68,8 +68,8 @@ fn proc_kallsyms() -> Result<Arc<SymbolMap>, String> {
     .clone()
 }
 
-/// How the kernel map was chosen, as the header says it.
-pub(super) const BESIDE: &str = "beside the run";
+/// How the kernel map was chosen, as the header says it (a map beside the
+/// run says it itself, [`crate::symmap::Beside::choose_said`]).
 pub(super) const RUNNING: &str = "the running kernel's";
 
 /// The kernel symbols to use and how they were chosen, or why there are
@@ -87,8 +87,8 @@ pub(super) fn kernel_symbols(
     let here = recorded_here(release, build_id, run_release.as_deref(), run_id.as_deref());
     let mut passed = String::new();
     if let Some(beside) = &opts.beside {
-        match beside.choose(Reader::PerfData, release) {
-            Ok(Some(map)) => return Ok((map, BESIDE.to_string())),
+        match beside.choose_said(Reader::PerfData, release) {
+            Ok(Some((map, how))) => return Ok((map, how)),
             Ok(None) => {
                 passed = format!(
                     " (the maps beside it name other kernels: {})",

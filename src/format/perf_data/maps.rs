@@ -34,6 +34,8 @@ pub(super) struct MapRecord<'p> {
     pub path: &'p str,
     pub exec: bool,
     pub build_id: Option<Vec<u8>>,
+    /// `MMAP2`'s device (major, minor) and inode of the mapped file.
+    pub inode: Option<(u32, u32, u64)>,
 }
 
 pub(super) fn mmap(
@@ -50,6 +52,7 @@ pub(super) fn mmap(
         path,
         exec,
         build_id,
+        inode,
     } = rec;
     if mode == CpuMode::Kernel {
         // `[kernel.kallsyms]_text` at pgoff = the address of `_text`.
@@ -74,7 +77,9 @@ pub(super) fn mmap(
     let dso = if exec && jitmap::is_anonymous(path) {
         st.dso_id(&jitmap::dso_name(pid), Some(pid), None)
     } else {
-        st.dso_id(path, None, build_id)
+        let id = st.dso_id(path, None, build_id);
+        st.dsos[id as usize].mapped_inode(inode);
+        id
     };
     st.add_mapping(
         pid,

@@ -91,6 +91,7 @@ impl Tally {
                     path: &path,
                     exec: m.is_executable,
                     build_id: None,
+                    inode: None,
                 };
                 mmap(st, rec, &mut self.map_checked)?;
             }
@@ -104,9 +105,13 @@ impl Tally {
                     pgoff: m.page_offset,
                     path: &path,
                     exec: m.protection & PROT_EXEC != 0,
-                    build_id: match m.file_id {
-                        Mmap2FileId::BuildId(b) => Some(b),
+                    build_id: match &m.file_id {
+                        Mmap2FileId::BuildId(b) => Some(b.clone()),
                         Mmap2FileId::InodeAndVersion(_) => None,
+                    },
+                    inode: match &m.file_id {
+                        Mmap2FileId::InodeAndVersion(i) => Some((i.major, i.minor, i.inode)),
+                        Mmap2FileId::BuildId(_) => None,
                     },
                 };
                 mmap(st, rec, &mut self.map_checked)?;

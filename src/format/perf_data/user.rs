@@ -50,6 +50,8 @@ pub(super) struct Dso {
     build_id: Option<Vec<u8>>,
     /// JIT code of this pid: addresses are absolute.
     jit_pid: Option<i32>,
+    /// The device (major, minor) and inode the first `MMAP2` of it gives.
+    inode: Option<(u32, u32, u64)>,
     syms: OnceLock<Loaded>,
 }
 
@@ -96,6 +98,7 @@ impl Dso {
             path,
             build_id,
             jit_pid,
+            inode: None,
             syms: OnceLock::new(),
         }
     }
@@ -111,7 +114,10 @@ impl Dso {
     pub fn symbols(&self, opts: &UserSymbolOptions) -> Option<&ElfSymbols> {
         let loaded = self.syms.get_or_init(|| match self.jit_pid {
             Some(pid) => jitmap::load(pid, &opts.jit_map_dirs).map(Arc::new),
-            None => cached(self, opts, || self.load(opts).map(Arc::new)),
+            None => match self.replaced(opts) {
+                Some(why) => Err(why),
+                None => cached(self, opts, || self.load(opts).map(Arc::new)),
+            },
         });
         loaded.as_ref().ok().map(|s| &**s)
     }
@@ -137,6 +143,39 @@ impl Dso {
         let mut syms = ElfSymbols::build(found.syms(), found.runtime(), !opts.no_demangle)?;
         syms.named_by = found.build_id;
         Ok(syms)
+    }
+
+    /// The first mapping's device and inode, if the record gave them.
+    pub fn mapped_inode(&mut self, inode: Option<(u32, u32, u64)>) {
+        if self.inode.is_none() {
+            self.inode = inode;
+        }
+    }
+
+    /// Why the file at this path is not the one mapped, when nothing else
+    /// can tell (no build-id recorded: `perf record --no-buildid`, `-z` and
+    /// pipe mode in perf 6.1): on the device the recording names, another
+    /// inode (the binary replaced since: rebuilt, upgraded). Not judged
+    /// under `--symfs` (a copy) or when the devices differ (overlay and
+    /// container file systems give the mapping's own device).
+    fn replaced(&self, opts: &UserSymbolOptions) -> Option<Why> {
+        use std::os::unix::fs::MetadataExt;
+        let (major, minor, ino) = self.inode?;
+        if self.build_id.is_some() || opts.symfs.is_some() || !symsrc::is_file_path(&self.path) {
+            return None;
+        }
+        let meta = std::fs::metadata(&self.path).ok()?;
+        let dev = meta.dev();
+        let same_dev = libc::major(dev) == major && libc::minor(dev) == minor;
+        (same_dev && meta.ino() != ino).then(|| {
+            format!(
+                "{}: no build-id recorded for it, and the file there now is not the one mapped \
+                 (inode {ino} on device {major}:{minor} when recorded, {} now): it was replaced \
+                 since the recording, and its names would be the new file's",
+                self.path,
+                meta.ino()
+            )
+        })
     }
 
     /// The build-id the recording holds for this file, if any.
@@ -165,6 +204,9 @@ pub(super) fn unresolved_hint(dso: Option<&Dso>, name: &str) -> String {
                 "{why}: a stripped binary; its debug file (a -dbg/-dbgsym/-debuginfo package, \
                  /usr/lib/debug/.build-id/…) or --debug-dir DIR would name them"
             )
+        }
+        Some(why) if why.contains("it was replaced since the recording") => {
+            format!("{why}: give the recorded binary with --symfs DIR, or record with build-ids")
         }
         Some(why) if why.contains("no such file") && dso.jit_pid.is_none() => {
             format!("{why}: give the recorded binaries with --symfs DIR")
