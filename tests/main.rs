@@ -41,6 +41,7 @@ mod stats_vectors;
 mod sweep;
 mod sweep3a;
 mod sweep3b;
+mod sweep4c;
 mod table;
 mod testdata;
 mod text_variants;

@@ -162,6 +162,7 @@ pub fn run(config: &HistoryConfig, out: &mut dyn Write, err: &mut dyn Write) -> 
     w.begin(out)?;
     let mut errors = 0;
     let mut skipped = Vec::new();
+    let mut seen = 0;
     while let Some(group) = pool.install(|| src.next_group(&c))? {
         for b in group {
             errors += b.errors.len();
@@ -176,6 +177,7 @@ pub fn run(config: &HistoryConfig, out: &mut dyn Write, err: &mut dyn Write) -> 
                     config.root, bench.name
                 )?;
             }
+            seen += 1;
             if bench.skipped.is_some() {
                 skipped.push(bench.name.clone());
             }
@@ -190,12 +192,22 @@ pub fn run(config: &HistoryConfig, out: &mut dyn Write, err: &mut dyn Write) -> 
             skipped.join(", ")
         ));
     }
-    let failed = errors > 0 && !c.load.parse.lenient;
-    if failed {
+    let failed = if errors > 0 && !c.load.parse.lenient {
         warnings.push(format!(
             "incomplete: {errors} member(s) could not be read or parsed (their runs are left out), as named above; exit status 2"
         ));
-    }
+        true
+    } else if seen > 0 && skipped.len() == seen {
+        // As batch refuses a table of which nothing is compared.
+        warnings.push(format!(
+            "nothing analysed: every benchmark ({}) was skipped, why in its section; \
+             exit status 2",
+            skipped.len()
+        ));
+        true
+    } else {
+        false
+    };
     let shown = warnings.len() - usize::from(failed);
     for x in &warnings[..shown] {
         writeln!(err, "diffprofile: warning: {}: {x}", config.root)?;

@@ -95,6 +95,11 @@ pub struct BlockOut {
     pub first_eventless: Option<(u64, Vec<u8>)>,
     /// Events perf lost, from `--show-lost-events`' `PERF_RECORD_LOST lost N`.
     pub lost: u64,
+    /// Pairs of blank lines after a sample's closing blank line: in `-g -F
+    /// ip,sym[,dso]` output (no header field) a sample with an empty
+    /// callchain (its empty header, its closing blank line); counted as
+    /// such only when the input is of that layout (see `Merged::finish`).
+    pub blank_pairs: u64,
 }
 
 /// The events a `PERF_RECORD_LOST lost N` line (perf script
@@ -223,6 +228,9 @@ struct Counter<'d, 'c> {
     last_comm: Option<(&'d [u8], u32)>,
     /// Per event: (symbol id << 32 | command index) → kept self weight.
     by_comm: Vec<FxHashMap<u64, u64>>,
+    /// The line before was a side-band line (`PERF_RECORD_*`) or one of
+    /// its continuation lines.
+    side_band: bool,
 }
 
 /// The block's symbols, by id, with what is known of each.
@@ -302,6 +310,7 @@ pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
         comm_ids: FxHashMap::default(),
         last_comm: None,
         by_comm: Vec::new(),
+        side_band: false,
     };
     let mut body = data;
     if last && !data.ends_with(b"\n") {
@@ -343,25 +352,27 @@ pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
         pos = end + 1;
         n += 1;
         let next_is_frame = body.get(pos) == Some(&b'\t');
+        let next_is_blank = matches!(body.get(pos), Some(b'\n' | b'\r'));
         c.line_no = n;
+        let side_band = std::mem::take(&mut c.side_band);
         let ok = match line.first() {
+            Some(b'\t') if side_band && c.side_band_continues(line) => Ok(()),
             Some(b'\t') => c.frame_line(line, blanks >= 2),
             None | Some(b'\r') if line.len() <= 1 => {
-                c.end_sample();
-                c.out.saw_blank = true;
                 blanks += 1;
+                c.blank_line(blanks);
                 continue;
             }
-            _ => c.other_line(line, next_is_frame),
+            _ => c.other_line(line, next_is_frame, next_is_blank),
         };
         blanks = 0;
         if let Err(expected) = ok {
             let found = c.found.take();
             if c.ctx.opts.lenient {
                 c.out.malformed += 1;
-                if c.out.first_malformed.is_none() {
-                    c.out.first_malformed = Some((n, line.to_vec()));
-                }
+                c.out
+                    .first_malformed
+                    .get_or_insert_with(|| (n, line.to_vec()));
             } else {
                 c.out.error = Some(BlockError {
                     line: n,
@@ -500,12 +511,18 @@ impl<'d> Counter<'d, '_> {
         }
     }
 
-    fn other_line(&mut self, line: &'d [u8], next_is_frame: bool) -> Result<(), &'static str> {
+    fn other_line(
+        &mut self,
+        line: &'d [u8],
+        next_is_frame: bool,
+        next_is_blank: bool,
+    ) -> Result<(), &'static str> {
         let h = match line::classify(line) {
             LineKind::Sample(h) => h,
             LineKind::NonSample => {
                 self.end_sample();
                 self.out.non_sample += 1;
+                self.side_band = true;
                 self.out.lost = self.out.lost.saturating_add(lost_events(line));
                 return Ok(());
             }
@@ -518,8 +535,13 @@ impl<'d> Counter<'d, '_> {
                 }
                 return Ok(());
             }
-            // A header without time or event (`-g -F comm,tid,ip,sym`).
+            // A header without time or event (`-g -F comm,tid,ip,sym`);
+            // closed at once (with its trailing space) by a blank line:
+            // a sample with an empty callchain.
             LineKind::Malformed if next_is_frame => line::header_before_chain(line),
+            LineKind::Malformed if next_is_blank && line.ends_with(b" ") => {
+                line::header_before_chain(line)
+            }
             LineKind::Malformed => {
                 self.end_sample();
                 return Err(EXPECT_HEADER);
@@ -626,6 +648,30 @@ impl<'d> Counter<'d, '_> {
         if let Some(id) = frame {
             self.count_frame(id);
         }
+    }
+
+    /// A blank line, the `blanks`th in a row: the end of a sample; every
+    /// second one after the first, in `-g -F ip,sym` output, a sample of
+    /// its own with an empty callchain (see [`BlockOut::blank_pairs`]).
+    fn blank_line(&mut self, blanks: u32) {
+        self.end_sample();
+        self.out.saw_blank = true;
+        if blanks >= 3 && blanks % 2 == 1 {
+            self.out.blank_pairs += 1;
+        }
+    }
+
+    /// Is this tab-indented line, after a side-band line, its continuation
+    /// (`--show-namespace-events` prints one on `\t\t` lines)? Counted
+    /// with the side-band lines when it is.
+    fn side_band_continues(&mut self, line: &[u8]) -> bool {
+        let more =
+            self.cur.is_none() && (line.starts_with(b"\t\t") || !line::looks_like_frame(line));
+        if more {
+            self.out.non_sample += 1;
+            self.side_band = true;
+        }
+        more
     }
 
     /// A callchain line; `after_blanks`: it follows two blank lines (or a
