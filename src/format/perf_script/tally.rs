@@ -290,6 +290,12 @@ impl std::hash::Hash for Frame<'_> {
     }
 }
 
+/// Whether the next line (starting with `first`) is a callchain frame, and
+/// whether it is blank.
+fn next_kind(first: Option<&u8>) -> (bool, bool) {
+    (first == Some(&b'\t'), matches!(first, Some(b'\n' | b'\r')))
+}
+
 /// Count one block.
 pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
     let mut c = Counter {
@@ -351,8 +357,7 @@ pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
         let line = &body[pos..end];
         pos = end + 1;
         n += 1;
-        let next_is_frame = body.get(pos) == Some(&b'\t');
-        let next_is_blank = matches!(body.get(pos), Some(b'\n' | b'\r'));
+        let (next_is_frame, next_is_blank) = next_kind(body.get(pos));
         c.line_no = n;
         let side_band = std::mem::take(&mut c.side_band);
         let ok = match line.first() {
