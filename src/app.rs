@@ -93,7 +93,7 @@ pub fn run_cli(mut cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result
             config.render.color = use_color(
                 config.color,
                 terminal && config.output_file.is_none(),
-                std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+                no_color_env(),
             );
             config.for_terminal(terminal);
             refuse_page(&config, terminal)?;
@@ -303,8 +303,15 @@ impl Write for ReportFile {
     }
 }
 
+/// Does the environment ask for no colour: `NO_COLOR` set and not empty
+/// (no-color.org), or `TERM=dumb` (a terminal that shows escapes as text)?
+fn no_color_env() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+        || std::env::var_os("TERM").is_some_and(|t| t == "dumb")
+}
+
 /// `--color`: `always` forces colour; `never` and `auto` off a terminal or
-/// with `NO_COLOR` set (no-color.org) leave it out.
+/// with `NO_COLOR` set or `TERM=dumb` ([`no_color_env`]) leave it out.
 pub fn use_color(choice: ColorArg, stdout_is_terminal: bool, no_color: bool) -> bool {
     match choice {
         ColorArg::Always => true,

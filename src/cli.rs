@@ -349,7 +349,7 @@ pub struct ReportArgs {
     pub noise_from: Vec<String>,
 
     /// Colour text output: regressions red, improvements green, significant rows bold.
-    /// `auto`: only when stdout is a terminal and NO_COLOR is not set.
+    /// `auto`: only when stdout is a terminal, NO_COLOR is not set and TERM is not dumb.
     #[arg(hide_short_help = true, long, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN", help_heading = OUTPUT)]
     pub color: ColorArg,
 

@@ -6,9 +6,11 @@
 //! buffered reader over the decompressed bytes.
 
 use anyhow::{bail, Context, Result};
+use std::cell::Cell;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 pub mod guarded;
 pub mod partial;
@@ -76,20 +78,47 @@ pub fn unread_encoding(head: &[u8]) -> Option<String> {
     })
 }
 
+impl Compression {
+    fn name(self) -> &'static str {
+        match self {
+            Compression::None => "uncompressed data",
+            Compression::Gzip => "gzip",
+            Compression::Zstd => "zstd",
+            Compression::Xz => "xz",
+            Compression::Bzip2 => "bzip2",
+        }
+    }
+}
+
 /// Wrap `reader` in the decoder its first bytes call for (only one layer:
 /// a compressed tar is decompressed here and recognised as tar afterwards).
 pub fn decompress<'a>(
+    reader: Box<dyn BufRead + 'a>,
+) -> io::Result<(Compression, Box<dyn BufRead + 'a>)> {
+    decompress_noting(reader, Rc::default())
+}
+
+/// [`decompress`], setting `trailing` to the number of bytes of garbage
+/// found after the last gzip member when the stream has been read to its
+/// end (read past, as `gzip -d` does with a warning; zeros after it, a
+/// tape's padding, are accepted without one). Data still compressed
+/// after the layer undone (a gzip of a gzip) is an error that says so.
+pub fn decompress_noting<'a>(
     mut reader: Box<dyn BufRead + 'a>,
+    trailing: Rc<Cell<u64>>,
 ) -> io::Result<(Compression, Box<dyn BufRead + 'a>)> {
     let head = reader.fill_buf()?;
     let kind = Compression::sniff(head);
     let named = |inner: Box<dyn Read + 'a>, what| -> Box<dyn BufRead + 'a> {
         Box::new(BufReader::with_capacity(BUF_SIZE, Named { inner, what }))
     };
-    let out: Box<dyn BufRead + 'a> = match kind {
+    let mut out: Box<dyn BufRead + 'a> = match kind {
         Compression::None => reader,
         Compression::Gzip => named(
-            Box::new(flate2::bufread::MultiGzDecoder::new(reader)),
+            Box::new(GzMembers {
+                dec: Some(flate2::bufread::GzDecoder::new(reader)),
+                trailing,
+            }),
             "gzip",
         ),
         Compression::Zstd => named(
@@ -105,7 +134,66 @@ pub fn decompress<'a>(
             "bzip2",
         ),
     };
+    if kind != Compression::None {
+        let inner = Compression::sniff(out.fill_buf()?);
+        if inner != Compression::None {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "still compressed after one layer: {} inside {} (decompress it once \
+                     more first: diffprofile undoes one layer)",
+                    inner.name(),
+                    kind.name()
+                ),
+            ));
+        }
+    }
     Ok((kind, out))
+}
+
+/// The members of a gzip stream one after the other, as `gzip -d` reads
+/// them: after the last, zero bytes are padding and other bytes are
+/// garbage, counted in `trailing` and not read as data.
+struct GzMembers<'a> {
+    dec: Option<flate2::bufread::GzDecoder<Box<dyn BufRead + 'a>>>,
+    trailing: Rc<Cell<u64>>,
+}
+
+impl Read for GzMembers<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let Some(dec) = &mut self.dec else {
+                return Ok(0);
+            };
+            let n = dec.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            let Some(mut inner) = self.dec.take().map(|d| d.into_inner()) else {
+                return Ok(0);
+            };
+            let rest = inner.fill_buf()?;
+            if rest.starts_with(&[0x1f, 0x8b]) {
+                self.dec = Some(flate2::bufread::GzDecoder::new(inner));
+                continue;
+            }
+            let (mut count, mut garbage) = (0u64, false);
+            loop {
+                let rest = inner.fill_buf()?;
+                if rest.is_empty() {
+                    break;
+                }
+                garbage |= rest.iter().any(|&b| b != 0);
+                count += rest.len() as u64;
+                let len = rest.len();
+                inner.consume(len);
+            }
+            if garbage {
+                self.trailing.set(count);
+            }
+            return Ok(0);
+        }
+    }
 }
 
 /// A decoder whose errors say what is wrong in words, `truncated gzip
@@ -716,6 +804,9 @@ pub struct Opened {
     pub compression: Compression,
     pub tar: bool,
     pub reader: Box<dyn BufRead>,
+    /// Bytes of garbage after the gzip data, known once it is read to
+    /// its end ([`decompress_noting`]).
+    pub trailing: Rc<Cell<u64>>,
 }
 
 /// Open a location and undo its compression.
@@ -728,8 +819,9 @@ pub fn open(loc: &Location) -> Result<Opened> {
             Box::new(BufReader::with_capacity(BUF_SIZE, f))
         }
     };
+    let trailing = Rc::new(Cell::new(0));
     let (compression, mut reader) =
-        decompress(raw).with_context(|| format!("{name}: cannot read"))?;
+        decompress_noting(raw, trailing.clone()).with_context(|| format!("{name}: cannot read"))?;
     let head = fill_at_least(&mut reader, 512).with_context(|| format!("{name}: cannot read"))?;
     let tar = is_tar(&head);
     let reader: Box<dyn BufRead> = Box::new(io::Cursor::new(head).chain(reader));
@@ -738,6 +830,7 @@ pub fn open(loc: &Location) -> Result<Opened> {
         compression,
         tar,
         reader,
+        trailing,
     })
 }
 

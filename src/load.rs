@@ -187,8 +187,17 @@ fn load_location(
         (Location::File(path), input::Compression::None) => Some(path.as_path()),
         _ => None,
     };
+    let trailing = opened.trailing.clone();
     match parse_reader(opened.reader, &opened.name, plain, maps, opts)? {
         Outcome::Skipped(why) if !from_dir => Err(anyhow!(why)),
+        Outcome::Run(mut p) if trailing.get() > 0 => {
+            p.warnings.push(format!(
+                "{}: {} of trailing garbage after the gzip data, ignored (as gzip -d does)",
+                opened.name,
+                crate::text::plural(trailing.get(), "byte")
+            ));
+            Ok(vec![Outcome::Run(p)])
+        }
         outcome => Ok(vec![outcome]),
     }
 }

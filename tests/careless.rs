@@ -240,10 +240,11 @@ fn filters_that_cannot_apply_or_match_nothing() {
         "-o",
         "csv",
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Nothing left on either side: refused, as the --dso above.
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
         stderr(&o).contains(
-            "warning: symbol filter --include ^no_such_function$ matches no symbol of OLD, NEW"
+            "error: symbol filter --include ^no_such_function$ matches no symbol of OLD, NEW"
         ),
         "{}",
         stderr(&o)

@@ -43,6 +43,7 @@ mod sweep3a;
 mod sweep3b;
 mod sweep4a;
 mod sweep4b;
+mod sweep4c;
 mod table;
 mod testdata;
 mod text_variants;

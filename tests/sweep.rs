@@ -278,10 +278,11 @@ fn a_bad_regex_is_said_in_one_line() {
         &o,
         "--group-by \"regex:(x\": invalid regular expression: unclosed group",
     );
-    // An escaped newline is a valid pattern that matches no name: said.
+    // An escaped newline is a valid pattern that matches no name: said
+    // (and refused: nothing is left to compare).
     let o = run(&["--include", "\\u{a}", &old, &new, "-o", "csv"]);
     let e = stderr(&o);
-    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert_eq!(o.status.code(), Some(2), "{e}");
     assert!(
         e.contains("symbol filter --include \\u{a} matches no symbol of OLD, NEW"),
         "{e}"

@@ -114,7 +114,12 @@ pub fn sniff(head: &[u8], eof: bool) -> Sniff {
             if line.is_empty() {
                 continue;
             }
-            return Sniff::No;
+            // `perf report -q`: rows without titles, refused saying so.
+            return if quiet_row(line) {
+                Sniff::Yes
+            } else {
+                Sniff::No
+            };
         };
         let text = rest.trim_ascii_start();
         let yes = text.starts_with(b"To display the perf.data header info")
@@ -131,6 +136,48 @@ pub fn sniff(head: &[u8], eof: bool) -> Sniff {
         Sniff::No
     } else {
         Sniff::NeedMore
+    }
+}
+
+/// A row of `perf report -q` (trimmed): `12.38%  142  [.] sym`, a
+/// percentage first and a `[.]` or `[k]` mark after it.
+fn quiet_row(row: &[u8]) -> bool {
+    let first = row.split(|&b| b == b' ').next().unwrap_or_default();
+    let pct = first
+        .strip_suffix(b"%")
+        .is_some_and(|d| !d.is_empty() && d.iter().all(|b| b.is_ascii_digit() || *b == b'.'));
+    pct && (memchr::memmem::find(row, b" [.] ").is_some()
+        || memchr::memmem::find(row, b" [k] ").is_some())
+}
+
+/// What a row before any column-title line was expected to follow, and
+/// the option of perf report that leaves the titles out or changes the
+/// rows, when the row tells it: `-t ,` separates fields by its character
+/// (`12.38% , 142 ,[.] sym`), `-q` prints rows without any title.
+fn no_titles(row: &[u8]) -> String {
+    let expected = "a `# Overhead  Samples  Symbol` column-title line and its `# ........` dots \
+                    line before the first row";
+    // `-t C`: the percentage, then (after padding) the separator.
+    let trimmed = row.trim_ascii_start();
+    let end = trimmed
+        .iter()
+        .position(|&b| b == b' ')
+        .unwrap_or(trimmed.len());
+    let percent = end > 1 && trimmed[end - 1] == b'%';
+    let next = trimmed[end..].iter().find(|&&b| b != b' ');
+    let separated = next.is_some_and(|&b| b.is_ascii_punctuation() && b != b'[');
+    if percent && separated {
+        format!(
+            "{expected}; this looks like perf report -t/--field-separator output, which \
+             diffprofile does not read: re-run perf report without -t"
+        )
+    } else if quiet_row(row.trim_ascii()) {
+        format!(
+            "{expected}; this looks like perf report -q output (no title lines), which \
+             diffprofile does not read: re-run perf report without -q"
+        )
+    } else {
+        expected.to_string()
     }
 }
 
@@ -371,9 +418,7 @@ impl Parser<'_> {
             return;
         }
         let result = match &section.layout {
-            None => Err("a `# Overhead  Samples  Symbol` column-title line and its \
-                 `# ........` dots line before the first row"
-                .to_string()),
+            None => Err(no_titles(line)),
             Some(layout) if layout.is_callgraph(line) => return,
             Some(layout) => layout
                 .row(line, section.member, section.events().len().max(1))

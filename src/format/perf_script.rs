@@ -70,9 +70,13 @@
 //!  ffffffff816aae4a mod_memcg_lruvec_state
 //! ```
 //! A JIT's `/tmp/perf-PID.map` is one dso, [`jit_map_dso`], whatever the pid.
-//! An empty callchain (`--max-stack=0`, or nothing unwound): header, blank line.
+//! An empty callchain (`--max-stack=0`, or nothing unwound): header, blank
+//! line (a header without time or event keeps its trailing space; under
+//! `-F ip,sym`, whose header is an empty line, two blank lines); under
+//! `-F …,time,period,ip,…` the header ends with the period.
 //! Side-band events (`--show-task-events`, `--show-mmap-events`…) are skipped
-//! and counted:
+//! and counted, with their tab-indented continuation lines
+//! (`--show-namespace-events`):
 //! ```text
 //!          swapper     0     0.000000: PERF_RECORD_MMAP -1/0: [0xffffffff81000000(0x1209988) @ 0xffffffff81000000]: x [kernel.kallsyms]_text
 //!             perf  7498   255.361423: PERF_RECORD_COMM exec: perf:7498/7498
@@ -315,6 +319,7 @@ struct Merged {
     any_sample: bool,
     time_back: Option<(u64, f64, f64)>,
     header_again: Option<u64>,
+    blank_pairs: u64,
 }
 
 impl Merged {
@@ -339,6 +344,7 @@ impl Merged {
         self.lines += b.lines;
         self.non_sample += b.non_sample;
         self.lost = self.lost.saturating_add(b.lost);
+        self.blank_pairs += b.blank_pairs;
         self.malformed += b.malformed;
         self.saw_blank |= b.saw_blank;
         self.open_with_frames = b.open_with_frames;
@@ -359,12 +365,7 @@ impl Merged {
         }
         let mut comm_global = Vec::with_capacity(b.comms.len());
         for c in b.comms {
-            let next = self.comms.len() as u32;
-            let id = *self.comm_ids.entry(c.clone()).or_insert(next);
-            if id == next {
-                self.comms.push(c);
-            }
-            comm_global.push(id);
+            comm_global.push(comm_id(&mut self.comm_ids, &mut self.comms, &c));
         }
         for ev in b.events {
             let i = match self.events.iter().position(|e| e.name == ev.name) {
@@ -471,6 +472,10 @@ impl Merged {
             p.warnings.push("no samples".into());
             return Ok(p);
         };
+        if ev.name.is_empty() && self.blank_pairs > 0 {
+            let comm = comm_id(&mut self.comm_ids, &mut self.comms, b"");
+            empty_headers(ev, self.blank_pairs, comm, opts);
+        }
         if !ev.name.is_empty() {
             p.event = Some(super::decode(&ev.name).into_owned());
         }
@@ -622,6 +627,36 @@ impl Merged {
                     .into(),
             );
         }
+    }
+}
+
+/// The id of command `c` among the merged commands.
+fn comm_id(ids: &mut FxHashMap<Vec<u8>, u32>, comms: &mut Vec<Vec<u8>>, c: &[u8]) -> u32 {
+    let next = comms.len() as u32;
+    let id = *ids.entry(c.to_vec()).or_insert(next);
+    if id == next {
+        comms.push(c.to_vec());
+    }
+    id
+}
+
+/// In `-g -F ip,sym[,dso]` output (the samples have no header field) a
+/// sample with an empty callchain is an empty header line and its closing
+/// blank line: `pairs` samples without a frame, counted as the header-only
+/// samples of other layouts are (`[unknown]`, command `comm`, the empty
+/// one), and their weight (1 each: this layout has no period).
+fn empty_headers(ev: &mut EventAcc, pairs: u64, comm: u32, opts: &ParseOptions) {
+    if pairs == 0 || opts.weight == WeightBy::Period {
+        return;
+    }
+    ev.samples += pairs;
+    ev.total += pairs;
+    let comm_ok = opts.comm.as_ref().is_none_or(|f| f.is_match(""));
+    let dso_ok = opts.dso.as_ref().is_none_or(|re| re.is_match(UNKNOWN));
+    if comm_ok && dso_ok && !opts.kernel_only {
+        ev.empty_chains += pairs;
+        ev.unattributed += pairs;
+        *ev.by_comm.entry((tally::NO_SYMBOL, comm)).or_insert(0) += pairs;
     }
 }
 

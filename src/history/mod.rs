@@ -124,6 +124,89 @@ pub fn run(config: &HistoryConfig, out: &mut dyn Write, err: &mut dyn Write) -> 
     crate::compare::global_jobs(config.config.jobs);
     let mut c = config.config.clone();
     let (mut src, one_level_down) = pool.install(|| open_series(config, &mut c))?;
+    let mut warnings = std::mem::take(&mut src.warnings);
+    warnings.extend(one_level_down);
+    let kernels = ordered_kernels(config, &src, &mut warnings)?;
+    let frame = Frame {
+        root: &config.root,
+        order: &config.order,
+        kernels: &kernels,
+        benchmarks: src.listing.len(),
+        unit: c.diff.normalize.unit(),
+        scale: c.diff.normalize.scale(),
+        alpha: c.diff.alpha,
+        adjust: adjust_name(c.diff.adjust),
+    };
+    let mut w = render::Writer::new(c.output, config, &frame);
+    w.begin(out)?;
+    let mut errors = 0;
+    let mut skipped = Vec::new();
+    let mut seen = 0;
+    while let Some(group) = pool.install(|| src.next_group(&c))? {
+        for b in group {
+            errors += b.errors.len();
+            for e in &b.errors {
+                warnings.push(e.clone());
+            }
+            let bench = pool.install(|| analyse_bench(b, &kernels, config, &c))?;
+            for x in &bench.warnings {
+                writeln!(
+                    err,
+                    "diffprofile: warning: {}: {}: {x}",
+                    config.root, bench.name
+                )?;
+            }
+            seen += 1;
+            if bench.skipped.is_some() {
+                skipped.push(bench.name.clone());
+            }
+            w.bench(&bench, out)?;
+        }
+    }
+    if !skipped.is_empty() {
+        warnings.push(format!(
+            "{} of {} benchmark(s) skipped (why in their sections): {}",
+            skipped.len(),
+            frame.benchmarks,
+            skipped.join(", ")
+        ));
+    }
+    let failed = if errors > 0 && !c.load.parse.lenient {
+        warnings.push(format!(
+            "incomplete: {errors} member(s) could not be read or parsed (their runs are left out), as named above; exit status 2"
+        ));
+        true
+    } else if seen > 0 && skipped.len() == seen {
+        // As batch refuses a table of which nothing is compared.
+        warnings.push(format!(
+            "nothing analysed: every benchmark ({}) was skipped, why in its section; \
+             exit status 2",
+            skipped.len()
+        ));
+        true
+    } else {
+        false
+    };
+    let shown = warnings.len() - usize::from(failed);
+    for x in &warnings[..shown] {
+        writeln!(err, "diffprofile: warning: {}: {x}", config.root)?;
+    }
+    w.end(&warnings, out)?;
+    out.flush()?;
+    if let Some(why) = warnings.last().filter(|_| failed) {
+        writeln!(err, "diffprofile: error: {}: {why}", config.root)?;
+    }
+    Ok(if failed { exit::ERROR } else { exit::SUCCESS })
+}
+
+/// The kernels of the results in the series' order, with warnings for
+/// names of one version and kernels the order leaves out; an error when
+/// the order names a kernel not held, or places none.
+fn ordered_kernels(
+    config: &HistoryConfig,
+    src: &source::Source,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<String>> {
     let mut all: Vec<String> = src
         .listing
         .values()
@@ -133,8 +216,6 @@ pub fn run(config: &HistoryConfig, out: &mut dyn Write, err: &mut dyn Write) -> 
     all.dedup();
     config.order.check_listed(&all, config.select.is_some())?;
     let (kernels, unplaced) = config.order.sort(&all);
-    let mut warnings = std::mem::take(&mut src.warnings);
-    warnings.extend(one_level_down);
     for names in order::aliases(&kernels) {
         warnings.push(format!(
             "kernels {} look like one version: each name is a kernel of its own in the \
@@ -156,64 +237,7 @@ pub fn run(config: &HistoryConfig, out: &mut dyn Write, err: &mut dyn Write) -> 
             config.root
         );
     }
-    let frame = Frame {
-        root: &config.root,
-        order: &config.order,
-        kernels: &kernels,
-        benchmarks: src.listing.len(),
-        unit: c.diff.normalize.unit(),
-        scale: c.diff.normalize.scale(),
-        alpha: c.diff.alpha,
-        adjust: adjust_name(c.diff.adjust),
-    };
-    let mut w = render::Writer::new(c.output, config, &frame);
-    w.begin(out)?;
-    let mut errors = 0;
-    let mut skipped = Vec::new();
-    while let Some(group) = pool.install(|| src.next_group(&c))? {
-        for b in group {
-            errors += b.errors.len();
-            for e in &b.errors {
-                warnings.push(e.clone());
-            }
-            let bench = pool.install(|| analyse_bench(b, &kernels, config, &c))?;
-            for x in &bench.warnings {
-                writeln!(
-                    err,
-                    "diffprofile: warning: {}: {}: {x}",
-                    config.root, bench.name
-                )?;
-            }
-            if bench.skipped.is_some() {
-                skipped.push(bench.name.clone());
-            }
-            w.bench(&bench, out)?;
-        }
-    }
-    if !skipped.is_empty() {
-        warnings.push(format!(
-            "{} of {} benchmark(s) skipped (why in their sections): {}",
-            skipped.len(),
-            frame.benchmarks,
-            skipped.join(", ")
-        ));
-    }
-    let failed = errors > 0 && !c.load.parse.lenient;
-    if failed {
-        warnings.push(format!(
-            "incomplete: {errors} member(s) could not be read or parsed (their runs are left out), as named above; exit status 2"
-        ));
-    }
-    let shown = warnings.len() - usize::from(failed);
-    for x in &warnings[..shown] {
-        writeln!(err, "diffprofile: warning: {}: {x}", config.root)?;
-    }
-    w.end(&warnings, out)?;
-    out.flush()?;
-    if let Some(why) = warnings.last().filter(|_| failed) {
-        writeln!(err, "diffprofile: error: {}: {why}", config.root)?;
-    }
-    Ok(if failed { exit::ERROR } else { exit::SUCCESS })
+    Ok(kernels)
 }
 
 /// The results, listed. A tree whose paths all lie under one directory

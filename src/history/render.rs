@@ -121,7 +121,10 @@ impl<'a> Writer<'a> {
             }
             _ => {
                 for w in warnings {
-                    writeln!(out, "warning: {}", crate::render::printable(w))?;
+                    let w = format!("warning: {}", crate::render::printable(w));
+                    for l in wrap(&w, WIDTH) {
+                        writeln!(out, "{l}")?;
+                    }
                 }
                 Ok(())
             }
@@ -184,7 +187,10 @@ fn bench_text(
     writeln!(out)?;
     let name = crate::render::printable(&b.name);
     if let Some(why) = &b.skipped {
-        return writeln!(out, "benchmark {name}: skipped: {why}");
+        for l in wrap(&format!("benchmark {name}: skipped: {why}"), WIDTH) {
+            writeln!(out, "{l}")?;
+        }
+        return Ok(());
     }
     let mut head = format!(
         "benchmark {name}: {} kernel(s), {}",

@@ -114,6 +114,26 @@ fn table(rows: &[Vec<String>]) -> Vec<String> {
         .collect()
 }
 
+/// The index's symbol column cut (as the comparison tables cut names) so
+/// that each row keeps to 80 columns after the columns before it.
+fn fit_symbols(rows: &mut [Vec<String>], list: &[Regression<'_>]) {
+    let before: usize = (0..5)
+        .map(|i| {
+            rows.iter()
+                .map(|r| super::width(&super::printable(&r[i])))
+                .max()
+                .unwrap_or(0)
+                + 2
+        })
+        .sum();
+    let max = 80usize.saturating_sub(before).max(24);
+    let fit: Vec<(&Row, usize)> = list.iter().map(|e| (e.row, max)).collect();
+    let labels = super::fitted_labels(&fit, text::ELLIPSIS, &super::printable);
+    for (r, label) in rows.iter_mut().skip(1).zip(labels) {
+        r[5] = label;
+    }
+}
+
 fn index_text(index: &Index, fmt: OutputFormat, out: &mut dyn Write) -> io::Result<()> {
     let list = &index.regressions;
     let files = index.files.is_some();
@@ -144,6 +164,9 @@ fn index_text(index: &Index, fmt: OutputFormat, out: &mut dyn Write) -> io::Resu
             super::symbol_label(e.row),
         ]);
     }
+    if !md {
+        fit_symbols(&mut rows, list);
+    }
     let mut summary = vec![vec![
         "regressions".to_string(),
         "improvements".to_string(),
@@ -172,7 +195,14 @@ fn index_text(index: &Index, fmt: OutputFormat, out: &mut dyn Write) -> io::Resu
         }
     }
     if md {
-        writeln!(out, "## {}\n", markdown::esc(&title))?;
+        // The heading alone, the title under it in lines of 80 columns
+        // (a heading cannot wrap).
+        writeln!(out, "## Index\n")?;
+        let said = title.strip_prefix("index: ").unwrap_or(&title);
+        for l in super::wrap_words(&markdown::esc(said), 80) {
+            writeln!(out, "{l}")?;
+        }
+        writeln!(out)?;
         md_table(&rows, out)?;
         writeln!(out, "\n## Benchmarks\n")?;
         md_table(&summary, out)?;

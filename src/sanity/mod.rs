@@ -19,6 +19,7 @@ pub mod contamination;
 mod duplicates;
 mod kernels;
 mod reach;
+mod slices;
 
 use crate::aggregate::Side;
 use crate::format::ParseOptions;
@@ -58,6 +59,7 @@ pub fn prepare(
     allow_duplicates: bool,
 ) -> Result<Findings> {
     no_samples(sides)?;
+    slices::check(sides)?;
     unfilterable(sides, parse)?;
     unweighable(sides, parse)?;
     partly_emptied(sides, parse)?;
@@ -83,7 +85,9 @@ pub fn prepare(
     found
         .warnings
         .extend(duplicates::check(sides, allow_duplicates)?);
-    found.warnings.extend(empty_symbol_filters(sides, identity));
+    found
+        .warnings
+        .extend(empty_symbol_filters(sides, identity)?);
     found.warnings.extend(ungrouped(sides, identity));
     found.warnings.extend(empty_groups(sides, identity));
     Ok(found)
@@ -378,11 +382,17 @@ pub fn sample_filter_flags(parse: &ParseOptions) -> Vec<String> {
 
 /// `--include`/`--exclude`/`--exclude-idle` that leave a side no symbol:
 /// said as what the filters did (`--exclude .` removes every symbol,
-/// `--include x` matches none), naming the sides left with nothing.
-fn empty_symbol_filters(sides: &[Side], identity: &Identity) -> Vec<String> {
+/// `--include x` matches none), naming the sides left with nothing; an
+/// error when no side keeps a symbol (as a `--comm` that matches no
+/// sample is): there is nothing to compare.
+fn empty_symbol_filters(sides: &[Side], identity: &Identity) -> Result<Vec<String>> {
     if !identity.has_filters() {
-        return Vec::new();
+        return Ok(Vec::new());
     }
+    let with_symbols = sides
+        .iter()
+        .filter(|s| s.runs.iter().any(|r| !r.counts.is_empty()))
+        .count();
     let emptied: Vec<&Side> = sides
         .iter()
         .filter(|s| {
@@ -395,8 +405,9 @@ fn empty_symbol_filters(sides: &[Side], identity: &Identity) -> Vec<String> {
         })
         .collect();
     if emptied.is_empty() {
-        return Vec::new();
+        return Ok(Vec::new());
     }
+    let all = emptied.len() == with_symbols;
     // Sides by what emptied them, in side order.
     let mut by_cause: Vec<(String, Vec<String>)> = Vec::new();
     for side in emptied {
@@ -406,17 +417,35 @@ fn empty_symbol_filters(sides: &[Side], identity: &Identity) -> Vec<String> {
             None => by_cause.push((cause, vec![crate::text::side_name(&side.name)])),
         }
     }
-    by_cause
+    let said: Vec<String> = by_cause
         .into_iter()
         .map(|(cause, names)| {
             let (what, kept) = cause.split_once('\0').unwrap_or((&cause, ""));
             let them = if names.len() == 1 { "it" } else { "them" };
-            format!(
-                "symbol filter {what} of {}{kept}: nothing of {them} is compared",
-                names.join(", ")
-            )
+            let tail = if all {
+                String::new()
+            } else {
+                format!(": nothing of {them} is compared")
+            };
+            format!("symbol filter {what} of {}{kept}{tail}", names.join(", "))
         })
-        .collect()
+        .collect();
+    if all {
+        bail!(
+            "{}: nothing is left to compare (is the pattern right? an empty one matches \
+             every name)",
+            said.join("; ")
+        );
+    }
+    Ok(said)
+}
+
+/// A filter's pattern as given, `''` when empty (it matches every name).
+fn pattern(re: &regex::Regex) -> String {
+    match re.as_str() {
+        "" => "''".to_string(),
+        p => p.to_string(),
+    }
 }
 
 /// What removed every symbol of `side`: `--include R matches no symbol`,
@@ -433,12 +462,12 @@ fn emptied_by(side: &Side, identity: &Identity) -> String {
         .filter(|n| identity.include.as_ref().is_none_or(|re| re.is_match(n)))
         .collect();
     if let (Some(re), true) = (&identity.include, included.is_empty()) {
-        return format!("--include {re} matches no symbol");
+        return format!("--include {} matches no symbol", pattern(re));
     }
     let mut by = Vec::new();
     if let Some(re) = &identity.exclude {
         if included.iter().any(|n| re.is_match(n)) {
-            by.push(format!("--exclude {re}"));
+            by.push(format!("--exclude {}", pattern(re)));
         }
     }
     if identity.exclude_idle && included.iter().any(|n| crate::identity::is_idle(n)) {
@@ -511,27 +540,31 @@ mod tests {
             exclude_idle: idle,
             ..Identity::default()
         };
+        let refused = |id: &Identity| match empty_symbol_filters(&sides, id) {
+            Err(e) => e.to_string(),
+            Ok(w) => panic!("not refused: {w:?}"),
+        };
+        // Every side emptied: nothing to compare, an error.
         assert_eq!(
-            empty_symbol_filters(&sides, &with(None, Some("."), false)),
-            ["symbol filter --exclude . removes every symbol of OLD, NEW: nothing of them is compared"]
+            refused(&with(None, Some("."), false)),
+            "symbol filter --exclude . removes every symbol of OLD, NEW: nothing is left to \
+             compare (is the pattern right? an empty one matches every name)"
         );
+        assert!(refused(&with(None, Some(""), false))
+            .starts_with("symbol filter --exclude '' removes every symbol of OLD, NEW:"));
+        assert!(refused(&with(Some("^x"), None, false))
+            .starts_with("symbol filter --include ^x matches no symbol of OLD, NEW:"));
+        assert!(refused(&with(Some("idle"), None, true)).starts_with(
+            "symbol filter --include idle matches no symbol of OLD; symbol filter \
+             --exclude-idle removes every symbol of NEW that --include idle keeps:"
+        ));
         assert_eq!(
-            empty_symbol_filters(&sides, &with(Some("^x"), None, false)),
-            ["symbol filter --include ^x matches no symbol of OLD, NEW: nothing of them is compared"]
-        );
-        assert_eq!(
-            empty_symbol_filters(&sides, &with(Some("idle"), None, true)),
-            [
-                "symbol filter --include idle matches no symbol of OLD: nothing of it is compared",
-                "symbol filter --exclude-idle removes every symbol of NEW that --include idle \
-                 keeps: nothing of it is compared"
-            ]
-        );
-        assert_eq!(
-            empty_symbol_filters(&sides, &with(None, Some("sched"), false)),
+            empty_symbol_filters(&sides, &with(None, Some("sched"), false)).unwrap(),
             ["symbol filter --exclude sched removes every symbol of OLD: nothing of it is compared"]
         );
-        assert!(empty_symbol_filters(&sides, &with(None, Some("^x"), false)).is_empty());
+        assert!(empty_symbol_filters(&sides, &with(None, Some("^x"), false))
+            .unwrap()
+            .is_empty());
     }
 
     #[test]

@@ -648,6 +648,14 @@ fn tally_warnings(tally: &Tally, opts: &ParseOptions, origin: &str) -> Vec<Strin
             crate::text::plural(no_chain, "sample")
         ));
     }
+    if let Some(marker) = tally.first_bad_context {
+        warnings.push(format!(
+            "{origin}: {} with an invalid callchain context marker (the first \
+             {marker:#x}): their callchains were dropped, as perf drops them, and they \
+             count at their own address only",
+            crate::text::plural(tally.bad_context, "sample")
+        ));
+    }
     warnings
 }
 

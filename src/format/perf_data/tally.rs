@@ -36,6 +36,10 @@ pub(super) struct Tally {
     /// Samples of the event read (before the filters).
     pub samples: u64,
     pub no_chain: u64,
+    /// Callchains dropped at a context marker perf does not know (as perf
+    /// drops them), and the first such marker.
+    pub bad_context: u64,
+    pub first_bad_context: Option<u64>,
     pub map_checked: bool,
     pub first_t: Option<u64>,
     pub last_t: Option<u64>,
@@ -266,7 +270,15 @@ impl Tally {
                             PERF_CONTEXT_HV => Mode::Hypervisor,
                             PERF_CONTEXT_GUEST_KERNEL => Mode::GuestKernel,
                             PERF_CONTEXT_GUEST_USER => Mode::GuestUser,
-                            _ => cmode,
+                            _ => {
+                                // perf's "invalid callchain context": it
+                                // drops the whole chain (the sample keeps
+                                // its own ip, put back by the caller).
+                                self.chain.clear();
+                                self.bad_context += 1;
+                                self.first_bad_context.get_or_insert(a);
+                                break;
+                            }
                         };
                         continue;
                     }

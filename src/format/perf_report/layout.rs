@@ -120,6 +120,16 @@ impl Layout {
             dso: find(Kind::SharedObject),
             columns,
         };
+        let hierarchy = layout.columns.iter().any(|c| c.name.contains(" / "));
+        if hierarchy && !layout.columns.iter().any(|c| c.kind == Kind::Symbol) {
+            // `--hierarchy` names one column `Shared Object / Symbol` and
+            // puts each level on rows of its own.
+            return Err(format!(
+                "a --hierarchy report (columns: {}), which diffprofile does not read: re-run \
+                 perf report without --hierarchy (--sort dso,sym gives the same rows flat)",
+                layout.names()
+            ));
+        }
         if !layout.columns.iter().any(|c| c.kind == Kind::Symbol) {
             return Err(format!(
                 "no Symbol column (columns: {}); re-run perf report with --sort sym (or dso,sym)",
@@ -264,6 +274,20 @@ impl Layout {
         let end = first.end.unwrap_or(line.len()).min(line.len());
         if line[..end].iter().all(|b| b.is_ascii_whitespace()) {
             return true;
+        }
+        // perf indents the graph by the first column's width: under a
+        // count (`-F sample,sym`) its lines start with `|` or `-` where rows
+        // right-align digits, under a name (`-F sym,overhead`) they leave
+        // blank where rows start theirs, after the title's `# `.
+        let text = line.iter().position(|b| !b.is_ascii_whitespace());
+        match first.kind {
+            Kind::Samples | Kind::Period => {
+                return text.is_some_and(|i| i > 0 && matches!(line[i], b'|' | b'-'));
+            }
+            Kind::Command | Kind::SharedObject | Kind::Symbol => {
+                return text.is_some_and(|i| i > 2);
+            }
+            _ => {}
         }
         let numeric = matches!(first.kind, Kind::Overhead | Kind::Children | Kind::SelfPct);
         if numeric && !line[0].is_ascii_whitespace() {

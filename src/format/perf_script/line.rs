@@ -448,6 +448,11 @@ fn header_tokens(line: &[u8]) -> Option<Header<'_>> {
     if let Some((period, rest)) = period_before_ip(h.rest) {
         h.period = Some(period);
         h.rest = rest;
+    } else if line.ends_with(b" ") && is_digits(h.rest) {
+        // `-g -F …,time,period,ip,sym`: the header of a callchain ends
+        // with the period (and perf's trailing space).
+        h.period = parse_u64(h.rest);
+        h.rest = b"";
     }
     Some(h)
 }

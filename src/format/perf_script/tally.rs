@@ -107,6 +107,11 @@ pub struct BlockOut {
     pub any_sample: bool,
     pub header_after: Option<u64>,
     pub first_header: Option<u64>,
+    /// Pairs of blank lines after a sample's closing blank line: in `-g -F
+    /// ip,sym[,dso]` output (no header field) a sample with an empty
+    /// callchain (its empty header, its closing blank line); counted as
+    /// such only when the input is of that layout (see `Merged::finish`).
+    pub blank_pairs: u64,
 }
 
 /// Seconds a sample's time may lie before the latest one above it: perf
@@ -242,6 +247,9 @@ struct Counter<'d, 'c> {
     by_comm: Vec<FxHashMap<u64, u64>>,
     /// The latest timestamp of any event so far.
     t_hi: Option<line::Stamp<'d>>,
+    /// The line before was a side-band line (`PERF_RECORD_*`) or one of
+    /// its continuation lines.
+    side_band: bool,
 }
 
 /// The block's symbols, by id, with what is known of each.
@@ -301,28 +309,15 @@ impl std::hash::Hash for Frame<'_> {
     }
 }
 
+/// Whether the next line (starting with `first`) is a callchain frame, and
+/// whether it is blank.
+fn next_kind(first: Option<&u8>) -> (bool, bool) {
+    (first == Some(&b'\t'), matches!(first, Some(b'\n' | b'\r')))
+}
+
 /// Count one block.
 pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
-    let mut c = Counter {
-        ctx,
-        out: BlockOut::default(),
-        syms: Symbols::default(),
-        cache: Caches::default(),
-        counts: Vec::new(),
-        sample_no: 0,
-        times: Vec::new(),
-        last_ev: SKIP,
-        cur: None,
-        stacks: Vec::new(),
-        chain_ids: Vec::new(),
-        line_no: 0,
-        found: None,
-        comms: Vec::new(),
-        comm_ids: FxHashMap::default(),
-        last_comm: None,
-        by_comm: Vec::new(),
-        t_hi: None,
-    };
+    let mut c = Counter::new(ctx);
     let mut body = data;
     if last && !data.ends_with(b"\n") {
         // A final line without a line break was cut: leave it out.
@@ -363,26 +358,27 @@ pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
         let line = &body[pos..end];
         pos = end + 1;
         n += 1;
-        let next_is_frame = body.get(pos) == Some(&b'\t');
+        let (next_is_frame, next_is_blank) = next_kind(body.get(pos));
         c.line_no = n;
+        let side_band = std::mem::take(&mut c.side_band);
         let ok = match line.first() {
+            Some(b'\t') if side_band && c.side_band_continues(line) => Ok(()),
             Some(b'\t') => c.frame_line(line, blanks >= 2),
             None | Some(b'\r') if line.len() <= 1 => {
-                c.end_sample();
-                c.out.saw_blank = true;
                 blanks += 1;
+                c.blank_line(blanks);
                 continue;
             }
-            _ => c.other_line(line, next_is_frame),
+            _ => c.other_line(line, next_is_frame, next_is_blank),
         };
         blanks = 0;
         if let Err(expected) = ok {
             let found = c.found.take();
             if c.ctx.opts.lenient {
                 c.out.malformed += 1;
-                if c.out.first_malformed.is_none() {
-                    c.out.first_malformed = Some((n, line.to_vec()));
-                }
+                c.out
+                    .first_malformed
+                    .get_or_insert_with(|| (n, line.to_vec()));
             } else {
                 c.out.error = Some(BlockError {
                     line: n,
@@ -401,6 +397,33 @@ pub fn count_block(data: &[u8], last: bool, ctx: &Ctx<'_>) -> BlockOut {
     }
     c.end_sample();
     c.finish()
+}
+
+impl<'d, 'c> Counter<'d, 'c> {
+    /// A counter for one block, nothing counted yet.
+    fn new(ctx: &'c Ctx<'c>) -> Self {
+        Counter {
+            ctx,
+            out: BlockOut::default(),
+            syms: Symbols::default(),
+            cache: Caches::default(),
+            counts: Vec::new(),
+            sample_no: 0,
+            times: Vec::new(),
+            last_ev: SKIP,
+            cur: None,
+            stacks: Vec::new(),
+            chain_ids: Vec::new(),
+            line_no: 0,
+            found: None,
+            comms: Vec::new(),
+            comm_ids: FxHashMap::default(),
+            last_comm: None,
+            by_comm: Vec::new(),
+            t_hi: None,
+            side_band: false,
+        }
+    }
 }
 
 impl<'d> Counter<'d, '_> {
@@ -543,7 +566,12 @@ impl<'d> Counter<'d, '_> {
         }
     }
 
-    fn other_line(&mut self, line: &'d [u8], next_is_frame: bool) -> Result<(), &'static str> {
+    fn other_line(
+        &mut self,
+        line: &'d [u8],
+        next_is_frame: bool,
+        next_is_blank: bool,
+    ) -> Result<(), &'static str> {
         let h = match line::classify(line) {
             LineKind::Sample(h) => h,
             LineKind::NonSample => {
@@ -557,6 +585,7 @@ impl<'d> Counter<'d, '_> {
                     }
                 }
                 self.out.non_sample += 1;
+                self.side_band = true;
                 self.out.lost = self.out.lost.saturating_add(lost_events(line));
                 return Ok(());
             }
@@ -569,8 +598,13 @@ impl<'d> Counter<'d, '_> {
                 }
                 return Ok(());
             }
-            // A header without time or event (`-g -F comm,tid,ip,sym`).
+            // A header without time or event (`-g -F comm,tid,ip,sym`);
+            // closed at once (with its trailing space) by a blank line:
+            // a sample with an empty callchain.
             LineKind::Malformed if next_is_frame => line::header_before_chain(line),
+            LineKind::Malformed if next_is_blank && line.ends_with(b" ") => {
+                line::header_before_chain(line)
+            }
             LineKind::Malformed => {
                 self.end_sample();
                 return Err(EXPECT_HEADER);
@@ -681,6 +715,30 @@ impl<'d> Counter<'d, '_> {
         if let Some(id) = frame {
             self.count_frame(id);
         }
+    }
+
+    /// A blank line, the `blanks`th in a row: the end of a sample; every
+    /// second one after the first, in `-g -F ip,sym` output, a sample of
+    /// its own with an empty callchain (see [`BlockOut::blank_pairs`]).
+    fn blank_line(&mut self, blanks: u32) {
+        self.end_sample();
+        self.out.saw_blank = true;
+        if blanks >= 3 && blanks % 2 == 1 {
+            self.out.blank_pairs += 1;
+        }
+    }
+
+    /// Is this tab-indented line, after a side-band line, its continuation
+    /// (`--show-namespace-events` prints one on `\t\t` lines)? Counted
+    /// with the side-band lines when it is.
+    fn side_band_continues(&mut self, line: &[u8]) -> bool {
+        let more =
+            self.cur.is_none() && (line.starts_with(b"\t\t") || !line::looks_like_frame(line));
+        if more {
+            self.out.non_sample += 1;
+            self.side_band = true;
+        }
+        more
     }
 
     /// A callchain line; `after_blanks`: it follows two blank lines (or a
