@@ -360,3 +360,41 @@ fn temporary_files_are_never_left_behind() {
     assert_eq!(partials(&d), [format!(".other.html.partial-{gone_pid}")]);
     assert!(fs::read_to_string(&out).unwrap().ends_with("</html>\n"));
 }
+
+/// A side the filters leave too few samples on is said, with its count
+/// and the filters: with 4 kept samples (`--comm perf --dso ld-linux` on
+/// the recorded sockets run) no symbol can be significantly higher in OLD
+/// (an exact test needs 6 at alpha 0.05 with about equal exposures), so
+/// no improvement can be marked (before: no word); NEW's 7 can, and the
+/// whole runs say nothing.
+#[test]
+fn a_side_too_small_to_mark_is_said() {
+    let (a, b) = (format!("{PS}/sockets.txt.gz"), format!("{PS}/pipes.txt.gz"));
+    let few = |v: &serde_json::Value| -> Vec<String> {
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_str().unwrap().to_string())
+            .filter(|w| w.contains(" keeps ") && w.contains("can be marked"))
+            .collect()
+    };
+    let v = json_of(&[&a, &b, "--comm", "perf", "--dso", "ld-linux"]);
+    assert_eq!(
+        few(&v),
+        [
+            "OLD keeps 4 sample(s) in 1 run(s) after the filters (--comm, --dso): no improvement \
+          can be marked (a symbol needs 6 or more of OLD's samples to be significantly higher \
+          there at alpha 0.05); record longer or loosen the filters"
+        ]
+    );
+    assert_eq!(v["comparisons"][0]["significant_improvements"], 0);
+    // Swapped: NEW is the small side, no regression can be marked.
+    let v = json_of(&[&b, &a, "--comm", "perf", "--dso", "ld-linux"]);
+    let w = few(&v);
+    assert!(
+        w.len() == 1 && w[0].starts_with("NEW keeps 4 sample(s)") && w[0].contains("no regression"),
+        "{w:?}"
+    );
+    assert!(few(&json_of(&[&a, &b])).is_empty());
+}
