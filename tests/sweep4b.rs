@@ -398,3 +398,60 @@ fn a_side_too_small_to_mark_is_said() {
     );
     assert!(few(&json_of(&[&a, &b])).is_empty());
 }
+
+/// `batch --top N` keeps N rows of each sign per comparison, as the main
+/// command's `--top N` does (the same rows); its index lists the
+/// regressions the reports show, and its title counts them all (before:
+/// "3 significant regression(s)" where the report counted 64).
+#[test]
+fn batch_top_is_the_main_commands_and_the_index_says_so() {
+    let d = Scratch::new("diffprofile-sweep4b", "batch-top");
+    for (k, from) in [("v1", "pipes"), ("v2", "sockets")] {
+        let dir = d.join(k).join("x");
+        fs::create_dir_all(&dir).unwrap();
+        for r in 1..=3 {
+            fs::copy(
+                format!("{RP}/{from}/run{r}.txt"),
+                dir.join(format!("run{r}.txt")),
+            )
+            .unwrap();
+        }
+    }
+    let root = s(&d);
+    let v = json_of(&["batch", root, "--baseline", "v1", "--top", "3"]);
+    let report = &v["benchmarks"][0]["report"];
+    let main = json_of(&[s(&d.join("v1/x")), s(&d.join("v2/x")), "--top", "3"]);
+    assert_eq!(report["rows"], main["rows"]);
+    let rows = main["rows"].as_array().unwrap();
+    let sign = |up: bool| {
+        rows.iter()
+            .filter(|r| (r["delta"].as_f64().unwrap() > 0.0) == up)
+            .count()
+    };
+    assert_eq!((sign(true), sign(false)), (3, 3));
+    let all = main["comparisons"][0]["significant_regressions"]
+        .as_u64()
+        .unwrap();
+    assert!(all > 3, "{all}");
+    assert_eq!(v["index"]["regressions"].as_array().unwrap().len(), 3);
+    assert_eq!(v["index"]["significant_regressions"], all);
+    let text = String::from_utf8(stdout_of(&[
+        "batch",
+        root,
+        "--baseline",
+        "v1",
+        "--top",
+        "3",
+    ]))
+    .unwrap();
+    let title = format!(
+        "=== index: {all} significant regression(s) in 1 benchmark, baseline v1, the 3\n  within"
+    );
+    assert!(text.contains(&title), "{text}");
+    // Without --top every one is listed.
+    let v = json_of(&["batch", root, "--baseline", "v1"]);
+    assert_eq!(
+        v["index"]["regressions"].as_array().unwrap().len() as u64,
+        all
+    );
+}
