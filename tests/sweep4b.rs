@@ -455,3 +455,39 @@ fn batch_top_is_the_main_commands_and_the_index_says_so() {
         all
     );
 }
+
+/// Markdown renders symbol names literally (by the CommonMark and GFM
+/// rules): a name in a code span fenced by more backticks than it holds
+/// (before: a backtick became `'`, a different name), `|` escaped for the
+/// table, `*`, `_` and `<` left as they are inside the span; in prose
+/// (warnings, history's kernel names) markup characters are escaped.
+#[test]
+fn markdown_names_render_literally() {
+    let d = Scratch::new("diffprofile-sweep4b", "markdown");
+    for (side, counts) in [("old", [10, 20, 30, 5]), ("new", [30, 5, 10, 25])] {
+        let dir = d.join(side);
+        fs::create_dir_all(&dir).unwrap();
+        let names = ["a`b", "x|y", "*star*_u_<tag>", "``dbl"];
+        let text: String = names
+            .iter()
+            .zip(counts)
+            .map(|(n, c)| format!("main;{n} {c}\n"))
+            .collect();
+        fs::write(dir.join("run1.folded"), text).unwrap();
+    }
+    let out = stdout_of(&[s(&d.join("old")), s(&d.join("new")), "-o", "markdown"]);
+    let md = String::from_utf8(out).unwrap();
+    for cell in [
+        "| ``` ``dbl ``` |",
+        "| `` a`b `` |",
+        "| `x\\|y` |",
+        "| `*star*_u_<tag>` |",
+    ] {
+        assert!(md.contains(cell), "{cell} in\n{md}");
+    }
+    // History: a kernel name with markup characters is escaped in prose.
+    let root = d.join("series");
+    series(&root, &["v6.1", "v6.2_rc*"]);
+    let md = String::from_utf8(stdout_of(&["history", s(&root), "-o", "markdown"])).unwrap();
+    assert!(md.contains("v6.2\\_rc\\*"), "{md}");
+}
