@@ -360,3 +360,134 @@ fn temporary_files_are_never_left_behind() {
     assert_eq!(partials(&d), [format!(".other.html.partial-{gone_pid}")]);
     assert!(fs::read_to_string(&out).unwrap().ends_with("</html>\n"));
 }
+
+/// A side the filters leave too few samples on is said, with its count
+/// and the filters: with 4 kept samples (`--comm perf --dso ld-linux` on
+/// the recorded sockets run) no symbol can be significantly higher in OLD
+/// (an exact test needs 6 at alpha 0.05 with about equal exposures), so
+/// no improvement can be marked (before: no word); NEW's 7 can, and the
+/// whole runs say nothing.
+#[test]
+fn a_side_too_small_to_mark_is_said() {
+    let (a, b) = (format!("{PS}/sockets.txt.gz"), format!("{PS}/pipes.txt.gz"));
+    let few = |v: &serde_json::Value| -> Vec<String> {
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_str().unwrap().to_string())
+            .filter(|w| w.contains(" keeps ") && w.contains("can be marked"))
+            .collect()
+    };
+    let v = json_of(&[&a, &b, "--comm", "perf", "--dso", "ld-linux"]);
+    assert_eq!(
+        few(&v),
+        [
+            "OLD keeps 4 sample(s) in 1 run(s) after the filters (--comm, --dso): no improvement \
+          can be marked (a symbol needs 6 or more of OLD's samples to be significantly higher \
+          there at alpha 0.05); record longer or loosen the filters"
+        ]
+    );
+    assert_eq!(v["comparisons"][0]["significant_improvements"], 0);
+    // Swapped: NEW is the small side, no regression can be marked.
+    let v = json_of(&[&b, &a, "--comm", "perf", "--dso", "ld-linux"]);
+    let w = few(&v);
+    assert!(
+        w.len() == 1 && w[0].starts_with("NEW keeps 4 sample(s)") && w[0].contains("no regression"),
+        "{w:?}"
+    );
+    assert!(few(&json_of(&[&a, &b])).is_empty());
+}
+
+/// `batch --top N` keeps N rows of each sign per comparison, as the main
+/// command's `--top N` does (the same rows); its index lists the
+/// regressions the reports show, and its title counts them all (before:
+/// "3 significant regression(s)" where the report counted 64).
+#[test]
+fn batch_top_is_the_main_commands_and_the_index_says_so() {
+    let d = Scratch::new("diffprofile-sweep4b", "batch-top");
+    for (k, from) in [("v1", "pipes"), ("v2", "sockets")] {
+        let dir = d.join(k).join("x");
+        fs::create_dir_all(&dir).unwrap();
+        for r in 1..=3 {
+            fs::copy(
+                format!("{RP}/{from}/run{r}.txt"),
+                dir.join(format!("run{r}.txt")),
+            )
+            .unwrap();
+        }
+    }
+    let root = s(&d);
+    let v = json_of(&["batch", root, "--baseline", "v1", "--top", "3"]);
+    let report = &v["benchmarks"][0]["report"];
+    let main = json_of(&[s(&d.join("v1/x")), s(&d.join("v2/x")), "--top", "3"]);
+    assert_eq!(report["rows"], main["rows"]);
+    let rows = main["rows"].as_array().unwrap();
+    let sign = |up: bool| {
+        rows.iter()
+            .filter(|r| (r["delta"].as_f64().unwrap() > 0.0) == up)
+            .count()
+    };
+    assert_eq!((sign(true), sign(false)), (3, 3));
+    let all = main["comparisons"][0]["significant_regressions"]
+        .as_u64()
+        .unwrap();
+    assert!(all > 3, "{all}");
+    assert_eq!(v["index"]["regressions"].as_array().unwrap().len(), 3);
+    assert_eq!(v["index"]["significant_regressions"], all);
+    let text = String::from_utf8(stdout_of(&[
+        "batch",
+        root,
+        "--baseline",
+        "v1",
+        "--top",
+        "3",
+    ]))
+    .unwrap();
+    let title = format!(
+        "=== index: {all} significant regression(s) in 1 benchmark, baseline v1, the 3\n  within"
+    );
+    assert!(text.contains(&title), "{text}");
+    // Without --top every one is listed.
+    let v = json_of(&["batch", root, "--baseline", "v1"]);
+    assert_eq!(
+        v["index"]["regressions"].as_array().unwrap().len() as u64,
+        all
+    );
+}
+
+/// Markdown renders symbol names literally (by the CommonMark and GFM
+/// rules): a name in a code span fenced by more backticks than it holds
+/// (before: a backtick became `'`, a different name), `|` escaped for the
+/// table, `*`, `_` and `<` left as they are inside the span; in prose
+/// (warnings, history's kernel names) markup characters are escaped.
+#[test]
+fn markdown_names_render_literally() {
+    let d = Scratch::new("diffprofile-sweep4b", "markdown");
+    for (side, counts) in [("old", [10, 20, 30, 5]), ("new", [30, 5, 10, 25])] {
+        let dir = d.join(side);
+        fs::create_dir_all(&dir).unwrap();
+        let names = ["a`b", "x|y", "*star*_u_<tag>", "``dbl"];
+        let text: String = names
+            .iter()
+            .zip(counts)
+            .map(|(n, c)| format!("main;{n} {c}\n"))
+            .collect();
+        fs::write(dir.join("run1.folded"), text).unwrap();
+    }
+    let out = stdout_of(&[s(&d.join("old")), s(&d.join("new")), "-o", "markdown"]);
+    let md = String::from_utf8(out).unwrap();
+    for cell in [
+        "| ``` ``dbl ``` |",
+        "| `` a`b `` |",
+        "| `x\\|y` |",
+        "| `*star*_u_<tag>` |",
+    ] {
+        assert!(md.contains(cell), "{cell} in\n{md}");
+    }
+    // History: a kernel name with markup characters is escaped in prose.
+    let root = d.join("series");
+    series(&root, &["v6.1", "v6.2_rc*"]);
+    let md = String::from_utf8(stdout_of(&["history", s(&root), "-o", "markdown"])).unwrap();
+    assert!(md.contains("v6.2\\_rc\\*"), "{md}");
+}

@@ -118,6 +118,13 @@ fn index<'a>(batch: &'a Batch, files: Option<&'a dyn Fn(&str) -> String>) -> ren
     render::Index {
         baseline: &batch.baseline,
         regressions: entries(batch),
+        significant: batch
+            .benches
+            .iter()
+            .flat_map(|b| &b.report)
+            .flat_map(|r| &r.comparisons)
+            .map(|c| c.regressions)
+            .sum(),
         benches,
         warnings: &batch.warnings,
         files,

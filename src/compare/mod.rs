@@ -7,6 +7,7 @@
 //! [`crate::config`] makes it from the command line.
 
 mod config;
+mod few;
 mod noise;
 mod table;
 
@@ -307,6 +308,8 @@ fn compare_and_release(sides: &mut [Side], config: &Config) -> Result<Finished> 
 
 /// All a comparison needs of its sides, taken from them.
 struct Taken {
+    /// Sides too small to mark anything on ([`few`]).
+    few: Vec<String>,
     /// Each run's samples kept by the sample filters, when any was given.
     kept: Option<Vec<Vec<f64>>>,
     matrix: aggregate::Matrix,
@@ -342,7 +345,9 @@ fn take(sides: &[Side], config: &Config) -> Result<Taken> {
             .map(|s| s.runs.iter().map(|r| kept_of(r, p.kernel_only)).collect())
             .collect()
     });
+    let few = few::warnings(sides, &matrix, &exposures, config);
     Ok(Taken {
+        few,
         kept,
         matrix,
         exposures,
@@ -374,6 +379,7 @@ impl Taken {
     fn compare(self, config: &Config) -> Finished {
         let mut report = diff::compare(self.ctx, &self.exposures, self.matrix, &config.diff);
         report.notes.extend(config.notes.iter().cloned());
+        report.warnings.extend(self.few);
         report
             .warnings
             .extend(self.flames.iter().flat_map(Flames::warnings));

@@ -57,8 +57,8 @@ impl<'a> Writer<'a> {
                 }
             ),
             OutputFormat::Markdown => {
-                writeln!(out, "# History of {}\n", f.root)?;
-                writeln!(out, "{}\n", order_line(f))
+                writeln!(out, "# History of {}\n", md_escape(f.root))?;
+                writeln!(out, "{}\n", md_escape(&order_line(f)))
             }
             OutputFormat::Html => Ok(()),
             _ => {
@@ -432,9 +432,7 @@ fn bench_csv(b: &BenchOut, _: &Frame, first_bad: bool, out: &mut dyn Write) -> i
 }
 
 fn md_escape(s: &str) -> String {
-    crate::render::printable(s)
-        .replace('|', "\\|")
-        .replace('`', "\\`")
+    crate::render::markdown::esc(s)
 }
 
 fn bench_markdown(
@@ -449,7 +447,7 @@ fn bench_markdown(
     }
     writeln!(out, "{} kernel(s), {}.", b.kernels.len(), runs_line(b))?;
     if !b.missing.is_empty() {
-        writeln!(out, "Not measured: {}.", b.missing.join(", "))?;
+        writeln!(out, "Not measured: {}.", md_escape(&b.missing.join(", ")))?;
     }
     writeln!(out, "{}\n", md_escape(&noise_line(b, f)))?;
     if b.steps.is_empty() {
@@ -463,9 +461,9 @@ fn bench_markdown(
     for s in b.steps.iter().take(config.top.unwrap_or(usize::MAX)) {
         writeln!(
             out,
-            "| {} | `{}` | {} → {} | {} → {} | {} | [{}, {}] | {} | {} | {} |",
+            "| {} | {} | {} → {} | {} → {} | {} | [{}, {}] | {} | {} | {} |",
             if s.significant { "*" } else { "~" },
-            md_escape(&label(&s.symbol)),
+            crate::render::markdown::code(&label(&s.symbol)),
             md_escape(&b.kernels[s.at - 1]),
             md_escape(&b.kernels[s.at]),
             value(s.level_before),

@@ -36,8 +36,11 @@ pub struct Section<'a> {
 /// their counts, its warnings.
 pub struct Index<'a> {
     pub baseline: &'a str,
-    /// Every significant regression, in the order shown (largest first).
+    /// Every significant regression a report shows (within its `--top`),
+    /// in the order shown (largest first).
     pub regressions: Vec<Regression<'a>>,
+    /// The significant regressions of every report, shown or not.
+    pub significant: usize,
     pub benches: Vec<IndexBench<'a>>,
     pub warnings: &'a [String],
     /// When the reports are files beside the index: a benchmark's file
@@ -134,17 +137,33 @@ fn fit_symbols(rows: &mut [Vec<String>], list: &[Regression<'_>]) {
     }
 }
 
+/// How the index lists the regressions: all, or those within each
+/// report's `--top` (which keeps N rows of each sign per comparison, as
+/// the main command's does), said.
+fn listed(index: &Index) -> String {
+    if index.regressions.len() < index.significant {
+        format!(
+            "the {} within each report's --top (rows of each sign per kernel) listed, \
+             largest first",
+            index.regressions.len()
+        )
+    } else {
+        "largest first".to_string()
+    }
+}
+
 fn index_text(index: &Index, fmt: OutputFormat, out: &mut dyn Write) -> io::Result<()> {
     let list = &index.regressions;
     let files = index.files.is_some();
     let md = fmt == OutputFormat::Markdown;
     let reported = index.benches.iter().filter(|b| b.reported).count();
     let title = format!(
-        "index: {3} significant regression(s) in {0} benchmark{1}, baseline {2}, largest first",
+        "index: {3} significant regression(s) in {0} benchmark{1}, baseline {2}, {4}",
         reported,
         if reported == 1 { "" } else { "s" },
         index.baseline,
-        list.len()
+        index.significant,
+        listed(index)
     );
     let mut rows = vec![vec![
         "delta".to_string(),
@@ -280,6 +299,7 @@ fn index_json(index: &Index) -> Value {
         "baseline": index.baseline,
         "benchmarks": benches,
         "regressions": regressions,
+        "significant_regressions": index.significant,
         "warnings": index.warnings,
     })
 }
@@ -292,9 +312,10 @@ fn index_html(index: &Index) -> String {
     let list = &index.regressions;
     let mut s = String::new();
     s.push_str(&format!(
-        "<h1>diffprofile batch: baseline {}</h1>\n<h2>{} significant regression(s), largest first</h2>\n",
+        "<h1>diffprofile batch: baseline {}</h1>\n<h2>{} significant regression(s), {}</h2>\n",
         escape(index.baseline),
-        list.len()
+        index.significant,
+        escape(&listed(index))
     ));
     s.push_str("<table class=\"rows\">\n<thead><tr><th>symbol</th><th data-num=\"1\">&Delta;</th><th data-num=\"1\">&Delta; interval</th><th data-num=\"1\">q</th><th>benchmark</th><th>kernel</th></tr></thead>\n<tbody>\n");
     for (i, e) in list.iter().enumerate() {
@@ -442,7 +463,7 @@ pub fn render_many(
 }
 
 /// JSON: `{"version":1,"baseline","benchmarks":[{"name","report"}],
-/// "index":{"benchmarks","regressions"},"warnings"}`.
+/// "index":{"benchmarks","regressions","significant_regressions"},"warnings"}`.
 fn many_json(doc: &Document, out: &mut dyn Write) -> io::Result<()> {
     // Serialised as it is written: the reports are never held as JSON values.
     #[derive(serde::Serialize)]
@@ -473,7 +494,11 @@ fn many_json(doc: &Document, out: &mut dyn Write) -> io::Result<()> {
         version: 1,
         baseline: doc.index.baseline,
         benchmarks,
-        index: json!({"benchmarks": index["benchmarks"].take(), "regressions": index["regressions"].take()}),
+        index: json!({
+            "benchmarks": index["benchmarks"].take(),
+            "regressions": index["regressions"].take(),
+            "significant_regressions": index["significant_regressions"].take(),
+        }),
         warnings: doc.index.warnings,
     };
     let mut w = io::BufWriter::new(&mut *out);

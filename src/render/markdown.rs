@@ -29,23 +29,57 @@ fn para(out: &mut dyn Write, wide: bool, first: &str, cont: &str, text: &str) ->
 fn row_lines(rows: &[(Vec<String>, &Row)]) -> Vec<String> {
     let fit: Vec<(&Row, usize)> = rows.iter().map(|(_, r)| (*r, usize::MAX)).collect();
     rows.iter()
-        .zip(super::fitted_labels(&fit, "…", &esc))
-        .map(|((cells, _), label)| format!("| {} | `{label}` |", cells.join(" | ")))
+        .zip(super::fitted_labels(&fit, "…", &code_text))
+        .map(|((cells, _), label)| format!("| {} | {} |", cells.join(" | "), fence(&label)))
         .collect()
 }
 
-/// Table-safe text: `|` escaped, backquotes replaced, control characters
-/// shown as `\u{..}` ([`super::printable`]; never sent raw to a terminal
-/// or renderer).
+/// Text that renders as itself (CommonMark and GFM tables): the ASCII
+/// punctuation that could start markup mid-line (`*` `_` `` ` `` `<` `[`
+/// `|` `~` `&` `\`) backslash-escaped, then control characters shown as
+/// `\u{..}` ([`super::printable`]; never sent raw to a terminal or
+/// renderer; a backslash before a letter is literal).
 pub fn esc(s: &str) -> String {
-    super::printable(s)
-        .chars()
-        .map(|c| match c {
-            '|' => "\\|".to_string(),
-            '`' => "'".to_string(),
-            c => c.to_string(),
-        })
-        .collect()
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '\\' | '`' | '*' | '_' | '<' | '[' | '|' | '~' | '&') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    super::printable(&out)
+}
+
+/// The text of a code span (a symbol name), before [`fence`]: inside one
+/// only `|` needs its escape (a GFM table cell ends there otherwise);
+/// backslashes and markup characters are literal.
+pub fn code_text(s: &str) -> String {
+    super::printable(s).replace('|', "\\|")
+}
+
+/// `text` (from [`code_text`]) as a code span that renders it literally:
+/// fenced by one backtick more than its longest run of backticks, padded
+/// with a space when it starts or ends with one (CommonMark strips one
+/// space each side).
+pub fn fence(text: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let ticks = "`".repeat(longest + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') || longest > 0 {
+        " "
+    } else {
+        ""
+    };
+    format!("{ticks}{pad}{text}{pad}{ticks}")
+}
+
+/// `s` as a code span ([`code_text`], [`fence`]).
+pub fn code(s: &str) -> String {
+    fence(&code_text(s))
 }
 
 pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
@@ -58,7 +92,7 @@ pub fn render(report: &Report, opts: &RenderOptions, out: &mut dyn Write) -> io:
     let event = report
         .event
         .as_deref()
-        .map(|e| format!("; event `{}`", esc(e)))
+        .map(|e| format!("; event {}", code(e)))
         .unwrap_or_default();
     let unit = super::unit_sentence(report.normalize);
     para(out, wide, "- ", "  ", &format!("normalize: {unit}{event}"))?;
@@ -241,9 +275,9 @@ fn side_notes(
     para(out, wide, prefix, "  ", &summary)?;
     for r in &c.renames {
         let text = format!(
-            "possible rename: `{}` -> `{}` ({} / {})",
-            esc(&r.old_symbol),
-            esc(&r.new_symbol),
+            "possible rename: {} -> {} ({} / {})",
+            code(&r.old_symbol),
+            code(&r.new_symbol),
             nf.delta(r.old_delta),
             nf.delta(r.new_delta)
         );
