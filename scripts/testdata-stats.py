@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Write the hand-made profiles of testdata/stats/ (the inputs of the test
-vectors V5-V7 in docs/statistics.md): thirteen symbols with chosen counts,
+vectors V5-V7 and V11 in docs/statistics.md): thirteen symbols with chosen counts,
 plus `rest_of_kernel` so that each run's total (the sum of its lines, in
 folded format) is the exposure stated below.
 
@@ -19,6 +19,10 @@ RUNS = {  # name: (counts per symbol, run total)
     "rep1": ([1210, 790, 430, 305, 195, 155, 99, 82, 61, 43, 0, 26, 2], 10000),
     "rep2": ([1240, 805, 390, 295, 205, 148, 102, 79, 57, 44, 0, 33, 4], 9900),
     "rep3": ([1190, 770, 470, 312, 188, 162, 96, 84, 60, 39, 0, 22, 1], 10100),
+    # V11 (separated rows): new1/new2 with e_stable tripled and more,
+    # h_improved at a quarter
+    "sep-new1": ([1180, 820, 380, 450, 600, 140, 105, 20, 62, 42, 120, 25, 1], 10000),
+    "sep-new2": ([1300, 790, 520, 470, 900, 170, 98, 17, 55, 41, 135, 35, 4], 10050),
 }
 
 out = sys.argv[1] if len(sys.argv) > 1 else "testdata/stats"

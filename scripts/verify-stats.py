@@ -636,6 +636,21 @@ def is_separated(a, on, b, nn, factor=2.0):
     return (min(rb) > 0 and min(rb) >= factor * max(ra)) or (min(ra) > 0 and min(ra) >= factor * max(rb))
 
 
+def log_test(a, on, b, nn):
+    """Section 7.1 (version 3.2): the two-sample t test of the runs' log
+    rates l = ln((c + 1/2)/N) on d = n - 2 df, the pooled within-side
+    variance floored at the mean over runs of 1/(N rho0 + 1/2).  Returns
+    (diff, var) with var the variance of the difference of the means."""
+    n = len(a) + len(b)
+    la = [math.log((c + 0.5) / e) for c, e in zip(a, on)]
+    lb = [math.log((c + 0.5) / e) for c, e in zip(b, nn)]
+    ma, mb = math.fsum(la) / len(la), math.fsum(lb) / len(lb)
+    v = (math.fsum((l - ma) ** 2 for l in la) + math.fsum((l - mb) ** 2 for l in lb)) / (n - 2)
+    rho0 = (math.fsum(a) + math.fsum(b)) / (math.fsum(on) + math.fsum(nn))
+    floor = math.fsum(1.0 / (e * rho0 + 0.5) for e in list(on) + list(nn)) / n
+    return mb - ma, max(v, floor) * (1.0 / len(a) + 1.0 / len(b))
+
+
 def analyse(keys, oc, nc, on, nn, alpha=0.05, adjust="bh", model=None, noise_cv=None, shown=None,
             shares=True):
     """One comparison.  oc/nc: per symbol, per-run counts; on/nn: exposures.
@@ -754,6 +769,10 @@ def analyse(keys, oc, nc, on, nn, alpha=0.05, adjust="bh", model=None, noise_cv=
             r["own"] = max(1.0, r["s2"])
             r["p_own"] = f1_sf(r["lr"] / r["own"], d)
             r["p_ql"] = min(r["p_ql"], r["p_own"])
+            # version 3.2: and by the t test of its runs' log rates, on d df
+            r["log_diff"], r["log_var"] = log_test(r["old_counts"], on, r["new_counts"], nn)
+            r["p_log"] = f1_sf(r["log_diff"] ** 2 / r["log_var"], d)
+            r["p_ql"] = min(r["p_ql"], r["p_log"])
         r["p"] = max(r["p_exact"], r["p_ql"])
         r["shown"] = shown is None or shown(r["key"])
         if r["tested"] and r["shown"]:
@@ -785,6 +804,22 @@ def analyse(keys, oc, nc, on, nn, alpha=0.05, adjust="bh", model=None, noise_cv=
         if r["own"] is not None:
             lo, hi = lr_delta_interval(x, y, mo, mn, r["own"] * f1_isf(t, d))
             r["delta_lr"] = (max(lo, r["delta_lr"][0]), min(hi, r["delta_lr"][1]))
+            # version 3.2: and the log test's: ln theta within diff +- sqrt(var F^-1)
+            h = math.sqrt(r["log_var"] * f1_isf(t, d))
+            llo, lhi = math.exp(r["log_diff"] - h), math.exp(r["log_diff"] + h)
+            # for Delta only the bound nearer no change, when it excludes it
+            ldl = delta_of_theta(llo, k, mo, mn) if llo > 1.0 else -INF
+            ldh = delta_of_theta(lhi, k, mo, mn) if lhi < 1.0 else INF
+            (rlo, rhi), (dlo, dhi) = r["ratio_lr"], r["delta_lr"]
+            others_reject = rlo > 1.0 or rhi < 1.0
+            if max(rlo, llo) <= min(rhi, lhi):
+                r["ratio_lr"] = (max(rlo, llo), min(rhi, lhi))
+            elif not others_reject:  # disjoint: the test that rejects no change
+                r["ratio_lr"] = (llo, lhi)
+            if max(dlo, ldl) <= min(dhi, ldh):
+                r["delta_lr"] = (max(dlo, ldl), min(dhi, ldh))
+            elif not others_reject:
+                r["delta_lr"] = (delta_of_theta(llo, k, mo, mn), delta_of_theta(lhi, k, mo, mn))
         if noise.get("one_run"):
             # section 9: an interval that reaches the band holds no change
             blo, bhi = band_of(noise["one_run"]["shift"])
@@ -865,7 +900,8 @@ def row_outputs(r, pct=100.0, full=True):
         "delta": r["delta"] * pct, "ratio": r["ratio"],
     }
     if full:
-        for f in ("x2", "s2", "s0sq", "d0i", "w", "tail", "phi_p", "nu_p"):
+        for f in ("x2", "s2", "s0sq", "d0i", "w", "tail", "phi_p", "nu_p", "p_own", "p_log", "log_diff",
+                  "log_var"):
             if f in r:
                 o[f] = r[f]
     if r["tested"]:
@@ -985,6 +1021,21 @@ def compute_vectors():
                     "alpha": alpha, "adjust": "Benjamini-Hochberg", "normalize": "share",
                     "inputs": {"old": [f"testdata/stats/rep{i}.folded" for i in (1, 2, 3)],
                                "new": ["testdata/stats/new1.folded", "testdata/stats/new2.folded"],
+                               "exposures_old": oe, "exposures_new": ne},
+                    "outputs": {"noise": noise_outputs(nz),
+                                "rows": {s: row_outputs(r) for s, r in zip(syms, rows)}}}
+    # ---- V11 (version 3.2, section 7.1): separated rows, also tested by
+    # the t test of their runs' log rates
+    oruns, oe = load_runs(["old1", "old2"])
+    nruns, ne = load_runs(["sep-new1", "sep-new2"])
+    syms, keys, oc, nc = table_of(oruns, nruns)
+    rows, nz = analyse(keys, oc, nc, oe, ne, alpha)
+    cases["V11"] = {"description": "separated rows: old1 old2 vs sep-new1 sep-new2 (d = 2); e_stable, "
+                                   "h_improved and k_new are separated and also get the log test "
+                                   "(section 7.1, version 3.2)",
+                    "alpha": alpha, "adjust": "Benjamini-Hochberg", "normalize": "share",
+                    "inputs": {"old": ["testdata/stats/old1.folded", "testdata/stats/old2.folded"],
+                               "new": ["testdata/stats/sep-new1.folded", "testdata/stats/sep-new2.folded"],
                                "exposures_old": oe, "exposures_new": ne},
                     "outputs": {"noise": noise_outputs(nz),
                                 "rows": {s: row_outputs(r) for s, r in zip(syms, rows)}}}
@@ -1173,6 +1224,20 @@ def vectors_markdown(cases):
                                                                  fmt_ci(r["delta_ci"])]
                        for s, r in c["outputs"]["rows"].items()]))
     L.append("")
+    # V11
+    c = cases["V11"]
+    nz = c["outputs"]["noise"]
+    L.append(f"**V11**, separated rows (section 7.1), old1 old2 vs sep-new1 sep-new2 (d = 2): "
+             f"{nz['tested']} tested, R = {nz['marked']}, t = {fmt(nz['t'])}; the separated rows, with the "
+             f"moderated test's p (`p_mod`, at φ, ν), the own test's and the log test's (on d df).\n")
+    sep = [(s, r) for s, r in c["outputs"]["rows"].items() if "p_log" in r]
+    L.append(md_table(["symbol", "φ", "ν", "p_mod", "p_own", "log diff", "log var", "p_log", "p", "q", "mark",
+                       "ratio (run layer)", "ratio interval", "Δ interval (pp)"],
+                      [[s, fmt(r["phi"]), fmt(r["nu"]), fmt(f1_sf(r["lr"] / r["phi"], r["nu"])), fmt(r["p_own"]),
+                        fmt(r["log_diff"]), fmt(r["log_var"]), fmt(r["p_log"]), fmt(r["p"]), fmt(r["q"]),
+                        r["mark"] or " ", fmt_ci(r["ratio_ci_lr"]), fmt_ci(r["ratio_ci"]), fmt_ci(r["delta_ci"])]
+                       for s, r in sep]))
+    L.append("")
     # V8
     c = cases["V8"]
     ps = c["inputs"]["p"]
@@ -1296,10 +1361,15 @@ def selfcheck(cases):
             lo, hi = (num_(v) for v in o["ratio_ci_exact"])
             cases_cache = {"ratio_lr": [num_(v) for v in o["ratio_ci_lr"]], "delta_lr": o["delta_ci_lr"],
                            "pi_l": lo / (lo + mo / mn), "pi_u": 1.0 if hi == INF else hi / (hi + mo / mn)}
+        # a separated row (section 7.1) takes the smallest of three run-layer
+        # tests: only its exact layer and LR are the single-(phi, nu) ones
+        sep = "p_own" in o
         res = mrow(x, y, mo, mn, o["phi"], INF if o["nu"] == "inf" else o["nu"],
-                   t if o["ratio_ci_lr"] is not None else None)
+                   t if o["ratio_ci_lr"] is not None and not sep else None)
         upd("p_exact", o["p_exact"], res["p_exact"])
         upd("lr", o["lr"], res["lr"])
+        if sep:
+            return
         upd("p_ql", o["p_ql"], res["p_ql"])
         if "ratio_lr" in res:
             for j in (0, 1):

@@ -149,6 +149,17 @@ struct Pooled {
     /// Every run of one side beyond every run of the other by a factor of
     /// [`stats::SEPARATION`] or more (§7.1).
     separated: bool,
+    /// §7.1's log test of a separated row, `(diff, var)` on d df (NaN
+    /// when not separated).
+    log: (f64, f64),
+}
+
+/// §7.1: the tests a separated row also gets with moderation: its own
+/// dispersion on d df, and the t test of its runs' log rates.
+#[derive(Clone, Copy)]
+struct Own {
+    disp: Dispersion,
+    log: Option<stats::LogTest>,
 }
 
 /// Judge every row of one comparison (OLD runs with exposures `old_exp`,
@@ -288,12 +299,19 @@ pub fn judge_family<R: RowCounts>(
     // dispersion (the Poisson floor, d df).
     let guard = noise.moderation.is_some();
     let own = |s: &Pooled| {
-        (guard && s.separated).then(|| Dispersion {
-            phi: s.s2.max(1.0),
-            df: d,
+        (guard && s.separated).then(|| Own {
+            disp: Dispersion {
+                phi: s.s2.max(1.0),
+                df: d,
+            },
+            log: (!s.log.0.is_nan()).then_some(stats::LogTest {
+                diff: s.log.0,
+                var: s.log.1,
+                df: d,
+            }),
         })
     };
-    // A row's p and intervals depend on its (x, y, φ, ν, own φ) only:
+    // A row's p and intervals depend on its (x, y, φ, ν, own φ, log test) only:
     // computed once per distinct tuple (profiles have long tails of rows
     // with the same few counts), then given to every row that has it.
     let (reps, slot) = distinct(&pooled, &disp, &own);
@@ -345,7 +363,7 @@ pub fn judge_family<R: RowCounts>(
 /// side, §5.4; with §7.1's own dispersion too, the smaller of the two).
 fn row_p(
     s: &Pooled,
-    (disp, own): (Dispersion, Option<Dispersion>),
+    (disp, own): (Dispersion, Option<Own>),
     band: Option<(f64, f64)>,
     m_old: f64,
     m_new: f64,
@@ -357,7 +375,10 @@ fn row_p(
     };
     let mut p_ql = stats::ql_p(lr, disp.phi, disp.df);
     if let Some(own) = own {
-        p_ql = p_ql.min(stats::ql_p(s.lr, own.phi, own.df));
+        p_ql = p_ql.min(stats::ql_p(s.lr, own.disp.phi, own.disp.df));
+        if let Some(log) = own.log {
+            p_ql = p_ql.min(log.p());
+        }
     }
     p_exact.max(p_ql)
 }
@@ -402,11 +423,11 @@ type Bounds = ((f64, f64), (f64, f64));
 fn distinct(
     pooled: &[Pooled],
     disp: &Dispersions,
-    own: &impl Fn(&Pooled) -> Option<Dispersion>,
+    own: &impl Fn(&Pooled) -> Option<Own>,
 ) -> (Vec<usize>, Vec<u32>) {
     // (Fx: the keys are this comparison's own numbers, and a million rows
     // hash a million keys.)
-    let mut seen: rustc_hash::FxHashMap<[u64; 5], u32> = rustc_hash::FxHashMap::default();
+    let mut seen: rustc_hash::FxHashMap<[u64; 7], u32> = rustc_hash::FxHashMap::default();
     seen.reserve(pooled.len().min(1 << 16));
     let mut reps = Vec::new();
     let slot = pooled
@@ -414,8 +435,8 @@ fn distinct(
         .enumerate()
         .map(|(i, s)| {
             let d = disp.of(i, s);
-            let own = own(s).map_or(f64::NAN, |o| o.phi);
-            let key = [s.x, s.y, d.phi, d.df, own].map(f64::to_bits);
+            let own = own(s).map_or(f64::NAN, |o| o.disp.phi);
+            let key = [s.x, s.y, d.phi, d.df, own, s.log.0, s.log.1].map(f64::to_bits);
             *seen.entry(key).or_insert_with(|| {
                 reps.push(i);
                 (reps.len() - 1) as u32
@@ -437,13 +458,19 @@ fn pool(r: &Counts, old_exp: &[f64], new_exp: &[f64], d: f64, m_old: f64, m_new:
     } else {
         0.0
     };
+    let separated = d >= 1.0 && stats::separated(r.old, old_exp, r.new, new_exp);
+    let log = separated
+        .then(|| stats::log_test(r.old, old_exp, r.new, new_exp))
+        .flatten()
+        .map_or((f64::NAN, f64::NAN), |t| (t.diff, t.var));
     Pooled {
         x,
         y,
         mean: (x + y) / n,
         s2,
         lr: stats::lr_stat(x, y, m_old, m_new),
-        separated: d >= 1.0 && stats::separated(r.old, old_exp, r.new, new_exp),
+        separated,
+        log,
     }
 }
 
@@ -552,7 +579,7 @@ fn dispersions(
 /// do not, and one incomplete beta per side says so.
 fn intervals(
     s: &Pooled,
-    (disp, own): (&Dispersion, Option<Dispersion>),
+    (disp, own): (&Dispersion, Option<Own>),
     (band, shares): (Option<(f64, f64)>, bool),
     m_old: f64,
     m_new: f64,
@@ -562,14 +589,18 @@ fn intervals(
     let chi = stats::critical(disp.phi, disp.df, t);
     let (mut ql_lo, mut ql_hi) = stats::ratio_interval(x, y, m_old, m_new, chi);
     let (mut d_lo, mut d_hi) = stats::delta_interval(x, y, m_old, m_new, chi);
-    // §7.1: the run layer's p is the smaller of two tests, so its interval
-    // (the values neither rejects) is the intersection of theirs.
+    // §7.1: the run layer's p is the smallest of two or three tests, so
+    // its interval (the values none rejects) is the intersection of theirs.
     if let Some(own) = own {
-        let chi = stats::critical(own.phi, own.df, t);
+        let chi = stats::critical(own.disp.phi, own.disp.df, t);
         let (lo, hi) = stats::ratio_interval(x, y, m_old, m_new, chi);
         let (dl, dh) = stats::delta_interval(x, y, m_old, m_new, chi);
         (ql_lo, ql_hi) = (ql_lo.max(lo), ql_hi.min(hi));
         (d_lo, d_hi) = (d_lo.max(dl), d_hi.min(dh));
+        if let Some(log) = own.log {
+            ((ql_lo, ql_hi), (d_lo, d_hi)) =
+                with_log_interval(((ql_lo, ql_hi), (d_lo, d_hi)), &log, s, m_old, m_new, t);
+        }
     }
     // §5.4: a row whose interval reaches the band is within what the common
     // shift explains, so "no change" is among its values (as its p says).
@@ -613,6 +644,50 @@ fn intervals(
     }
     ((ql_lo.min(cp_lo), ql_hi.max(cp_hi)), (d_lo, d_hi))
 }
+/// §7.1: the run layer's intervals intersected with the log test's: its
+/// ratio interval, and for Δ only its bound nearer no change (the profile
+/// Δ of that ratio bound, when the log test excludes no change: it says how
+/// far the ratio is from 1, not how well the rates' level is known, so the
+/// far bound stays the others'). The two are centred apart (the pooled
+/// ratio, the mean of log ratios), so when an intersection is empty the
+/// interval shown is the log test's when the others hold no change, else
+/// the others' (each excludes no change exactly when its p ≤ t).
+fn with_log_interval(
+    ((lo, hi), (dl, dh)): ((f64, f64), (f64, f64)),
+    log: &stats::LogTest,
+    s: &Pooled,
+    m_old: f64,
+    m_new: f64,
+    t: f64,
+) -> ((f64, f64), (f64, f64)) {
+    let (llo, lhi) = log.ratio_interval(t);
+    let delta = |th: f64| stats::delta_at_ratio(th, s.x, s.y, m_old, m_new);
+    let (ldl, ldh) = (
+        if llo > 1.0 {
+            delta(llo)
+        } else {
+            f64::NEG_INFINITY
+        },
+        if lhi < 1.0 { delta(lhi) } else { f64::INFINITY },
+    );
+    let others_reject = lo > 1.0 || hi < 1.0;
+    let ratio = if lo.max(llo) <= hi.min(lhi) {
+        (lo.max(llo), hi.min(lhi))
+    } else if others_reject {
+        (lo, hi)
+    } else {
+        (llo, lhi)
+    };
+    let diff = if dl.max(ldl) <= dh.min(ldh) {
+        (dl.max(ldl), dh.min(ldh))
+    } else if others_reject {
+        (dl, dh)
+    } else {
+        (delta(llo), delta(lhi))
+    };
+    (ratio, diff)
+}
+
 /// A p or q value with 3 significant digits, clamped below at 1e-300.
 pub fn pvalue(p: Option<f64>) -> String {
     match p {
@@ -674,6 +749,55 @@ mod tests {
         );
     }
 
+    /// §7.1 (version 3.2): a row that falls 40× with replicates that agree
+    /// on the log scale is decided by the log test, whose p is the row's run
+    /// layer p, and its interval agrees with its mark.
+    #[test]
+    fn a_separated_row_is_decided_by_its_log_test() {
+        // 2+2 runs; 30 symbols whose runs scatter by about 10% (moderation
+        // runs), and one row from 582, 796 down to 20, 17.
+        let mut old: Vec<[f64; 2]> = (0..30)
+            .map(|i| {
+                let c = 200.0 + 40.0 * i as f64;
+                [c, c * (1.0 + 0.1 * ((i % 3) as f64 - 1.0))]
+            })
+            .collect();
+        let mut new: Vec<[f64; 2]> = old
+            .iter()
+            .enumerate()
+            .map(|(i, c)| [c[1] * (1.0 + 0.05 * ((i % 2) as f64)), c[0]])
+            .collect();
+        old.push([582.0, 796.0]);
+        new.push([20.0, 17.0]);
+        let exp = [1e5, 1e5];
+        let rows: Vec<Counts> = old
+            .iter()
+            .zip(&new)
+            .map(|(o, n)| Counts { old: o, new: n })
+            .collect();
+        let (v, noise) = judge(&rows, &exp, &exp, None, &opts());
+        assert!(noise.moderation.is_some());
+        let last = v[30];
+        let lt = stats::log_test(&old[30], &exp, &new[30], &exp).unwrap();
+        let own = stats::ql_p(
+            stats::lr_stat(1378.0, 37.0, 2e5, 2e5),
+            {
+                let pairs = |c: &[f64; 2]| [(c[0], 1e5), (c[1], 1e5)];
+                (stats::pearson_x2(&pairs(&old[30])) + stats::pearson_x2(&pairs(&new[30]))) / 2.0
+            },
+            2.0,
+        );
+        assert!(lt.p() < own / 2.0, "log {} own {own}", lt.p());
+        let exact = stats::exact_p(1378.0, 37.0, 2e5, 2e5);
+        let p = last.p.unwrap();
+        assert!(p <= lt.p() && p >= exact, "{last:?}");
+        let (lo, hi) = last.ratio_ci.unwrap();
+        let (dl, dh) = last.delta_ci.unwrap();
+        assert_eq!(last.significant, hi < 1.0, "{last:?}");
+        assert_eq!(last.significant, dh < 0.0 && dl < dh, "{last:?}");
+        assert!(lo > 0.0);
+    }
+
     /// §9: in share mode a Δ interval stays within [−1, 1] however large
     /// the dispersion; the Poisson profile alone leaves that range.
     #[test]
@@ -686,6 +810,7 @@ mod tests {
             s2: 0.0,
             lr: stats::lr_stat(x, y, mo, mn),
             separated: false,
+            log: (f64::NAN, f64::NAN),
         };
         let disp = Dispersion {
             phi: 2e4,

@@ -34,7 +34,7 @@ pub use exact::{
 pub use moderate::{Dispersion, Prior, MIN_MEAN_COUNT};
 pub use onerun::{band_deviance, deviance_at_ratio, one_run, OneRun, ONE_RUN_DF};
 pub use ql::{
-    critical, delta_at_ratio, delta_interval, lr_stat, pearson_x2, ql_p, ratio_interval, separated,
-    SEPARATION,
+    critical, delta_at_ratio, delta_interval, log_test, lr_stat, pearson_x2, ql_p, ratio_interval,
+    separated, LogTest, SEPARATION,
 };
 pub use runs::{check_against, check_side, RunCheck};

@@ -308,6 +308,18 @@ fn v9_filters_choose_the_family_end_to_end() {
     }
 }
 
+/// §7.1 (version 3.2): separated rows also get the t test of their runs'
+/// log rates; its interval is intersected with the others'.
+#[test]
+fn v11_separated_rows_get_the_log_test_end_to_end() {
+    let v = vectors();
+    let c = &v["cases"]["V11"];
+    check_comparison(&c["inputs"], &c["outputs"], &[], "V11");
+    let rows = c["outputs"]["rows"].as_object().unwrap();
+    let with_log = rows.values().filter(|r| r.get("p_log").is_some()).count();
+    assert_eq!(with_log, 3, "e_stable, h_improved, k_new are separated");
+}
+
 /// §5.5: each OLD run against its siblings (scale, extremes, weight).
 #[test]
 fn v10_runs_against_their_siblings_end_to_end() {

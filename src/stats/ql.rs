@@ -80,6 +80,73 @@ pub fn separated(old: &[f64], old_exp: &[f64], new: &[f64], new_exp: &[f64]) -> 
         || (old_lo > 0.0 && old_lo >= SEPARATION * new_hi)
 }
 
+/// §7.1's log test of a separated row (version 3.2): the difference of the
+/// sides' mean log rates and its variance, on `df` degrees of freedom.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LogTest {
+    /// `l̄_new − l̄_old`, with `l = ln((c + ½)/N)` per run.
+    pub diff: f64,
+    /// `v (1/n_old + 1/n_new)`, v the pooled within-side variance of the
+    /// log rates, floored at the sampling variance of a log count under no
+    /// change.
+    pub var: f64,
+    pub df: f64,
+}
+
+impl LogTest {
+    /// `P(F(1, d) ≥ diff²/var)`.
+    pub fn p(&self) -> f64 {
+        f1_sf(self.diff * self.diff / self.var, self.df)
+    }
+
+    /// The ratios θ the test does not reject at level t: `ln θ` within
+    /// `diff ± √(var · F⁻¹_(1,d)(1 − t))`.
+    pub fn ratio_interval(&self, t: f64) -> (f64, f64) {
+        let h = (self.var * f1_upper_quantile(t, self.df)).sqrt();
+        ((self.diff - h).exp(), (self.diff + h).exp())
+    }
+}
+
+/// §7.1 (version 3.2): the two-sample t test of the runs' log rates
+/// `l = ln((c + ½)/N)`, on `d = n − 2` degrees of freedom. Run-to-run noise
+/// in profiles is multiplicative (a constant CV), so on the log scale both
+/// sides of a large change have the same spread, where the quasi-Poisson
+/// dispersion of the count scale is set by the larger side and charged to
+/// both. The pooled variance is floored at the mean over runs of
+/// `1/(N_r ρ̂_0 + ½)`, the sampling variance of a log count at the rate of
+/// no change. None with fewer than 3 runs or an invalid exposure.
+pub fn log_test(old: &[f64], old_exp: &[f64], new: &[f64], new_exp: &[f64]) -> Option<LogTest> {
+    let n = old.len() + new.len();
+    if old.is_empty() || new.is_empty() || n < 3 {
+        return None;
+    }
+    let runs = || old.iter().zip(old_exp).chain(new.iter().zip(new_exp));
+    if runs().any(|(_, &e)| !valid_exposure(e)) {
+        return None;
+    }
+    let logs = |c: &[f64], e: &[f64]| -> Vec<f64> {
+        c.iter()
+            .zip(e)
+            .map(|(&c, &e)| ((clean_count(c) + 0.5) / e).ln())
+            .collect()
+    };
+    let (lo, ln) = (logs(old, old_exp), logs(new, new_exp));
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let (mo, mn) = (mean(&lo), mean(&ln));
+    let ss = |v: &[f64], m: f64| v.iter().map(|l| (l - m).powi(2)).sum::<f64>();
+    let d = (n - 2) as f64;
+    let v = (ss(&lo, mo) + ss(&ln, mn)) / d;
+    let (k, m) = runs().fold((0.0, 0.0), |(k, m), (&c, &e)| (k + clean_count(c), m + e));
+    let rho0 = k / m;
+    let floor = runs().map(|(_, &e)| 1.0 / (e * rho0 + 0.5)).sum::<f64>() / n as f64;
+    let var = v.max(floor) * (1.0 / old.len() as f64 + 1.0 / new.len() as f64);
+    Some(LogTest {
+        diff: mn - mo,
+        var,
+        df: d,
+    })
+}
+
 /// The quasi-likelihood F test (§6): `p = P(F(1, ν) ≥ LR/φ)`, ν = ∞ for χ²₁.
 pub fn ql_p(lr: f64, phi: f64, nu: f64) -> f64 {
     f1_sf(lr / phi, nu)
@@ -271,6 +338,44 @@ mod tests {
             &[2000.0, 1000.0]
         ));
         assert!(!separated(&[], &[], &[5.0], &[1.0]));
+    }
+
+    /// §7.1's log test: the t test of the runs' log rates, by hand.
+    #[test]
+    fn log_test_is_the_t_test_of_log_rates() {
+        let e = [1000.0, 1000.0];
+        let lt = log_test(&[582.0, 796.0], &e, &[20.0, 17.0], &e).unwrap();
+        let l = |c: f64| ((c + 0.5) / 1000.0).ln();
+        let (mo, mn) = ((l(582.0) + l(796.0)) / 2.0, (l(20.0) + l(17.0)) / 2.0);
+        let v = ((l(582.0) - mo).powi(2)
+            + (l(796.0) - mo).powi(2)
+            + (l(20.0) - mn).powi(2)
+            + (l(17.0) - mn).powi(2))
+            / 2.0;
+        assert!(close(lt.diff, mn - mo, 1e-14));
+        assert!(close(lt.var, v, 1e-14));
+        assert_eq!(lt.df, 2.0);
+        // diff²/var is t² on 2 df: p = 1 − |t|/√(2 + t²) (Student's t, 2 df).
+        let t2 = lt.diff * lt.diff / lt.var;
+        assert!(close(lt.p(), 1.0 - (t2 / (2.0 + t2)).sqrt(), 1e-9));
+        // The interval excludes no change exactly when p ≤ t.
+        let (lo, hi) = lt.ratio_interval(lt.p() * 1.01);
+        assert!(hi < 1.0 && lo < hi);
+        let (lo, hi) = lt.ratio_interval(lt.p() * 0.99);
+        assert!(lo < 1.0 && hi > 1.0);
+    }
+
+    /// Runs that agree too well cannot make the test claim more than
+    /// sampling noise allows: the variance is floored at 1/(N ρ̂_0 + ½).
+    #[test]
+    fn log_test_variance_has_the_sampling_floor() {
+        let e = [1000.0; 3];
+        let lt = log_test(&[100.0; 3], &e, &[300.0; 3], &e).unwrap();
+        let floor = 1.0 / (200.0 + 0.5);
+        assert!(close(lt.var, floor * (2.0 / 3.0), 1e-14));
+        assert_eq!(lt.df, 4.0);
+        assert!(log_test(&[1.0], &[1.0], &[2.0], &[1.0]).is_none());
+        assert!(log_test(&[1.0, 2.0], &[1.0, 0.0], &[2.0], &[1.0]).is_none());
     }
 
     fn close(got: f64, want: f64, rel: f64) -> bool {
