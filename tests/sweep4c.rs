@@ -367,8 +367,8 @@ fn batch_index_within_80_columns() {
             l.chars().count()
         );
     }
-    assert!(index.contains("__GI___pthread_disabl"), "{index}");
-    assert!(index.contains("__GI___pthread_enable"), "{index}");
+    assert!(index.contains("__GI___pthread_disa"), "{index}");
+    assert!(index.contains("__GI___pthread_enab"), "{index}");
     let o = run(&["batch", tree, "--baseline", "v6.8", "-o", "markdown"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let md = String::from_utf8_lossy(&o.stdout);

@@ -129,7 +129,8 @@ fn fit_symbols(rows: &mut [Vec<String>], list: &[Regression<'_>]) {
                 + 2
         })
         .sum();
-    let max = 80usize.saturating_sub(before).max(24);
+    // (One column more for the cut mark the labels may end with.)
+    let max = 80usize.saturating_sub(before + 1).max(12);
     let fit: Vec<(&Row, usize)> = list.iter().map(|e| (e.row, max)).collect();
     let labels = super::fitted_labels(&fit, text::ELLIPSIS, &super::printable);
     for (r, label) in rows.iter_mut().skip(1).zip(labels) {
