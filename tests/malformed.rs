@@ -507,3 +507,26 @@ fn perf_data_mmap2_build_id_too_long() {
         "{msg}"
     );
 }
+
+/// Regression (read_table fuzz target): a counts table whose page header
+/// the Parquet decoder skipped past the end of the file one read at a
+/// time (over half an hour for 7 KB). Now an error at once.
+#[test]
+fn parquet_page_header_past_the_end_is_an_error_at_once() {
+    let (out, _) = crate::bounds::run_measured(
+        diffprofile().args([
+            "batch",
+            "testdata/malformed/page-header-skip.parquet",
+            "--baseline",
+            "old",
+        ]),
+        Duration::from_secs(60),
+    )
+    .expect("a damaged page header hung diffprofile");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("runs past the end of the file"),
+        "{}",
+        stderr(&out)
+    );
+}

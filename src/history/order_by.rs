@@ -39,7 +39,10 @@ pub fn kernels_by(root: &str, column: &str) -> Result<Vec<String>> {
         let file = std::fs::File::open(&f.path).with_context(|| format!("{name}: cannot open"))?;
         let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
         let builder = crate::guard::decoding(|| {
-            ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)
+            ParquetRecordBatchReaderBuilder::try_new_with_options(
+                crate::table::Bounded(file),
+                options,
+            )
         })
         .map_err(|why| anyhow::anyhow!("{name}: cannot read as Parquet: {why}"))?
         .with_context(|| format!("{name}: cannot read as Parquet"))?;

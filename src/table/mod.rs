@@ -12,6 +12,7 @@ pub mod columns;
 pub mod export;
 pub mod files;
 mod footer;
+pub use footer::Bounded;
 pub mod maps;
 pub mod pipeline;
 pub mod reader;

@@ -141,7 +141,10 @@ impl Acc {
         // (an IPC flatbuffer) is not decoded, as a damaged one can panic.
         let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
         let builder = crate::guard::decoding(|| {
-            ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)
+            ParquetRecordBatchReaderBuilder::try_new_with_options(
+                super::footer::Bounded(file),
+                options,
+            )
         })
         .map_err(|why| {
             anyhow::anyhow!(
