@@ -209,14 +209,19 @@ fn cut_short(
              again); if the image is whole, the map is another kernel's: {}",
             bytes.len(),
             map.source,
-            opts.advice.give(
-                Reader::Image,
-                "FILE",
-                MAP_WHAT,
-                opts.advice.is_own(opts.map_origin.as_deref())
-            )
+            map_advice(opts)
         ),
     ))
+}
+
+/// What to give instead of the map (the advice of every map error here).
+fn map_advice(opts: &ParseOptions) -> String {
+    opts.advice.give(
+        Reader::Image,
+        "FILE",
+        MAP_WHAT,
+        opts.advice.is_own(opts.map_origin.as_deref()),
+    )
 }
 
 /// The error for a map whose kernel text is not the image's (`why`).
@@ -227,12 +232,7 @@ fn map_not_the_images(map: &SymbolMap, why: &str, opts: &ParseOptions, origin: &
             "the symbol map {} does not belong to this image: {why} (readprofile's \
              own check), and --force-map would use it anyway; {}",
             map.source,
-            opts.advice.give(
-                Reader::Image,
-                "FILE",
-                MAP_WHAT,
-                opts.advice.is_own(opts.map_origin.as_deref())
-            )
+            map_advice(opts)
         ),
     )
 }
