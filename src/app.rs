@@ -31,6 +31,9 @@ pub fn run_cli(mut cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result
             }
             if let Some(d) = &args.out_dir {
                 target::refuse_input("--out-dir", &input::os_path(d), &paths(&reads))?;
+                // The results tree or archive may sit beside the reports;
+                // the files given with options may not.
+                target::refuse_inputs_in_dir(&input::os_path(d), &paths(&reads[1..]))?;
             }
             let mut config = BatchConfig::from_args(*args)?;
             let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
@@ -108,8 +111,9 @@ fn run_history(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<u8> {
-    let root = [args.root.as_deref().or(args.table.as_deref()).unwrap_or("")];
-    let reads = read_paths(&root, &args.analysis, Some(&args.report));
+    let root = args.root.as_deref().or(args.table.as_deref()).unwrap_or("");
+    let given: Vec<&str> = std::iter::once(root).chain(args.order.as_deref()).collect();
+    let reads = read_paths(&given, &args.analysis, Some(&args.report));
     if let Some(o) = &args.report.output_file {
         target::refuse_input("-O", &input::os_path(o), &paths(&reads))?;
     }
@@ -150,6 +154,16 @@ fn read_paths<'a>(
         &a.alias,
     ];
     out.extend(single.into_iter().flatten().map(String::as_str));
+    // Directories read for symbols and JIT maps: an output inside one
+    // would replace a binary's debug file or a perf-PID.map, which cannot
+    // be made again once the process has exited.
+    out.extend(
+        a.symfs
+            .iter()
+            .chain(&a.debug_dir)
+            .chain(&a.jit_map_dir)
+            .map(String::as_str),
+    );
     out.extend(
         a.kallsyms_for
             .iter()

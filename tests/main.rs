@@ -19,6 +19,7 @@ mod html;
 mod identity;
 mod io;
 mod kernel_maps;
+mod lead5;
 mod malformed;
 mod modes;
 mod noise;

@@ -61,7 +61,7 @@ pub struct ParseOptions {
     /// `--pid LIST`: keep samples of these processes and those they forked
     /// (perf.data only).
     pub pid: Option<filter::PidFilter>,
-    /// `--dso RE`: keep samples whose (leaf) dso matches.
+    /// `--dso RE`: keep samples whose (leaf) dso matches ([`dso_matches`]).
     pub dso: Option<Regex>,
     /// Collect callchains into `Profile::stacks` (for flame graphs; off by
     /// default, since it costs memory and time).
@@ -451,8 +451,39 @@ pub fn head_lines(head: &[u8], eof: bool) -> impl Iterator<Item = &[u8]> {
         .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
 }
 
+/// Whether `--dso RE` keeps a sample of `dso`: the regex matches the path
+/// or its file name (`^libc\.so\.6$` keeps `/usr/lib/…/libc.so.6`), as
+/// perf's `--dsos` takes a short or a long name. perf.data and perf
+/// script know the path, perf report text prints the file name: one
+/// filter keeps the same samples whatever the input.
+pub fn dso_matches(re: &Regex, dso: &str) -> bool {
+    if re.is_match(dso) {
+        return true;
+    }
+    match dso.rsplit_once('/') {
+        Some((_, name)) if !name.is_empty() && !dso.starts_with('[') => re.is_match(name),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_dso_filter_matches_the_path_or_the_file_name() {
+        let re = regex::Regex::new(r"^libc\.so\.6$").unwrap();
+        assert!(super::dso_matches(
+            &re,
+            "/usr/lib/x86_64-linux-gnu/libc.so.6"
+        ));
+        assert!(super::dso_matches(&re, "libc.so.6"));
+        assert!(!super::dso_matches(&re, "/usr/lib/libc.so.6.1"));
+        let k = regex::Regex::new(r"^\[kernel").unwrap();
+        assert!(super::dso_matches(&k, "[kernel.kallsyms]"));
+        let path = regex::Regex::new("^/usr/bin/").unwrap();
+        assert!(super::dso_matches(&path, "/usr/bin/dd"));
+        assert!(!super::dso_matches(&path, "dd"));
+    }
+
     use super::*;
 
     /// Every line (number, bytes) and the error, if any, as `reader` reads them.

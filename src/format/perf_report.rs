@@ -251,16 +251,16 @@ impl Section {
         }
         self.sample_sum = self.sample_sum.saturating_add(row.samples.unwrap_or(0));
         self.period_sum = self.period_sum.saturating_add(row.period.unwrap_or(0));
-        let matches = |re: &Option<regex::Regex>, field: &Option<String>| match re {
-            None => true,
-            Some(re) => field.as_deref().is_some_and(|f| re.is_match(f)),
-        };
         if (opts.kernel_only && row.mode != Some(Mode::Kernel))
             || !opts
                 .comm
                 .as_ref()
                 .is_none_or(|f| row.comm.as_deref().is_some_and(|c| f.is_match(c)))
-            || !matches(&opts.dso, &row.dso)
+            || !opts.dso.as_ref().is_none_or(|re| {
+                row.dso
+                    .as_deref()
+                    .is_some_and(|d| crate::format::dso_matches(re, d))
+            })
         {
             self.dropped += 1;
             self.dropped_pct += row.pct.unwrap_or(0.0);

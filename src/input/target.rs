@@ -92,8 +92,9 @@ pub fn refuse_input(flag: &str, out: &Path, inputs: &[PathBuf]) -> Result<()> {
                 .is_some_and(|(dir, o)| o.starts_with(dir));
             if inside {
                 bail!(
-                    "{flag} {}: inside the input directory {shown}: the output would be \
-                     read as a run next time; write it outside the inputs",
+                    "{flag} {}: inside the input directory {shown}: the output would \
+                     replace or join what it holds (runs, maps, debug files, JIT maps); \
+                     write it outside the inputs",
                     crate::text::shown_path(out)
                 );
             }
@@ -105,6 +106,34 @@ pub fn refuse_input(flag: &str, out: &Path, inputs: &[PathBuf]) -> Result<()> {
                     crate::text::shown_path(out)
                 );
             }
+        }
+    }
+    Ok(())
+}
+
+/// Refuse an output directory (`batch --out-dir`) that holds one of the
+/// input files itself (an `--alias` or `--run-info` file kept beside the
+/// reports): the directory's reports are written and stale ones removed
+/// by name, so such a file could be replaced. Input directories inside
+/// it (a results tree under the reports) are fine.
+pub fn refuse_inputs_in_dir(dir: &Path, inputs: &[PathBuf]) -> Result<()> {
+    let Some(dir_real) = std::fs::canonicalize(dir).ok() else {
+        return Ok(());
+    };
+    for input in inputs {
+        if input == Path::new("-") || !std::fs::metadata(input).is_ok_and(|m| m.is_file()) {
+            continue;
+        }
+        let parent = std::fs::canonicalize(input)
+            .ok()
+            .and_then(|p| p.parent().map(Path::to_path_buf));
+        if parent.as_deref() == Some(dir_real.as_path()) {
+            bail!(
+                "--out-dir {}: holds the input {}: the reports written there (and the \
+                 stale ones removed) could replace it; move it or give another directory",
+                crate::text::shown_path(dir),
+                crate::text::shown_path(input)
+            );
         }
     }
     Ok(())

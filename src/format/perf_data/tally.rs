@@ -198,7 +198,7 @@ impl Tally {
             st.fit_kernel(leaf, ip, w);
         }
         if let Some(re) = &opts.dso {
-            if !re.is_match(&st.dso_of(leaf)) {
+            if !crate::format::dso_matches(re, &st.dso_of(leaf)) {
                 return Ok(());
             }
         }

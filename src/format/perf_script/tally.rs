@@ -840,7 +840,7 @@ impl<'d> Counter<'d, '_> {
                     let state = &mut self.syms.dso_ok[id as usize];
                     if *state == 0 {
                         let dso = self.syms.frames[id as usize].dso.unwrap_or_default();
-                        *state = if re.is_match(&crate::format::decode(dso)) {
+                        *state = if crate::format::dso_matches(re, &crate::format::decode(dso)) {
                             1
                         } else {
                             2
