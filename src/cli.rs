@@ -446,7 +446,7 @@ pub struct Analysis {
     #[arg(hide_short_help = true, long, value_name = "RE", help_heading = FILTERS)]
     pub exclude: Option<String>,
 
-    /// Drop the idle loop (default_idle, intel_idle, poll_idle, native_safe_halt, mwait_idle*, ...).
+    /// Drop the idle loop (default_idle, intel_idle*, poll_idle, acpi_safe_halt, mwait_idle*, ..., and every function in a kernel map's __cpuidle_text).
     #[arg(hide_short_help = true, long, help_heading = FILTERS)]
     pub exclude_idle: bool,
 

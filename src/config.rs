@@ -753,6 +753,7 @@ fn identity(cli: &Cli, notes: &mut Vec<String>) -> Result<Identity> {
         include: regex("--include", &cli.include)?,
         exclude: regex("--exclude", &cli.exclude)?,
         exclude_idle: cli.exclude_idle,
+        idle_names: Default::default(),
         kernel_only: cli.kernel_only,
         by_name: cli.by_name,
         placed: None,

@@ -10,18 +10,43 @@ use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
-/// The kernel's idle-loop functions (`--exclude-idle`); `mwait_idle*` is a prefix.
-pub const IDLE_FUNCTIONS: [&str; 10] = [
-    "default_idle",
-    "intel_idle",
-    "poll_idle",
-    "native_safe_halt",
-    "pv_native_safe_halt",
+/// The kernel's idle-loop functions (`--exclude-idle`); `mwait_idle*` is a
+/// prefix (`mwait_idle_with_hints` and its clones). With a kernel map that
+/// marks the idle text, every function in it is idle too
+/// ([`Identity::with_idle_of`]).
+pub const IDLE_FUNCTIONS: [&str; 30] = [
+    // The idle routines (`__cpuidle`) of x86 kernels, and the generic loop.
     "acpi_idle_do_entry",
-    "cpu_idle_poll",
-    "mwait_idle*",
+    "acpi_idle_enter",
+    "acpi_safe_halt",
+    "amd_e400_idle",
+    "arch_cpu_idle",
     "cpu_do_idle",
+    "cpu_idle_poll",
     "cpuidle_enter_state",
+    "default_idle",
+    "default_idle_call",
+    "do_idle",
+    "intel_idle",
+    "intel_idle_ibrs",
+    "intel_idle_irq",
+    "intel_idle_xstate",
+    "mwait_idle*",
+    "native_safe_halt",
+    "poll_idle",
+    "pv_native_safe_halt",
+    "xen_safe_halt",
+    // perf's own list (tools/perf/util/symbol.c, `symbol__is_idle`).
+    "acpi_processor_ffh_cstate_enter",
+    "cpu_idle",
+    "cpu_startup_entry",
+    "enter_idle",
+    "exit_idle",
+    "idle_cpu",
+    "ppc64_runlatch_off",
+    "pseries_dedicated_idle_sleep",
+    "psw_idle",
+    "psw_idle_exit",
 ];
 
 /// Strip compiler clone and versioning suffixes, repeatedly:
@@ -250,6 +275,10 @@ pub struct Identity {
     pub include: Option<Regex>,
     pub exclude: Option<Regex>,
     pub exclude_idle: bool,
+    /// Under `--exclude-idle`, the names the runs' kernel maps place in
+    /// the kernel's idle text (clone suffixes folded), removed as the
+    /// names of [`IDLE_FUNCTIONS`] are ([`Identity::with_idle_of`]).
+    pub idle_names: Arc<std::collections::BTreeSet<String>>,
     /// `--kernel-only` as a view: rows of other modes are kept in the count
     /// matrix (the noise is learned from them) but not shown or tested
     /// (docs/statistics.md §8.2).
@@ -373,7 +402,26 @@ impl Identity {
         if self.exclude.as_ref().is_some_and(|re| re.is_match(name)) {
             return false;
         }
-        !(self.exclude_idle && is_idle(name))
+        !(self.exclude_idle && (is_idle(name) || self.idle_names.contains(name)))
+    }
+
+    /// This identity with the idle text of every run's kernel map
+    /// (`Profile::idle`) removed as idle under `--exclude-idle`; itself
+    /// when it does not exclude idle or no map marks an idle text.
+    pub fn with_idle_of<'a>(
+        &self,
+        maps: impl IntoIterator<Item = &'a std::collections::BTreeSet<String>>,
+    ) -> Identity {
+        let mut names = (*self.idle_names).clone();
+        if self.exclude_idle {
+            for set in maps {
+                names.extend(set.iter().map(|n| fold_suffixes(n).into_owned()));
+            }
+        }
+        Identity {
+            idle_names: Arc::new(names),
+            ..self.clone()
+        }
     }
 
     pub fn has_filters(&self) -> bool {

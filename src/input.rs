@@ -14,6 +14,7 @@ use std::rc::Rc;
 
 pub mod guarded;
 pub mod partial;
+pub mod sparse;
 pub mod target;
 
 /// Buffer size for readers: large, so parsers see few refills.
@@ -338,6 +339,47 @@ pub fn tar_link_target(member: &str, hard: bool, link: Option<&[u8]>) -> Result<
     Ok(parts.join("/"))
 }
 
+/// Whether tar member type `kind` holds a file's bytes: a regular file,
+/// or a GNU sparse one (type `S`, which the tar crate reads holes filled).
+pub fn tar_regular(kind: tar::EntryType) -> bool {
+    kind.is_file() || kind.is_gnu_sparse()
+}
+
+/// The name of tar member `entry` of archive `archive` (lossy UTF-8) and,
+/// for a pax sparse member, how to read it ([`sparse`]): the name is then
+/// its real one (`GNU.sparse.name`), not the `GNUSparseFile.PID/` name of
+/// its header. A sparse member this program cannot read is an error naming
+/// the member and its format (the input is refused, no run dropped).
+pub fn tar_member<R: Read>(
+    entry: &mut tar::Entry<'_, R>,
+    archive: &str,
+) -> Result<(String, Option<sparse::Sparse>)> {
+    let header = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+    if !entry.header().entry_type().is_file() {
+        return Ok((header, None));
+    }
+    match sparse::pax_sparse(entry, &header) {
+        Ok(Some(s)) => Ok((s.name.clone().unwrap_or(header), Some(s))),
+        Ok(None) => Ok((header, None)),
+        Err(why) => bail!("{archive}: {why}"),
+    }
+}
+
+/// The bytes of tar member `entry` as the file it stands for, and their
+/// number: a pax sparse member's ([`tar_member`]) expanded, holes zeros.
+pub fn tar_data<'a, R: Read + 'a>(
+    entry: &'a mut tar::Entry<'_, R>,
+    sparse: &Option<sparse::Sparse>,
+) -> (Box<dyn Read + 'a>, u64) {
+    match sparse {
+        Some(s) => (Box::new(s.reader(entry)), s.size),
+        None => {
+            let size = entry.size();
+            (Box::new(entry), size)
+        }
+    }
+}
+
 /// Read the regular member `target` (a path as [`tar_link_target`] gives
 /// it) of the tar archive at `archive` (compressed or not) with `f`, from
 /// a second pass over the archive; `None` when there is no such regular
@@ -355,11 +397,11 @@ pub fn with_tar_member<T>(
         .with_context(|| format!("{shown}: cannot read tar archive"))?;
     for entry in entries {
         let mut entry = entry.with_context(|| format!("{shown}: corrupt tar archive"))?;
-        let path = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+        let (path, sparse) = tar_member(&mut entry, &shown)?;
         let same = tar_link_target("", true, Some(path.as_bytes())).is_ok_and(|p| p == target);
-        if same && entry.header().entry_type().is_file() {
-            let size = entry.size();
-            return Ok(Some(f(&mut entry, size)));
+        if same && tar_regular(entry.header().entry_type()) {
+            let (mut data, size) = tar_data(&mut entry, &sparse);
+            return Ok(Some(f(&mut data, size)));
         }
     }
     Ok(None)

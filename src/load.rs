@@ -293,8 +293,8 @@ fn read_tar_members<R: io::Read>(
     // it shows as an error moving past it.
     let mut last: Option<(String, u64)> = None;
     for entry in entries {
-        let entry = entry.map_err(|e| entry_error(name, last.as_ref(), e))?;
-        let member = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+        let mut entry = entry.map_err(|e| entry_error(name, last.as_ref(), e))?;
+        let (member, sparse) = input::tar_member(&mut entry, name)?;
         last = Some((member.clone(), entry.header().size().unwrap_or(0)));
         let origin = format!("{name}:{member}");
         if let Some(why) = passed_over(&member, entry.header().entry_type(), &origin) {
@@ -304,23 +304,26 @@ fn read_tar_members<R: io::Read>(
         seen.check(name, &member)?;
         *members += 1;
         let dir = member.rsplit_once('/').map_or("", |(d, _)| d).to_string();
-        // The bytes the member's header declares and those read of it: an
-        // archive cut inside a member ends its data early without an error.
-        let declared = entry.header().size().unwrap_or(0);
+        // The bytes the member's header declares (a pax sparse member: its
+        // real size) and those read of it: an archive cut inside a member
+        // ends its data early without an error.
+        let header = entry.header().size().unwrap_or(0);
+        let declared = sparse.as_ref().map_or(header, |s| s.size);
         let got = std::rc::Rc::new(std::cell::Cell::new(0u64));
+        let linked = tar_link_of(&entry, path, &member, &origin)?;
+        let inner = input::tar_data(&mut entry, &sparse).0;
         let counted = Counted {
-            inner: entry,
+            inner,
             got: got.clone(),
         };
-        let mut raw: Box<dyn BufRead + '_> =
-            match tar_link_of(&counted.inner, path, &member, &origin)? {
-                Some(Ok(bytes)) => Box::new(io::Cursor::new(bytes)),
-                Some(Err(why)) => {
-                    out.push(Some(Outcome::Skipped(why)));
-                    continue;
-                }
-                None => Box::new(BufReader::with_capacity(BUF_SIZE, counted)),
-            };
+        let mut raw: Box<dyn BufRead + '_> = match linked {
+            Some(Ok(bytes)) => Box::new(io::Cursor::new(bytes)),
+            Some(Err(why)) => {
+                out.push(Some(Outcome::Skipped(why)));
+                continue;
+            }
+            None => Box::new(BufReader::with_capacity(BUF_SIZE, counted)),
+        };
         if is_map_name(&member) {
             let bytes = format::read_bounded(&mut *raw, &origin, "symbol map")?;
             tar_maps
@@ -437,7 +440,7 @@ fn passed_over(member: &str, kind: tar::EntryType, origin: &str) -> Option<Optio
     let base = member.rsplit('/').next().unwrap_or(member);
     if kind.is_dir() {
         Some(None)
-    } else if !(kind.is_file() || kind.is_hard_link() || kind.is_symlink()) {
+    } else if !(input::tar_regular(kind) || kind.is_hard_link() || kind.is_symlink()) {
         Some(Some(format!("{origin}: not a regular file")))
     } else if base.starts_with('.') {
         Some(Some(format!("{origin}: a hidden file, not read")))

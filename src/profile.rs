@@ -198,6 +198,14 @@ pub struct Profile {
     pub event_scope: Option<EventScope>,
     /// What the recording says of the machine it was made on.
     pub provenance: Provenance,
+    /// The functions the run's kernel map places in the kernel's idle text
+    /// ([`crate::symmap::SymbolMap::cpuidle_names`]), which
+    /// `--exclude-idle` removes besides its list of names.
+    pub idle: BTreeSet<String>,
+    /// How the recording sampled, when it says (perf.data's event
+    /// attribute): `-F 999` (a frequency, Hz) or `-c 10000` (a period, in
+    /// events); counts scale with it, shares do not.
+    pub sampling: Option<String>,
     /// The process trees whose samples `--comm` kept (perf.data): each
     /// tree's top PID and its kept samples, largest first; empty without
     /// `--comm` (see `format::perf_data::procs`).
@@ -358,6 +366,8 @@ impl Profile {
             inclusive: false,
             leaves: BTreeMap::new(),
             comms: None,
+            idle: BTreeSet::new(),
+            sampling: None,
         }
     }
 

@@ -183,6 +183,25 @@ impl SymbolMap {
     }
 
     /// The address of the first symbol named `name`.
+    /// The names of the text symbols the kernel put in its idle text,
+    /// `[__cpuidle_text_start, __cpuidle_text_end)` (the functions marked
+    /// `__cpuidle`: every idle routine of this very kernel, whatever its
+    /// name); empty when the map lacks either mark.
+    pub fn cpuidle_names(&self) -> std::collections::BTreeSet<String> {
+        let (Some(start), Some(end)) = (
+            self.address_of("__cpuidle_text_start"),
+            self.address_of("__cpuidle_text_end"),
+        ) else {
+            return Default::default();
+        };
+        self.symbols
+            .iter()
+            .filter(|s| s.is_text() && s.addr >= start && s.addr < end && s.module.is_none())
+            .filter(|s| !s.name.starts_with("__cpuidle_text_") && !is_padding(&s.name))
+            .map(|s| s.name.clone())
+            .collect()
+    }
+
     pub fn address_of(&self, name: &str) -> Option<u64> {
         self.symbols.iter().find(|s| s.name == name).map(|s| s.addr)
     }

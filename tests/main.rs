@@ -45,6 +45,7 @@ mod sweep3b;
 mod sweep4a;
 mod sweep4b;
 mod sweep4c;
+mod sweep5;
 mod table;
 mod testdata;
 mod text_variants;

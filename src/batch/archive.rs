@@ -82,7 +82,7 @@ pub(super) fn walk(config: &BatchConfig, reader: Box<dyn BufRead>) -> Result<Wal
             let mut entry = entry.with_context(|| {
                 format!("{}: corrupt tar archive after member {last}", config.root)
             })?;
-            let raw = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+            let (raw, sparse) = crate::input::tar_member(&mut entry, &config.root)?;
             let path = raw.trim_start_matches("./").to_string();
             last = path.clone();
             let kind = entry.header().entry_type();
@@ -105,7 +105,7 @@ pub(super) fn walk(config: &BatchConfig, reader: Box<dyn BufRead>) -> Result<Wal
                 continue;
             }
             let link = kind.is_hard_link() || kind.is_symlink();
-            if !kind.is_file() && !link {
+            if !crate::input::tar_regular(kind) && !link {
                 w.unmatched.push(format!("{path} (not a regular file)"));
                 continue;
             }
@@ -119,10 +119,11 @@ pub(super) fn walk(config: &BatchConfig, reader: Box<dyn BufRead>) -> Result<Wal
                 }
                 linked => linked.and_then(Result::ok),
             };
+            let (mut stream, size) = crate::input::tar_data(&mut entry, &sparse);
             if load::is_map_name(&path) {
                 match linked {
                     Some(bytes) => add_map(&mut w, &mut &bytes[..], &path, &config.root)?,
-                    None => add_map(&mut w, &mut entry, &path, &config.root)?,
+                    None => add_map(&mut w, &mut stream, &path, &config.root)?,
                 }
                 continue;
             }
@@ -132,8 +133,7 @@ pub(super) fn walk(config: &BatchConfig, reader: Box<dyn BufRead>) -> Result<Wal
             };
             let (kernel, bench) = (kernel.to_string(), bench.to_string());
             let slot = w.members.len();
-            let size = entry.size();
-            let data = member_data(&mut entry, size, linked, &path, slot, opts, &pool);
+            let data = member_data(&mut *stream, size, linked, &path, slot, opts, &pool);
             w.members.push(Member {
                 path,
                 kernel,

@@ -211,6 +211,19 @@ pub fn build(config: &BatchConfig, bar: &ProgressBar) -> Result<Batch> {
         })
         .unzip();
     let config = table_config.as_ref().unwrap_or(config);
+    // A tree under one directory is read one level down, as history and
+    // export read it (crate::table::series), said.
+    let mut deeper = None;
+    if table_runs.is_none() {
+        let (layout, note) = crate::table::series::layout_for(&config.root, &config.layout);
+        if let Some(note) = note {
+            warnings.push(format!("{}: {note}", config.root));
+            let mut c = config.clone();
+            c.layout = layout;
+            deeper = Some(c);
+        }
+    }
+    let config = deeper.as_ref().unwrap_or(config);
     let (members, loaded) = match table_runs {
         Some(runs) => table_members(runs),
         None => parse_members(config, bar, &mut warnings)?,
@@ -459,6 +472,7 @@ fn compare_bench(c: &Config, job: Job) -> Result<Bench> {
         Some(mut found) => {
             let mut w = extra;
             w.append(&mut found.warnings);
+            w.extend(crate::compare::sampling_rates(&sides, c));
             let model = bench_noise_model(&sides, c, &mut w)
                 .with_context(|| format!("benchmark {name}"))?;
             let done = match model {

@@ -61,6 +61,19 @@ pub fn build_report(config: &Config) -> Result<Finished> {
     report_of_sides(config, &mut sides, warnings)
 }
 
+/// Sampling rates that differ, said when the report compares counts
+/// (`-n ticks`, `-o classic`; [`sanity::sampling`]).
+pub(crate) fn sampling_rates(sides: &[Side], config: &Config) -> Vec<String> {
+    let unit = if config.output == render::OutputFormat::Classic {
+        "-o classic"
+    } else if config.diff.normalize == aggregate::Normalize::Ticks {
+        "-n ticks"
+    } else {
+        return Vec::new();
+    };
+    sanity::sampling::check(sides, unit)
+}
+
 /// The report of sides already loaded, after `warnings` about loading them:
 /// the sides checked and brought to their common scope ([`sanity::prepare`]),
 /// then compared.
@@ -78,6 +91,7 @@ fn report_of_sides(
         config.allow_duplicates,
     )?;
     warnings.append(&mut found.warnings);
+    warnings.extend(sampling_rates(sides, config));
     warnings.extend(run_info_unmatched(sides, config));
     let model = noise::load_noise_model(config, sides, &mut warnings)?;
     let mut done = match &model {
@@ -258,7 +272,10 @@ pub(crate) fn count_matrix(
     sides: &[Side],
     config: &Config,
 ) -> Result<(aggregate::Matrix, Vec<Vec<f64>>)> {
-    let matrix = aggregate::build(sides, &config.identity);
+    let identity = config
+        .identity
+        .with_idle_of(sides.iter().flat_map(|s| &s.runs).map(|r| &r.idle));
+    let matrix = aggregate::build(sides, &identity);
     let exposures = aggregate::exposures(
         sides,
         &matrix,

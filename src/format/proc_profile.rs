@@ -90,6 +90,7 @@ pub fn parse_bytes(bytes: &[u8], origin: &str, opts: &ParseOptions) -> Result<Pr
     cut_short(bytes, map, origin, opts)?;
     let buf = words(bytes, origin)?;
     let mut p = fold(&buf, map, origin, opts)?;
+    p.idle = map.cpuidle_names();
     p.provenance.kernel_map = Some(match &opts.map_origin {
         Some(how) => format!("{} ({how})", map.source),
         None => map.source.clone(),

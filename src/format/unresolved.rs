@@ -118,7 +118,7 @@ fn summary_of(runs: &[&Profile], (base, relative): (f64, bool), detail: bool) ->
         }
     }
     let first = with.first()?;
-    let mut rows: Vec<(String, f64)> = sums.into_iter().collect();
+    let mut rows: Vec<(String, f64)> = merge_bare(sums).into_iter().collect();
     rows.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     let total: f64 = rows.iter().map(|r| r.1).sum();
     if !detail {
@@ -185,7 +185,7 @@ fn short(
     let named: Vec<String> = rows
         .iter()
         .take(NAMED)
-        .map(|(d, c)| format!("{} {}", file_name(d), count(*c)))
+        .map(|(d, c)| format!("{} {}", shown_name(d, rows), count(*c)))
         .collect();
     let more = match rows.len().saturating_sub(NAMED) {
         0 => String::new(),
@@ -199,6 +199,38 @@ fn short(
 }
 
 /// `/usr/bin/sha256sum` → `sha256sum`; `[unknown]` stays.
+/// The counts by dso with each bare file name (a perf report's `cc1`) put
+/// with the one full path of that name (perf.data's
+/// `/usr/libexec/gcc/x86_64-linux-gnu/12/cc1`) when there is exactly one:
+/// one binary, named two ways by two inputs, is one row of the warning.
+fn merge_bare(sums: BTreeMap<String, f64>) -> BTreeMap<String, f64> {
+    let mut paths: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for d in sums.keys().filter(|d| d.contains('/')) {
+        paths.entry(file_name(d)).or_default().push(d);
+    }
+    let mut out: BTreeMap<String, f64> = BTreeMap::new();
+    for (d, c) in &sums {
+        let to = match paths.get(d.as_str()) {
+            Some(p) if !d.contains('/') && p.len() == 1 => p[0],
+            _ => d.as_str(),
+        };
+        *out.entry(to.to_string()).or_insert(0.0) += c;
+    }
+    out
+}
+
+/// `dso` as the short line names it: its file name, or the whole path
+/// when another of `rows` has the same file name (two binaries apart).
+fn shown_name<'a>(dso: &'a str, rows: &[(String, f64)]) -> &'a str {
+    let name = file_name(dso);
+    let twice = rows.iter().filter(|(d, _)| file_name(d) == name).count() > 1;
+    if twice {
+        dso
+    } else {
+        name
+    }
+}
+
 fn file_name(dso: &str) -> &str {
     if dso.starts_with('[') {
         return dso;
@@ -227,6 +259,29 @@ fn count(c: f64) -> String {
 mod tests {
     use super::*;
     use crate::profile::{Format, SymbolKey};
+
+    /// A perf report's bare `cc1` and perf.data's full path of it are one
+    /// dso of the warning; two binaries of one file name are named apart.
+    #[test]
+    fn a_bare_name_joins_its_one_full_path() {
+        let key = |d: &str| SymbolKey::new(UNKNOWN).with_dso(Some(crate::profile::Name::new(d)));
+        let mut report = Profile::new("r.txt", Format::PerfReport);
+        report.add(key("cc1"), 94.0);
+        report.unresolved = note(&report, &|_| None, "");
+        let mut data = Profile::new("d.data", Format::PerfData);
+        data.add(key("/usr/libexec/gcc/x86_64-linux-gnu/12/cc1"), 236.0);
+        data.unresolved = note(&data, &|_| None, "");
+        let w = summary(&[&report, &data], false).unwrap();
+        assert!(w.contains("([unknown]): cc1 330;"), "{w}");
+        let mut other = Profile::new("e.data", Format::PerfData);
+        other.add(key("/opt/gcc/cc1"), 5.0);
+        other.unresolved = note(&other, &|_| None, "");
+        let w = summary(&[&report, &data, &other], false).unwrap();
+        assert!(
+            w.contains("/usr/libexec/gcc/x86_64-linux-gnu/12/cc1 236, cc1 94 and 1 more dso"),
+            "{w}"
+        );
+    }
 
     #[test]
     fn counts_per_dso_largest_first() {

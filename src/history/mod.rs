@@ -254,27 +254,24 @@ fn open_series(config: &HistoryConfig, c: &mut Config) -> Result<(source::Source
             s.listing.values().flat_map(|k| k.keys()).collect();
         k.into_iter().cloned().collect()
     };
-    let found = kernels(&src);
-    if config.layout != Layout::default() || src.is_table() || found.len() > 1 {
+    if src.is_table() {
         return Ok((src, None));
     }
-    let deeper = Layout::parse("*/{kernel}/{bench}/**")?;
     let mut c2 = c.clone();
-    let inner = open(&deeper, &mut c2)?;
-    let below = kernels(&inner);
-    if below.len() < 2 {
-        return Ok((src, None));
+    let mut inner = None;
+    let down = crate::table::series::one_level_down(&config.layout, &kernels(&src), |deeper| {
+        let s = open(deeper, &mut c2)?;
+        let below = kernels(&s);
+        inner = Some(s);
+        Ok(below)
+    })?;
+    match (down, inner) {
+        (Some((_, note)), Some(inner)) => {
+            *c = c2;
+            Ok((inner, Some(note)))
+        }
+        _ => Ok((src, None)),
     }
-    *c = c2;
-    let top = found.first().map_or(String::new(), |t| format!(" {t}/"));
-    let note = format!(
-        "every path lies under the one directory{top}, which --layout {} reads as the one \
-         kernel of the series: read one level down, as --layout '{}' (kernels {})",
-        config.layout.text(),
-        deeper.text(),
-        below.join(", ")
-    );
-    Ok((inner, Some(note)))
 }
 
 fn adjust_name(a: crate::stats::Adjust) -> &'static str {

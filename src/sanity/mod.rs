@@ -19,6 +19,7 @@ pub mod contamination;
 mod duplicates;
 mod kernels;
 mod reach;
+pub mod sampling;
 mod slices;
 
 use crate::aggregate::Side;

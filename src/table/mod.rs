@@ -19,6 +19,7 @@ pub mod reader;
 pub mod rows;
 pub mod schema;
 pub mod select;
+pub mod series;
 pub mod tree;
 pub mod writer;
 

@@ -61,6 +61,8 @@ pub struct Exporter<'a, W: Write + Send> {
     pool: rayon::ThreadPool,
     pub writer: TableWriter<W>,
     root: usize,
+    /// The layout the root at hand is read with ([`super::series`]).
+    layout: crate::layout::Layout,
     archive: bool,
     groups: HashMap<(usize, String, String), usize>,
     last_group: Option<(String, String, bool)>,
@@ -90,6 +92,7 @@ impl<'a, W: Write + Send> Exporter<'a, W> {
             pool,
             writer,
             root: 0,
+            layout: config.layout.clone(),
             archive: false,
             groups: HashMap::new(),
             last_group: None,
@@ -117,7 +120,14 @@ impl<'a, W: Write + Send> Exporter<'a, W> {
             self.root = i;
             self.archive = !crate::input::os_path(root).is_dir();
             self.maps.clear();
-            tree::visit(root, &self.config.layout, self)?;
+            // (A tree under one directory read one level down, as
+            // history reads it: said.)
+            let (layout, note) = super::series::layout_for(root, &self.config.layout);
+            if let Some(note) = note {
+                writeln!(self.err, "diffprofile: {root}: {note}")?;
+            }
+            self.layout = layout.clone();
+            tree::visit(root, &layout, self)?;
             for mut item in std::mem::take(&mut self.deferred) {
                 item.maps = self
                     .maps
@@ -136,7 +146,7 @@ impl<'a, W: Write + Send> Exporter<'a, W> {
                     self.err,
                     "diffprofile: warning: {root}: {} path(s) do not match --layout {} and were not read: {}{}",
                     self.unmatched_count,
-                    self.config.layout.text(),
+                    self.layout.text(),
                     self.unmatched.join(", "),
                     if more > 0 { format!(" and {more} more") } else { String::new() }
                 )?;
@@ -295,7 +305,7 @@ impl<W: Write + Send> Visitor for Exporter<'_, W> {
         };
         let info = self.config.run_info.lookup(&source);
         let key = RunKey {
-            run: self.config.layout.run_name(&m.path),
+            run: self.layout.run_name(&m.path),
             kernel: m.kernel,
             benchmark: m.bench,
             duration_s: info.and_then(|i| i.0),

@@ -169,7 +169,17 @@ pub fn add_row(
     row: &Row<'_>,
 ) -> std::result::Result<(), String> {
     let (Some(name), dso) = (row.input_symbol.or(row.symbol), row.input_dso.or(row.dso)) else {
-        return Ok(()); // the marker row of a run without symbols
+        // The marker row of a run without symbols counts nothing: any
+        // other row without a name would lose its samples.
+        if row.count != 0.0 {
+            return Err(format!(
+                "a row without a symbol (symbol and input_symbol both null) counts {} samples; \
+                 only the marker row of a run without symbols (count 0) has no symbol: the \
+                 table was edited or written by another tool",
+                row.count
+            ));
+        }
+        return Ok(());
     };
     if is_pseudo(name, dso) {
         if name == UNKNOWN_ROW {

@@ -94,7 +94,7 @@ fn visit_tar(
     for entry in entries {
         let mut entry =
             entry.with_context(|| format!("{root}: corrupt tar archive after member {last}"))?;
-        let raw = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+        let (raw, sparse) = input::tar_member(&mut entry, root)?;
         let rel = raw.trim_start_matches("./").to_string();
         last = rel.clone();
         let kind = entry.header().entry_type();
@@ -110,7 +110,7 @@ fn visit_tar(
             continue;
         }
         let link = kind.is_hard_link() || kind.is_symlink();
-        if !kind.is_file() && !link {
+        if !input::tar_regular(kind) && !link {
             v.unmatched(format!("{rel} (not a regular file)"));
             continue;
         }
@@ -128,7 +128,8 @@ fn visit_tar(
             let bytes = match linked {
                 Some(bytes) => bytes,
                 None => {
-                    let mut r = BufReader::with_capacity(BUF_SIZE, &mut entry);
+                    let (data, _) = input::tar_data(&mut entry, &sparse);
+                    let mut r = BufReader::with_capacity(BUF_SIZE, data);
                     format::read_bounded(&mut r, &name, "symbol map")?
                 }
             };
@@ -138,17 +139,17 @@ fn visit_tar(
         match layout.matches(&rel) {
             Some((k, b)) if v.wants(k, b) => {
                 let (kernel, bench) = (k.to_string(), b.to_string());
-                let size = entry.size();
+                let (mut stream, size) = input::tar_data(&mut entry, &sparse);
                 let data = if let Some(bytes) = linked {
                     Data::Bytes(bytes)
                 } else if size <= SMALL {
                     let mut bytes = Vec::with_capacity(size as usize);
-                    entry
+                    stream
                         .read_to_end(&mut bytes)
                         .with_context(|| format!("{root}:{rel}: cannot read member"))?;
                     Data::Bytes(bytes)
                 } else {
-                    Data::Stream(&mut entry)
+                    Data::Stream(&mut *stream)
                 };
                 v.member(Member {
                     kernel,

@@ -23,6 +23,8 @@ pub(super) struct Event {
     pub name: String,
     /// The sampling period when every sample has the same one.
     pub fixed_period: Option<u64>,
+    /// How the event sampled, as perf record's flag: `-F 999`, `-c 10000`.
+    pub sampling: Option<String>,
     /// The privilege levels it samples (`exclude_user`, …).
     pub scope: EventScope,
     /// Samples carry a copy of the user stack (`--call-graph dwarf`) for
@@ -81,6 +83,11 @@ pub(super) fn choose_event(
         SamplingPolicy::Period(p) => Some(p.get()),
         _ => None,
     };
+    let sampling = match attr.sampling_policy {
+        SamplingPolicy::Period(p) => Some(format!("-c {p}")),
+        SamplingPolicy::Frequency(f) => Some(format!("-F {f}")),
+        SamplingPolicy::NoSampling => None,
+    };
     let scope = EventScope {
         user: !attr.flags.contains(AttrFlags::EXCLUDE_USER),
         kernel: !attr.flags.contains(AttrFlags::EXCLUDE_KERNEL),
@@ -90,6 +97,7 @@ pub(super) fn choose_event(
         index: chosen,
         name: names[chosen].clone(),
         fixed_period,
+        sampling,
         scope,
         dwarf_stacks: attr.sample_format.contains(SampleFormat::STACK_USER),
     })

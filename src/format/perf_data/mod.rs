@@ -526,6 +526,7 @@ fn finish(
     let mut p = Profile::new(origin, Format::PerfData);
     p.event = Some(event.name.clone());
     p.event_scope = Some(event.scope);
+    p.sampling = event.sampling.clone();
     p.weight = match opts.weight {
         WeightBy::Samples => Weight::Samples,
         WeightBy::Period => Weight::Period,
@@ -544,6 +545,9 @@ fn finish(
         p.kept_processes = tally.procs.trees(&st.comms.by_tid(), f);
     }
     p.provenance = provenance::of(&st, tally.counts.keys());
+    if let Some(map) = &st.kernel {
+        p.idle = map.cpuidle_names();
+    }
     // Each distinct frame is named once (demangling happens here).
     let mut keys: FxHashMap<Frame, SymbolKey> = FxHashMap::default();
     let mut key = |f: Frame| *keys.entry(f).or_insert_with(|| st.key(f));
