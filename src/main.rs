@@ -72,20 +72,35 @@ fn clap_exit(e: &clap::Error, err: &mut dyn Write) -> ExitCode {
     }
 }
 
-/// One malloc heap for every thread (glibc). The stages of a comparison
-/// free tens of MB that the next stage, often on another worker thread,
-/// allocates again: with a heap per thread that memory is not reused, and
-/// a million-symbol comparison peaked anywhere from 282 to 321 MB from run
-/// to run instead of 266 MB, at no measurable gain in time (the hot paths
-/// allocate little).
+/// One malloc heap for every thread (glibc), and a fixed size above which
+/// blocks are mapped on their own ([`MMAP_THRESHOLD`]). The stages of a
+/// comparison free tens of MB that the next stage, often on another worker
+/// thread, allocates again: with a heap per thread that memory is not
+/// reused, and a million-symbol comparison peaked anywhere from 282 to
+/// 321 MB from run to run instead of 266 MB, at no measurable gain in time
+/// (the hot paths allocate little).
 fn one_heap() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets an allocator parameter; called before any
+    // SAFETY: mallopt only sets allocator parameters; called before any
     // thread is started.
     unsafe {
         libc::mallopt(libc::M_ARENA_MAX, 1);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD);
     }
 }
+
+/// Blocks of this size or more get a mapping of their own, returned to the
+/// system when freed (and grown in place by `mremap`). glibc's default
+/// starts there too but raises the threshold to the size of each mapped
+/// block freed (up to 32 MiB), so which of a comparison's large vectors
+/// and tables land in the heap, where their freed space is kept and
+/// fragmented, depended on the order worker threads freed theirs: one heap
+/// still gave a million-symbol comparison 275-342 MB from run to run on a
+/// loaded machine; a fixed 1, 4 or 8 MiB 259-268 MB, 32 MiB 274-306 MB.
+/// The price: blocks above it are mapped afresh (page faults), 0.7 s more
+/// system time in a batch of 100 perf.data runs of 10 CPU seconds.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const MMAP_THRESHOLD: libc::c_int = 4 << 20;
 
 /// Standard output as the run writes it. Rust's stdout takes a closed
 /// descriptor 1 (`diffprofile … >&-`) for a sink and reports success; here
