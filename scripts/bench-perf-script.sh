@@ -45,8 +45,10 @@ if [[ ${#inputs[@]} -eq 0 ]]; then
     inputs+=("$BENCH_DIR/g.folded")
 fi
 
-echo "building the bench binary (release)…" >&2
-bin=$(cargo bench --bench perf_script --no-run --message-format=json 2>/dev/null |
+# The profiling build (release with symbols) that the other bench scripts
+# use, so that one build serves them all.
+echo "building the bench binary (--profile profiling)…" >&2
+bin=$(cargo build --profile profiling --locked --bench perf_script --message-format=json 2>/dev/null |
     grep -o '"executable":"[^"]*/perf_script-[^"]*"' | tail -1 | cut -d'"' -f4)
 [[ -x $bin ]] || { echo "could not build benches/perf_script.rs" >&2; exit 2; }
 
