@@ -95,8 +95,8 @@ fn one_heap() {
 /// block freed (up to 32 MiB), so which of a comparison's large vectors
 /// and tables land in the heap, where their freed space is kept and
 /// fragmented, depended on the order worker threads freed theirs: one heap
-/// still gave a million-symbol comparison 275-342 MB from run to run on a
-/// loaded machine; a fixed 1, 4 or 8 MiB 259-268 MB, 32 MiB 274-306 MB.
+/// still gave a million-symbol comparison 269-334 MiB from run to run on a
+/// loaded machine; a fixed 1, 4 or 8 MiB 253-262 MiB, 32 MiB 268-299 MiB.
 /// The price: blocks above it are mapped afresh (page faults), 0.7 s more
 /// system time in a batch of 100 perf.data runs of 10 CPU seconds.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
