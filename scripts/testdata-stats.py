@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Write the hand-made profiles of testdata/stats/ (the inputs of the test
-vectors V5-V7 and V11 in docs/statistics.md): thirteen symbols with chosen counts,
+vectors V5-V7, V11 and V12 in docs/statistics.md): thirteen symbols with chosen counts,
 plus `rest_of_kernel` so that each run's total (the sum of its lines, in
 folded format) is the exposure stated below.
 
@@ -25,6 +25,38 @@ RUNS = {  # name: (counts per symbol, run total)
     "sep-new2": ([1300, 790, 520, 470, 900, 170, 98, 17, 55, 41, 135, 35, 4], 10050),
 }
 
+
+
+def filter_runs():
+    """V12 (independent filtering, section 8.3): 20 symbols that double
+    (counts 120-405, each run within 25%), 16 stable ones (200-1100, within
+    8%) and 150 rare ones (0-3 a run), 2+2 runs of 60000 samples; the
+    scatter is a fixed linear congruential sequence, so the files are the
+    same on every run of this script."""
+    state = [7]
+
+    def u():
+        state[0] = (state[0] * 1103515245 + 12345) % 2**31
+        return state[0] / 2**31
+
+    names, runs = [], {k: [] for k in ("filt-old1", "filt-old2", "filt-new1", "filt-new2")}
+    for i in range(20):
+        names.append(f"chg_{i:02d}")
+        for k in ("filt-old1", "filt-old2"):
+            runs[k].append(round((120 + 15 * i) * (1 + 0.25 * (2 * u() - 1))))
+        for k in ("filt-new1", "filt-new2"):
+            runs[k].append(round(2 * (120 + 15 * i) * (1 + 0.25 * (2 * u() - 1))))
+    for i in range(16):
+        names.append(f"stable_{i:02d}")
+        for k in runs:
+            runs[k].append(round((200 + 60 * i) * (1 + 0.08 * (2 * u() - 1))))
+    for i in range(150):
+        names.append(f"rare_{i:03d}")
+        for k in runs:
+            runs[k].append(int(u() * 4))
+    return names, runs
+
+
 out = sys.argv[1] if len(sys.argv) > 1 else "testdata/stats"
 os.makedirs(out, exist_ok=True)
 for name, (counts, total) in RUNS.items():
@@ -32,6 +64,15 @@ for name, (counts, total) in RUNS.items():
     assert rest > 0
     with open(os.path.join(out, name + ".folded"), "w") as f:
         for s, c in zip(SYMS, counts):
+            if c:
+                f.write(f"{s} {c}\n")
+        f.write(f"rest_of_kernel {rest}\n")
+names, runs = filter_runs()
+for name, counts in runs.items():
+    rest = 60000 - sum(counts)
+    assert rest > 0
+    with open(os.path.join(out, name + ".folded"), "w") as f:
+        for s, c in zip(names, counts):
             if c:
                 f.write(f"{s} {c}\n")
         f.write(f"rest_of_kernel {rest}\n")

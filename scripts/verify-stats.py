@@ -620,6 +620,87 @@ def interval_t(r_marked, m, method, alpha):
     return alpha / (m - rr + 1)
 
 
+# ---- section 8.3 (version 3.3): independent filtering of the family
+
+FILTER_THETA = [0.95 * j / 49 for j in range(50)]
+FILTER_MIN_REJECTIONS = 10  # DESeq2's: more than 10 rejections somewhere
+
+
+def quantile7(xs, p):
+    """R's quantile(type = 7): order statistics interpolated at (n - 1) p."""
+    s = sorted(xs)
+    h = (len(s) - 1) * p
+    lo = int(math.floor(h))
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (h - lo) * (s[hi] - s[lo])
+
+
+def lowess_fit(x, y, f, rounds=3):
+    """Cleveland's robust lowess as R's lowess(x, y, f, iter = 3) fits
+    distinct sorted x with no two within delta: at each point a weighted
+    line over its floor(f n) nearest points (ties to the lower index),
+    tricube weights of the distance over the largest of theirs, then
+    `rounds` refits with bisquare robustness weights at 6 median |res|."""
+    n = len(x)
+    ns = max(2, min(n, int(f * n + 1e-7)))
+    span = x[-1] - x[0]
+    rob = [1.0] * n
+    fit = list(y)
+    for it in range(rounds + 1):
+        fit = []
+        for i in range(n):
+            near = sorted(range(n), key=lambda j: (abs(x[j] - x[i]), j))[:ns]
+            h = max(abs(x[j] - x[i]) for j in near)
+            w = []
+            for j in range(n):
+                r = abs(x[j] - x[i])
+                if r > 0.999 * h:
+                    w.append(0.0)
+                else:
+                    w.append((1.0 if r <= 0.001 * h else (1 - (r / h) ** 3) ** 3) * rob[j])
+            tot = math.fsum(w)
+            if tot <= 0:
+                fit.append(y[i])
+                continue
+            w = [v / tot for v in w]
+            xbar = math.fsum(wj * xj for wj, xj in zip(w, x))
+            sxx = math.fsum(wj * (xj - xbar) ** 2 for wj, xj in zip(w, x))
+            if h > 0 and math.sqrt(sxx) > 0.001 * span:
+                slope = math.fsum(wj * (xj - xbar) * yj for wj, xj, yj in zip(w, x, y)) / sxx
+                fit.append(math.fsum(wj * yj for wj, yj in zip(w, y)) + slope * (x[i] - xbar))
+            else:
+                fit.append(math.fsum(wj * yj for wj, yj in zip(w, y)))
+        if it == rounds:
+            break
+        res = [abs(a - b) for a, b in zip(y, fit)]
+        cmad = 6.0 * median(res)
+        if cmad < 1e-7 * math.fsum(res) / n:
+            break
+        rob = [1.0 if r <= 0.001 * cmad else ((1 - (r / cmad) ** 2) ** 2 if r <= 0.999 * cmad else 0.0)
+               for r in res]
+    return fit
+
+
+def independent_filter(stats, ps, method, alpha):
+    """DESeq2's pvalueAdjustment: rejections at each quantile of the
+    filter statistic, the threshold read off their lowess smooth."""
+    cuts = [quantile7(stats, th) for th in FILTER_THETA]
+    rej = []
+    for c in cuts:
+        kept = [p for s_, p in zip(stats, ps) if s_ >= c]
+        rej.append(sum(1 for q in adjust_q(kept, method) if q <= alpha))
+    j = 0
+    if max(rej) > FILTER_MIN_REJECTIONS:
+        fit = lowess_fit(FILTER_THETA, [float(v) for v in rej], 0.2)
+        res = [v - fv for v, fv in zip(rej, fit) if v > 0]
+        rmse = math.sqrt(math.fsum(r * r for r in res) / len(res))
+        top = max(fit)
+        j = next((i for lim in (top - rmse, 0.9 * top, 0.8 * top)
+                  for i in [next((i for i, v in enumerate(rej) if v > lim), None)] if i is not None), 0)
+    return {"threshold": cuts[j], "quantile": FILTER_THETA[j], "rejections": rej[j],
+            "filtered": sum(1 for s_ in stats if s_ < cuts[j]), "rejections_by_quantile": rej}
+
+
 ADJ_NAMES = {"Benjamini-Hochberg": "bh", "Benjamini-Yekutieli": "by", "Holm": "holm",
              "bh": "bh", "by": "by", "holm": "holm"}
 
@@ -652,7 +733,7 @@ def log_test(a, on, b, nn):
 
 
 def analyse(keys, oc, nc, on, nn, alpha=0.05, adjust="bh", model=None, noise_cv=None, shown=None,
-            shares=True):
+            shares=True, independent=True):
     """One comparison.  oc/nc: per symbol, per-run counts; on/nn: exposures.
     shown: None (every row) or a predicate on a row's key: the rows shown
     and tested (section 8.2, version 3); every row teaches the noise.
@@ -742,13 +823,16 @@ def analyse(keys, oc, nc, on, nn, alpha=0.05, adjust="bh", model=None, noise_cv=
             # a symbol's extreme counts against the run furthest from its siblings in it
             # (ties: the first run)
             far = [max(range(len(ex)), key=lambda q: (zz[q][k], -q)) for k in range(len(fit))]
+            scales = [median(z2) / float(sp.chdtri(1, 0.5)) for z2 in zz]
             for rr in range(len(ex)):
                 z2 = zz[rr]
-                scale = median(z2) / float(sp.chdtri(1, 0.5))
-                extremes = sum(1 for k, z in enumerate(z2) if z > limit and far[k] == rr)
-                noise["runs"].append({"side": side, "run": rr + 1, "scale": scale, "extremes": extremes,
-                                      "weight": 1.0 / max(1.0, scale),
-                                      "unlike": scale > 2.0 or extremes > 0})
+                # version 3.3: read against the siblings' own scale (at least 1)
+                floor = max(1.0, median([scales[q] for q in range(len(ex)) if q != rr]))
+                rel = scales[rr] / floor
+                extremes = sum(1 for k, z in enumerate(z2) if z / floor > limit and far[k] == rr)
+                noise["runs"].append({"side": side, "run": rr + 1, "scale": scales[rr], "relative": rel,
+                                      "extremes": extremes, "weight": 1.0 / rel if rel > 2.0 else 1.0,
+                                      "unlike": rel > 2.0 or extremes > 0})
     # -------- tests (sections 4, 6, 7)
     tested = []
     for r in rows:
@@ -775,6 +859,18 @@ def analyse(keys, oc, nc, on, nn, alpha=0.05, adjust="bh", model=None, noise_cv=
             r["p_ql"] = min(r["p_ql"], r["p_log"])
         r["p"] = max(r["p_exact"], r["p_ql"])
         r["shown"] = shown is None or shown(r["key"])
+    # -------- section 8.3 (version 3.3): over every tested row, shown or not
+    noise["filter"] = None
+    cand = [r for r in rows if r["tested"]]
+    for r in rows:
+        r["filtered"] = False
+    if cand and independent:
+        filt = independent_filter([r["mubar"] for r in cand], [r["p"] for r in cand], adjust, alpha)
+        noise["filter"] = filt
+        for r in cand:
+            if r["mubar"] < filt["threshold"]:
+                r["tested"], r["filtered"] = False, True
+    for r in rows:
         if r["tested"] and r["shown"]:
             tested.append(r)
     # -------- section 8
@@ -920,6 +1016,7 @@ def row_outputs(r, pct=100.0, full=True):
 def noise_outputs(nz):
     o = {"method": nz["method"], "residual_df": nz["residual_df"], "tested": nz["m"], "marked": nz["R"],
          "t": nz["t"], "interval_level": nz["interval_level"]}
+    o["filter"] = {k: jnum(v) for k, v in nz["filter"].items()} if nz.get("filter") else None
     if nz.get("moderation"):
         o["moderation"] = {k: jnum(v) for k, v in nz["moderation"].items()}
     elif "U" in nz:
@@ -1021,6 +1118,22 @@ def compute_vectors():
                     "alpha": alpha, "adjust": "Benjamini-Hochberg", "normalize": "share",
                     "inputs": {"old": [f"testdata/stats/rep{i}.folded" for i in (1, 2, 3)],
                                "new": ["testdata/stats/new1.folded", "testdata/stats/new2.folded"],
+                               "exposures_old": oe, "exposures_new": ne},
+                    "outputs": {"noise": noise_outputs(nz),
+                                "rows": {s: row_outputs(r) for s, r in zip(syms, rows)}}}
+    # ---- V12 (version 3.3, section 8.3): the independent filter of the family
+    oruns, oe = load_runs(["filt-old1", "filt-old2"])
+    nruns, ne = load_runs(["filt-new1", "filt-new2"])
+    syms, keys, oc, nc = table_of(oruns, nruns)
+    rows, nz = analyse(keys, oc, nc, oe, ne, alpha)
+    _, nz0 = analyse(keys, oc, nc, oe, ne, alpha, independent=False)
+    cases["V12"] = {"description": "independent filtering: filt-old1 filt-old2 vs filt-new1 filt-new2 (d = 2), "
+                                   "20 symbols doubled among 150 rare ones (section 8.3, version 3.3); "
+                                   "unfiltered: m and R without the filter",
+                    "alpha": alpha, "adjust": "Benjamini-Hochberg", "normalize": "share",
+                    "unfiltered": {"tested": nz0["m"], "marked": nz0["R"]},
+                    "inputs": {"old": ["testdata/stats/filt-old1.folded", "testdata/stats/filt-old2.folded"],
+                               "new": ["testdata/stats/filt-new1.folded", "testdata/stats/filt-new2.folded"],
                                "exposures_old": oe, "exposures_new": ne},
                     "outputs": {"noise": noise_outputs(nz),
                                 "rows": {s: row_outputs(r) for s, r in zip(syms, rows)}}}

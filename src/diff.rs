@@ -263,6 +263,9 @@ pub struct Comparison {
     pub noise: Noise,
     pub tested: usize,
     pub untested: usize,
+    /// Of the untested, those the independent filter left out of the
+    /// family (docs/statistics.md §8.3).
+    pub filtered: usize,
     pub regressions: usize,
     pub improvements: usize,
     pub renames: Vec<RenamePair>,
@@ -530,19 +533,7 @@ fn compare_one(
     }
     let order = order.as_deref();
     let place = |i: usize| order.map_or(i, |o| o[i] as usize);
-    // (tested, regressions, improvements), one verdict lookup a row.
-    let (tested, regressions, improvements) = rows
-        .par_iter()
-        .map(|r| {
-            let v = r.verdict();
-            let marked = v.significant;
-            (
-                usize::from(v.p.is_some()),
-                usize::from(marked && r.delta > 0.0),
-                usize::from(marked && r.delta < 0.0),
-            )
-        })
-        .reduce(|| (0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2));
+    let (tested, regressions, improvements, filtered) = marks(&rows);
     let untested = if testable { rows.len() - tested } else { 0 };
     let by_symbol = in_symbol_order(&rows, place);
     if opts.normalize == Normalize::Share {
@@ -568,10 +559,32 @@ fn compare_one(
         noise,
         tested,
         untested,
+        filtered,
         regressions,
         improvements,
         renames,
     }
+}
+
+/// The rows tested, marked as regressions and as improvements, and left
+/// out by the independent filter (docs/statistics.md §8.3), one verdict
+/// lookup a row.
+fn marks(rows: &[Row]) -> (usize, usize, usize, usize) {
+    rows.par_iter()
+        .map(|r| {
+            let v = r.verdict();
+            let marked = v.significant;
+            (
+                usize::from(v.p.is_some()),
+                usize::from(marked && r.delta > 0.0),
+                usize::from(marked && r.delta < 0.0),
+                usize::from(v.filtered),
+            )
+        })
+        .reduce(
+            || (0, 0, 0, 0),
+            |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2, a.3 + b.3),
+        )
 }
 
 /// A symbol order (the row of the i-th symbol at `order[i]`) of the rows
@@ -832,6 +845,7 @@ fn judge_rows(
         noise_cv: opts.noise_cv,
         testable,
         shares: opts.normalize == Normalize::Share,
+        filter: true,
     };
     let (verdicts, noise) =
         significance::judge_family(rows, family, old_exp, new_exp, model.as_ref(), &sig_opts);

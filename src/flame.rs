@@ -347,6 +347,7 @@ mod tests {
             noise_cv: None,
             testable: true,
             shares: true,
+            filter: false,
         }
     }
 

@@ -76,6 +76,9 @@ pub struct Noise {
     /// siblings, `(side, check)` with side 0 for OLD, 1 for NEW (empty
     /// without moderation).
     pub runs: Vec<(usize, stats::RunCheck)>,
+    /// §8.3: the independent filter's threshold on the rows' mean count
+    /// per run (None when it was not run: nothing tested, or frames).
+    pub filter: Option<stats::Filter>,
 }
 
 /// What to test and how.
@@ -90,6 +93,9 @@ pub struct Options {
     /// Rates are shares of the exposure (share normalisation, or frames of
     /// a flame graph): each lies in [0, 1], so a Δ in [−1, 1] (§9).
     pub shares: bool,
+    /// §8.3: filter the family by the rows' mean count (independent
+    /// filtering).
+    pub filter: bool,
 }
 
 /// One row's verdict. Intervals are in exposure units; p, q and intervals
@@ -103,6 +109,9 @@ pub struct Verdict {
     pub delta_ci: Option<(f64, f64)>,
     pub dispersion: Option<f64>,
     pub df: Option<f64>,
+    /// §8.3: left out of the family by the independent filter (so
+    /// untested: no p, q or intervals).
+    pub filtered: bool,
 }
 
 /// One row's counts, one per run of each side.
@@ -187,6 +196,8 @@ pub struct Verdicts {
     /// Per tuple.
     disp: Vec<Dispersion>,
     ps: Vec<Option<f64>>,
+    /// Per tuple: below the independent filter's threshold.
+    filtered: Vec<bool>,
     bounds: Vec<Option<Bounds>>,
     /// Per row: q, or NaN when untested.
     qs: Vec<f64>,
@@ -220,6 +231,7 @@ impl Verdicts {
             delta_ci: bounds.map(|b| b.1),
             dispersion: Some(disp.phi),
             df: Some(disp.df),
+            filtered: self.filtered.get(k).copied().unwrap_or(false),
         }
     }
 }
@@ -285,6 +297,7 @@ pub fn judge_family<R: RowCounts>(
         disp: Vec::new(),
         slot: Vec::new(),
         ps: Vec::new(),
+        filtered: Vec::new(),
         bounds: Vec::new(),
         qs: Vec::new(),
     };
@@ -315,7 +328,7 @@ pub fn judge_family<R: RowCounts>(
     // computed once per distinct tuple (profiles have long tails of rows
     // with the same few counts), then given to every row that has it.
     let (reps, slot) = distinct(&pooled, &disp, &own);
-    let ps: Vec<Option<f64>> = reps
+    let mut ps: Vec<Option<f64>> = reps
         .par_iter()
         .map(|&i| {
             let s = &pooled[i];
@@ -323,25 +336,22 @@ pub fn judge_family<R: RowCounts>(
                 .then(|| row_p(s, (disp.of(i, s), own(s)), band, m_old, m_new))
         })
         .collect();
+    // §8.3: the rows below the independent filter's threshold leave the
+    // family (chosen over every tested row, shown or not).
+    let filtered = if opts.filter {
+        let (f, filtered) = independent_filter(&mut ps, &slot, &reps, &pooled, opts);
+        noise.filter = f;
+        filtered
+    } else {
+        vec![false; ps.len()]
+    };
     // What the intervals need of the rows, per tuple; the per-row columns
     // are freed before the adjustment (a million rows: tens of MB).
     let rep_pooled: Vec<Pooled> = reps.iter().map(|&i| pooled[i]).collect();
     let rep_disp: Vec<Dispersion> = reps.iter().map(|&i| disp.of(i, &pooled[i])).collect();
     drop((pooled, disp, reps));
-    let tested: Vec<u32> = (0..rows.len() as u32)
-        .filter(|&i| in_family(i as usize) && ps[slot[i as usize] as usize].is_some())
-        .collect();
-    let p_tested: Vec<f64> = tested
-        .iter()
-        .filter_map(|&i| ps[slot[i as usize] as usize])
-        .collect();
-    let mut qs = vec![f64::NAN; rows.len()];
-    let mut marked = 0;
-    for (&i, q) in tested.iter().zip(stats::adjust(&p_tested, opts.adjust)) {
-        qs[i as usize] = q;
-        marked += usize::from(q <= opts.alpha);
-    }
-    let t = stats::interval_level(opts.adjust, opts.alpha, tested.len(), marked);
+    let (qs, tested, marked) = family_q(&ps, &slot, &in_family, opts);
+    let t = stats::interval_level(opts.adjust, opts.alpha, tested, marked);
     noise.interval_level = 1.0 - t;
     let bounds: Vec<Option<Bounds>> = (rep_pooled.par_iter(), rep_disp.par_iter(), &ps)
         .into_par_iter()
@@ -353,9 +363,63 @@ pub fn judge_family<R: RowCounts>(
     out.disp = rep_disp;
     out.slot = slot;
     out.ps = ps;
+    out.filtered = filtered;
     out.bounds = bounds;
     out.qs = qs;
     (out, noise)
+}
+
+/// §8 over the family's tested rows: every row's q (NaN outside the
+/// family or untested), how many rows are tested and how many marked.
+fn family_q(
+    ps: &[Option<f64>],
+    slot: &[u32],
+    in_family: &impl Fn(usize) -> bool,
+    opts: &Options,
+) -> (Vec<f64>, usize, usize) {
+    let tested: Vec<u32> = (0..slot.len() as u32)
+        .filter(|&i| in_family(i as usize) && ps[slot[i as usize] as usize].is_some())
+        .collect();
+    let p_tested: Vec<f64> = tested
+        .iter()
+        .filter_map(|&i| ps[slot[i as usize] as usize])
+        .collect();
+    let mut qs = vec![f64::NAN; slot.len()];
+    let mut marked = 0;
+    for (&i, q) in tested.iter().zip(stats::adjust(&p_tested, opts.adjust)) {
+        qs[i as usize] = q;
+        marked += usize::from(q <= opts.alpha);
+    }
+    (qs, tested.len(), marked)
+}
+
+/// §8.3 over the tuples' p (`ps`, one per tuple, `slot` each row's tuple,
+/// `reps` each tuple's first row): the threshold on the rows' mean count,
+/// chosen over every tested row, shown or not, so that what is shown never
+/// changes whether a row is tested; the tuples below it lose their p, and
+/// are marked filtered.
+fn independent_filter(
+    ps: &mut [Option<f64>],
+    slot: &[u32],
+    reps: &[usize],
+    pooled: &[Pooled],
+    opts: &Options,
+) -> (Option<stats::Filter>, Vec<bool>) {
+    let mut filtered = vec![false; ps.len()];
+    let (stat, p): (Vec<f64>, Vec<f64>) = slot
+        .iter()
+        .filter_map(|&k| ps[k as usize].map(|p| (pooled[reps[k as usize]].mean, p)))
+        .unzip();
+    let filter = stats::independent_filter(&stat, &p, opts.adjust, opts.alpha);
+    if let Some(f) = filter {
+        for (k, p) in ps.iter_mut().enumerate() {
+            if p.is_some() && pooled[reps[k]].mean < f.threshold {
+                *p = None;
+                filtered[k] = true;
+            }
+        }
+    }
+    (filter, filtered)
 }
 
 /// §7: a row's p, the larger of the exact test's and the run layer's (the
@@ -494,6 +558,7 @@ fn dispersions(
         learned_rows: pooled.len(),
         shown_rows: pooled.len(),
         runs: Vec::new(),
+        filter: None,
     };
     let fixed = |phi: f64, df: f64| Dispersions::Fixed(Dispersion { phi, df });
     if !opts.testable {
@@ -709,6 +774,7 @@ mod tests {
             noise_cv: None,
             testable: true,
             shares: true,
+            filter: true,
         }
     }
 

@@ -18,6 +18,7 @@ mod adjust;
 mod describe;
 mod dist;
 mod exact;
+mod filter;
 mod moderate;
 mod onerun;
 mod ql;
@@ -31,10 +32,11 @@ pub use dist::{digamma, f1_sf, f1_upper_quantile, f_sf, tetragamma, trigamma, tr
 pub use exact::{
     cp_ratio_interval, cp_reaches_beyond, exact_p, exact_test, min_reachable_p, Exact,
 };
+pub use filter::{independent_filter, lowess, quantile7, Filter, FILTER_MIN_REJECTIONS};
 pub use moderate::{Dispersion, Prior, MIN_MEAN_COUNT};
 pub use onerun::{band_deviance, deviance_at_ratio, one_run, OneRun, ONE_RUN_DF};
 pub use ql::{
     critical, delta_at_ratio, delta_interval, log_test, lr_stat, pearson_x2, ql_p, ratio_interval,
     separated, LogTest, SEPARATION,
 };
-pub use runs::{check_against, check_side, RunCheck};
+pub use runs::{check_against, check_side, RunCheck, SCALE_LIMIT, WORST};

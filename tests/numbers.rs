@@ -5,15 +5,16 @@
 
 use super::perfdata::{run, stderr};
 
-/// perf report runs 1 and 2 of pipes against sockets: `strcmp`'s ratio
-/// interval reaches 3.7e13 (a consistent change measured on two runs).
-const TWO_A_SIDE: [&str; 6] = [
+/// perf report run 1 of pipes against run 1 of sockets: `x64_sys_call`'s
+/// ratio interval reaches 3.4e17 (one run a side, judged across symbols).
+/// (Runs 1 and 2 a side gave `strcmp` an interval to 3.7e13; with a
+/// mean of 2.1 samples a run it is now below the independent filter's
+/// threshold, docs/statistics.md §8.3, and untested.)
+const TWO_A_SIDE: [&str; 4] = [
     "--old",
     "testdata/perf-report/default/pipes/run1.txt",
-    "testdata/perf-report/default/pipes/run2.txt",
     "--new",
     "testdata/perf-report/default/sockets/run1.txt",
-    "testdata/perf-report/default/sockets/run2.txt",
 ];
 
 fn out(extra: &[&str]) -> String {
@@ -36,16 +37,16 @@ fn longest_number(s: &str) -> usize {
 fn wide_intervals_are_written_short() {
     for (fmt, max) in [("text", 12), ("markdown", 12)] {
         let o = out(&["--wide", "-o", fmt]);
-        let line = o.lines().find(|l| l.contains("strcmp")).unwrap();
+        let line = o.lines().find(|l| l.contains("x64_sys_call")).unwrap();
         assert!(longest_number(line) <= max, "{fmt}: {line}");
-        assert!(line.contains("e13]"), "{fmt}: {line}");
+        assert!(line.contains("e17]"), "{fmt}: {line}");
     }
     let j: serde_json::Value = serde_json::from_str(&out(&["-o", "json"])).unwrap();
     let row = j["rows"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|r| r["symbol"] == "strcmp")
+        .find(|r| r["symbol"] == "x64_sys_call")
         .unwrap();
     assert!(row["ratio_ci"][1].as_f64().unwrap() > 1e13, "{row}");
 }

@@ -127,6 +127,7 @@ fn check_single(case: &Value, name: &str) {
         noise_cv: None,
         testable: true,
         shares: true,
+        filter: true,
     };
     let rows = [Counts {
         old: &old,
@@ -242,14 +243,14 @@ fn check_comparison(inputs: &Value, outputs: &Value, extra: &[&str], name: &str)
         &wn["interval_level"],
         &format!("{name} interval level"),
     );
-    for part in ["moderation", "one_run"] {
+    for part in ["moderation", "one_run", "filter"] {
         let Some(w) = wn.get(part).filter(|w| !w.is_null()) else {
             assert!(gn[part].is_null(), "{name}: {part} {}", gn[part]);
             continue;
         };
         for (k, want) in w.as_object().unwrap() {
-            if k == "evar" {
-                continue; // an intermediate the JSON does not carry
+            if k == "evar" || k == "rejections_by_quantile" {
+                continue; // intermediates the JSON does not carry
             }
             let g = &gn[part][k];
             match num(want) {
@@ -320,6 +321,23 @@ fn v11_separated_rows_get_the_log_test_end_to_end() {
     assert_eq!(with_log, 3, "e_stable, h_improved, k_new are separated");
 }
 
+/// §8.3 (version 3.3): the independent filter leaves the rare rows out of
+/// the family; the threshold, the rows left out and every row's verdict
+/// are the vectors'; more rows are marked than the adjustment alone marks.
+#[test]
+fn v12_the_independent_filter_end_to_end() {
+    let v = vectors();
+    let c = &v["cases"]["V12"];
+    check_comparison(&c["inputs"], &c["outputs"], &[], "V12");
+    let f = &c["outputs"]["noise"]["filter"];
+    assert!(f["filtered"].as_u64().unwrap() > 0, "{f}");
+    assert!(
+        c["outputs"]["noise"]["marked"].as_u64() > c["unfiltered"]["marked"].as_u64(),
+        "{}",
+        c["unfiltered"]
+    );
+}
+
 /// §5.5: each OLD run against its siblings (scale, extremes, weight).
 #[test]
 fn v10_runs_against_their_siblings_end_to_end() {
@@ -352,6 +370,11 @@ fn v10_runs_against_their_siblings_end_to_end() {
             (&w["extremes"], &w["unlike"])
         );
         same(g["scale"].as_f64().unwrap(), &w["scale"], "V10 scale");
+        same(
+            g["relative"].as_f64().unwrap(),
+            &w["relative"],
+            "V10 relative",
+        );
         same(g["weight"].as_f64().unwrap(), &w["weight"], "V10 weight");
     }
 }

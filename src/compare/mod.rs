@@ -351,6 +351,8 @@ fn take(sides: &[Side], config: &Config) -> Result<Taken> {
             testable: aggregate::counts_are_samples(sides),
             // (A frame's exposure is its run's samples: shares.)
             shares: true,
+            // (Frames are nested paths: the family is the whole tree.)
+            filter: false,
         };
         flame::build(sides, &config.identity, config.flame, &tests)
     });

@@ -13,13 +13,14 @@ use std::collections::BTreeMap;
 /// column cuts it by default, so that a warning folds into few lines.
 pub const NAME_WIDTH: usize = 40;
 
-/// A run's worst symbols, `name COUNT vs EXPECTED`, names cut in the middle
-/// to [`NAME_WIDTH`] (the rows carry them whole).
-fn worst_symbols(c: &crate::stats::RunCheck, rows: &[&super::Row]) -> String {
+/// A run's `most` worst symbols, `name COUNT vs EXPECTED`, names cut in
+/// the middle to [`NAME_WIDTH`] (the rows carry them whole).
+fn worst_symbols(c: &crate::stats::RunCheck, rows: &[&super::Row], most: usize) -> String {
     let fmt = |x: f64| crate::aggregate::fmt_count(x.round());
     let worst: Vec<String> = c
         .worst
         .iter()
+        .take(most)
         .map(|&(i, _, got, want)| {
             let name = crate::text::truncate_middle(&rows[i].symbol, NAME_WIDTH, "...");
             format!("{name} {} vs {}", fmt(got), fmt(want))
@@ -67,8 +68,10 @@ fn kept_unlike(fractions: &[f64], r: usize) -> Option<(f64, f64)> {
     (off && typical.is_finite()).then_some((own * 100.0, typical * 100.0))
 }
 
-/// Runs named in the warning of runs unlike their siblings, the farthest.
-const UNLIKE_NAMED: usize = 6;
+/// Runs named in the warning of runs unlike their siblings, the farthest,
+/// and the worst symbols said of each: the warning stays a few lines.
+const UNLIKE_NAMED: usize = 3;
+const UNLIKE_WORST: usize = 2;
 
 /// docs/statistics.md §5.5: the runs of comparison `side` (its OLD and NEW
 /// runs' sources) unlike their siblings, in one line: each run, how far
@@ -89,11 +92,12 @@ pub fn unlike_runs(
     }
     let fractions = kept_fractions(rows, exposures);
     let mut kept_differs = false;
-    // The farthest first; of many (thousands of runs), a few named.
+    // The farthest from their siblings first; of many, a few named.
     let mut unlike: Vec<_> = noise.runs.iter().filter(|(_, c)| c.unlike()).collect();
     unlike.sort_by(|a, b| {
-        b.1.scale
-            .total_cmp(&a.1.scale)
+        (b.1.extremes > 0)
+            .cmp(&(a.1.extremes > 0))
+            .then(b.1.relative.total_cmp(&a.1.relative))
             .then((a.0, a.1.run).cmp(&(b.0, b.1.run)))
     });
     let more = unlike.len().saturating_sub(UNLIKE_NAMED);
@@ -110,16 +114,29 @@ pub fn unlike_runs(
                 }
                 None => String::new(),
             };
-            let worst = worst_symbols(c, rows);
-            let worst = if worst.is_empty() {
-                String::new()
-            } else {
-                format!("; worst: {worst}")
+            // Only what makes the run unlike its siblings is said.
+            let worst = worst_symbols(c, rows, UNLIKE_WORST);
+            let noisy = c.relative > crate::stats::SCALE_LIMIT;
+            let (what, sep) = match (noisy, c.extremes) {
+                (true, 0) => (
+                    format!("noise {:.1}x its siblings' in most symbols", c.relative),
+                    "; worst: ",
+                ),
+                (true, e) => (
+                    format!(
+                        "noise {:.1}x its siblings', {e} symbol(s) far beyond theirs",
+                        c.relative
+                    ),
+                    ": ",
+                ),
+                (false, e) => (format!("{e} symbol(s) far beyond its siblings'"), ": "),
             };
-            format!(
-                "{which} {run} (noise {:.1}x the model's in most symbols, {} symbol(s) far beyond it{worst}{kept})",
-                c.scale, c.extremes,
-            )
+            let what = if worst.is_empty() {
+                what
+            } else {
+                format!("{what}{sep}{worst}")
+            };
+            format!("{which} {run} ({what}{kept})")
         })
         .collect();
     if more > 0 {
@@ -135,7 +152,7 @@ pub fn unlike_runs(
     };
     (!named.is_empty()).then(|| {
         format!(
-            "{side}run(s) unlike their siblings (worst: the run's count vs what its \
+            "{side}run(s) unlike their siblings (a symbol's count vs what the \
              siblings' rate predicts): {}; {advice}",
             named.join("; ")
         )
@@ -156,7 +173,7 @@ pub fn unlike_model(
         old_sources.first().copied().unwrap_or("?"),
         c.scale,
         c.extremes,
-        worst_symbols(c, rows)
+        worst_symbols(c, rows, crate::stats::WORST)
     ))
 }
 

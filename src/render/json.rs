@@ -259,6 +259,21 @@ struct JNoise<'a> {
     /// siblings (absent when there is none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     runs: Vec<JRunCheck<'a>>,
+    /// statistics §8.3: the independent filter of the family (null when
+    /// nothing was tested).
+    filter: Option<JFilter>,
+}
+
+#[derive(Serialize)]
+struct JFilter {
+    /// Rows whose mean count per run is below it are not tested.
+    threshold: Float,
+    /// The quantile of the tested rows' mean counts it is (0: none left out).
+    quantile: Float,
+    /// Rows rejected at it, over every row tested.
+    rejections: usize,
+    /// Rows it left out, shown or not.
+    filtered: usize,
 }
 
 #[derive(Serialize)]
@@ -266,6 +281,8 @@ struct JRunCheck<'a> {
     side: &'a str,
     run: usize,
     scale: Float,
+    /// statistics §5.5: the scale over its siblings' (floored at 1).
+    relative: Float,
     extremes: usize,
     weight: Float,
     unlike: bool,
@@ -333,11 +350,18 @@ fn noise(c: &Comparison) -> JNoise<'_> {
                 side: if *side == 0 { "old" } else { "new" },
                 run: c.run + 1,
                 scale: Float(c.scale),
+                relative: Float(c.relative),
                 extremes: c.extremes,
                 weight: Float(c.weight),
                 unlike: c.unlike(),
             })
             .collect(),
+        filter: n.filter.map(|f| JFilter {
+            threshold: Float(f.threshold),
+            quantile: Float(f.quantile),
+            rejections: f.rejections,
+            filtered: f.filtered,
+        }),
     }
 }
 
@@ -348,6 +372,8 @@ struct JSummary<'a> {
     noise_method: JNoise<'a>,
     tested: usize,
     untested: usize,
+    /// Of the untested shown rows, those below the independent filter.
+    filtered: usize,
     significant_regressions: usize,
     significant_improvements: usize,
     hidden: usize,
@@ -605,6 +631,7 @@ pub fn doc(report: &Report) -> Doc<'_> {
             noise_method: noise(c),
             tested: c.tested,
             untested: c.untested,
+            filtered: c.filtered,
             significant_regressions: c.regressions,
             significant_improvements: c.improvements,
             hidden: c.elided.worse + c.elided.better + c.elided.unchanged + c.elided.small,

@@ -493,6 +493,17 @@ pub fn fmt_sig(x: f64) -> String {
     }
 }
 
+/// A mean count for people: three significant digits, no exponent.
+fn fmt_mean(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{x:.0}")
+    } else if x >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
 /// Degrees of freedom for people: `inf`, or one decimal.
 pub fn fmt_df(df: f64) -> String {
     if df.is_infinite() {
@@ -527,8 +538,17 @@ pub fn summary_sentence(report: &Report, c: &Comparison) -> String {
     } else {
         String::new()
     };
+    // The independent filter is said when it left rows out (§8.3).
+    let filter = match c.noise.filter {
+        Some(f) if c.filtered > 0 => format!(
+            ", {} of them below the filter's mean of {} samples per run",
+            c.filtered,
+            fmt_mean(f.threshold)
+        ),
+        _ => String::new(),
+    };
     format!(
-        "summary: {} significant regression{}, {} significant improvement{} ({} q <= {}{family}); {} within noise; {} untested (too few samples)",
+        "summary: {} significant regression{}, {} significant improvement{} ({} q <= {}{family}); {} within noise; {} untested (too few samples{filter})",
         c.regressions,
         if c.regressions == 1 { "" } else { "s" },
         c.improvements,

@@ -1,7 +1,9 @@
 //! Runs unlike their siblings (docs/statistics.md §5.5): with three or more
 //! runs on a side, each run is compared with the others of its side, symbol
 //! by symbol, against the noise the model expects; a run far beyond it in
-//! many symbols (its scale) or hugely in a few (its extremes) is named.
+//! many symbols (its scale) or hugely in a few (its extremes) is named, both
+//! measured against the noise its siblings show, so that on a machine where
+//! every run is noisier than the model says only the odd one is.
 //! Input: one side's per-run counts of every row, the runs' exposures, each
 //! row's dispersion φ and whether it is in the fitting set; output: per run
 //! a [`RunCheck`].
@@ -25,22 +27,37 @@ pub struct RunCheck {
     pub run: usize,
     /// `median_U z²_ri / median(χ²₁)`: 1 for a run as noisy as the model.
     pub scale: f64,
-    /// Symbols of U whose z² is beyond the χ²₁ quantile at
-    /// `EXTREME_LEVEL / |U|`, among those in which this run is the
-    /// furthest of its side from its siblings.
+    /// `scale / max(1, median of the side's other runs' scales)`: 1 for a
+    /// run as noisy as its siblings (with a noise model, the scale).
+    pub relative: f64,
+    /// Symbols of U whose z², over the same floor of the siblings' scale,
+    /// is beyond the χ²₁ quantile at `EXTREME_LEVEL / |U|`, among those in
+    /// which this run is the furthest of its side from its siblings.
     pub extremes: usize,
     /// The run's largest z² among those symbols: (row, z², its count, the
     /// siblings' expected count).
     pub worst: Vec<(usize, f64, f64, f64)>,
-    /// `1 / max(1, scale)`: the run's quality weight (limma's
-    /// `arrayWeights` idea, one variance factor per run).
+    /// The run's quality weight (limma's `arrayWeights` idea, one variance
+    /// factor per run): `1 / relative` for a run noisier than its siblings
+    /// by more than [`SCALE_LIMIT`], else 1.
     pub weight: f64,
 }
 
 impl RunCheck {
     /// Unlike its siblings: in many symbols, or hugely in a few.
     pub fn unlike(&self) -> bool {
-        self.scale > SCALE_LIMIT || self.extremes > 0
+        self.relative > SCALE_LIMIT || self.extremes > 0
+    }
+}
+
+/// A run's quality weight from its relative scale: 1 unless it is beyond
+/// [`SCALE_LIMIT`], then its inverse (so that, weighted, it is as noisy as
+/// its siblings).
+fn weight_of(relative: f64) -> f64 {
+    if relative > SCALE_LIMIT {
+        1.0 / relative
+    } else {
+        1.0
     }
 }
 
@@ -50,7 +67,10 @@ impl RunCheck {
 /// with the siblings' rate `ρ_−r = (Σ_s c_s − c_r)/(Σ_s N_s − N_r)`,
 /// `μ = N_r ρ_−r` and `z² = (c_r − μ)² / (φ_i max(μ, 1) (1 + N_r/(Σ N − N_r)))`
 /// (the variance of the difference of the run and its siblings' fit).
-/// Empty when the side has fewer than 3 runs or U is empty.
+/// Each run's scale and z² are then read against `max(1, median of the
+/// other runs' scales)`: a run is unlike its siblings when it is noisier
+/// than they are, not than the model. Empty when the side has fewer than 3
+/// runs or U is empty.
 pub fn check_side<'a>(
     n_rows: usize,
     counts: impl Fn(usize) -> &'a [f64],
@@ -90,26 +110,34 @@ pub fn check_side<'a>(
                 .unwrap_or(0)
         })
         .collect();
+    let scales: Vec<f64> = z2
+        .iter()
+        .map(|z| median(&z.iter().map(|z| z.1).collect::<Vec<_>>()) / CHI2_1_MEDIAN)
+        .collect();
     z2.into_iter()
         .enumerate()
         .map(|(r, z)| {
-            let scale = median(&z.iter().map(|z| z.1).collect::<Vec<_>>()) / CHI2_1_MEDIAN;
+            let scale = scales[r];
+            let others: Vec<f64> = (0..runs).filter(|&q| q != r).map(|q| scales[q]).collect();
+            let floor = median(&others).max(1.0);
+            let relative = scale / floor;
             let mut own: Vec<(usize, f64, f64, f64)> = z
                 .into_iter()
                 .enumerate()
                 .filter(|&(k, _)| furthest[k] == r)
                 .map(|(_, z)| z)
                 .collect();
-            let extremes = own.iter().filter(|z| z.1 > limit).count();
+            let extremes = own.iter().filter(|z| z.1 / floor > limit).count();
             // Largest first; ties in row order.
             own.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
             own.truncate(WORST);
             RunCheck {
                 run: r,
                 scale,
+                relative,
                 extremes,
                 worst: own,
-                weight: 1.0 / scale.max(1.0),
+                weight: weight_of(relative),
             }
         })
         .collect()
@@ -143,9 +171,10 @@ pub fn check_against(rows: &[(usize, f64, f64, f64)], model_runs: usize) -> Opti
     Some(RunCheck {
         run: 0,
         scale,
+        relative: scale,
         extremes,
         worst: z2,
-        weight: 1.0 / scale.max(1.0),
+        weight: weight_of(scale),
     })
 }
 
@@ -187,11 +216,26 @@ mod tests {
             .collect();
         assert_eq!(unlike, [4], "{checks:?}");
         let odd = &checks[4];
-        assert!(odd.weight < 1.0 && odd.scale > SCALE_LIMIT, "{odd:?}");
+        assert!(odd.weight < 1.0 && odd.relative > SCALE_LIMIT, "{odd:?}");
         assert_eq!(odd.worst[0].0, 3);
         assert!(checks[..4]
             .iter()
             .all(|c| c.weight == 1.0 || c.scale < SCALE_LIMIT));
+        // Every run three times as noisy as the model: none is unlike the
+        // others (each is read against its siblings' scale).
+        let even: Vec<Vec<f64>> = (0..n)
+            .map(|i| {
+                let base = 200.0 + 10.0 * i as f64;
+                (0..4)
+                    .map(|r| base * (1.0 + 0.1 * (((i + r) % 4) as f64 - 1.5)))
+                    .collect()
+            })
+            .collect();
+        let checks = check_side(n, |i| &even[i], &exposures[..4], &phi, &fit);
+        assert!(
+            checks.iter().all(|c| c.scale > SCALE_LIMIT && !c.unlike()),
+            "{checks:?}"
+        );
         // Two runs: nothing to compare a run with.
         assert!(check_side(n, |i| &rows[i][..2], &exposures[..2], &phi, &fit).is_empty());
     }
