@@ -182,7 +182,6 @@ impl SymbolMap {
         }
     }
 
-    /// The address of the first symbol named `name`.
     /// The names of the text symbols the kernel put in its idle text,
     /// `[__cpuidle_text_start, __cpuidle_text_end)` (the functions marked
     /// `__cpuidle`: every idle routine of this very kernel, whatever its
@@ -202,6 +201,7 @@ impl SymbolMap {
             .collect()
     }
 
+    /// The address of the first symbol named `name`.
     pub fn address_of(&self, name: &str) -> Option<u64> {
         self.symbols.iter().find(|s| s.name == name).map(|s| s.addr)
     }
