@@ -58,7 +58,7 @@ write("mixed", kernels, lambda k: 2 if k < 4 else 1)
 write("single", kernels, lambda k: 1)
 # together: 12 kernels of one run; three symbols step up 2.5x at v1.6, a
 # faint one 14 -> 24 (its own best split is v1.7: placed at v1.6) and a
-# sparse one 0.3 -> 2.5 (too faint even for the benchmark round), §14.5.
+# sparse one 0.3 -> 2.5 (found by the benchmark round), §14.5.
 rng = random.Random(42)
 def together(sym, k):
     if sym.startswith("lead"):

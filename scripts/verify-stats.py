@@ -2137,7 +2137,7 @@ def h_analyse(kernels, runs_of, alpha=0.05, adjust="bh"):
                 [math.fsum(expo[j] for j in runs_idx[k]) for k in range(K)])
 
     # 14.3.1 pilot
-    s2, mu, ds, phi0s, pilot_c = [], [], [], [], []
+    s2, mu, ds, phi0s = [], [], [], []
     for s in syms:
         cs = counts[s]
         C, E = pooled(cs)
@@ -2148,14 +2148,8 @@ def h_analyse(kernels, runs_of, alpha=0.05, adjust="bh"):
             terms.append(h_pearson(pairs) / h_chi2_median(g))
         phi0 = max(1.0, median(terms))
         phi0s.append(phi0)
-        for c in h_segment(C, E, nk, phi0, INF, alpha, phi0):
-            c["i"] = len(phi0s) - 1
-            pilot_c.append(c)
-    # 14.3.1: the pilot's boundaries are its significant steps (rounds of 14.4)
-    h_rounds(pilot_c, K, alpha, adjust)
-    for i, s in enumerate(syms):
-        cs = counts[s]
-        bounds = sorted({0, K} | {c["at"] for c in pilot_c if c["i"] == i and c["significant"]})
+        cands = h_segment(C, E, nk, phi0, INF, alpha, phi0)
+        bounds = sorted({0, K} | {c["at"] for c in cands if c["split"]})
         if len(bounds) - 1 >= R:
             bounds = [0, K]
         # 14.3.2 residuals

@@ -63,11 +63,9 @@ pub fn analyse(counts: &[Vec<f64>], runs: &Runs, opts: &Options) -> Analysis {
     let pooled: Vec<Pooled> = counts.par_iter().map(|c| pool(c, runs, &ranges)).collect();
     let n_runs = runs.kernel.len();
     // 1. Pilot: a dispersion from neighbouring kernels, robust to steps, and
-    //    the significant steps it finds (tested in rounds as the final
-    //    ones: a split at α alone would let noise make the segments that
-    //    then hide it from the dispersion).
+    //    the segments it finds.
     let medians = ChiMedians::new(&ranges);
-    let (found, phi0): (Vec<Vec<Candidate>>, Vec<f64>) = counts
+    let (pilot, phi0): (Vec<Vec<usize>>, Vec<f64>) = counts
         .par_iter()
         .zip(&pooled)
         .enumerate()
@@ -77,19 +75,10 @@ pub fn analyse(counts: &[Vec<f64>], runs: &Runs, opts: &Options) -> Analysis {
                 phi,
                 df: f64::INFINITY,
             };
-            (segment(i, p, disp, phi, opts), phi)
+            let cands = segment(i, p, disp, phi, opts);
+            (bounds(&cands, runs.kernels, |c| c.split), phi)
         })
         .unzip();
-    let mut found: Vec<Candidate> = found.into_iter().flatten().collect();
-    test_in_rounds(&mut found, runs.kernels, opts);
-    let mut pilot = vec![vec![0, runs.kernels]; counts.len()];
-    for c in found.iter().filter(|c| c.significant) {
-        pilot[c.symbol].push(c.at);
-    }
-    for b in &mut pilot {
-        b.sort_unstable();
-        b.dedup();
-    }
     // 2. The dispersion over the pilot segments' runs, moderated.
     let resid: Vec<(f64, f64)> = counts
         .par_iter()
