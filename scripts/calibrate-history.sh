@@ -7,6 +7,7 @@
 #   bash scripts/calibrate-history.sh [SET [FORMAT [DRAWS]]]
 #     SET     default /work/rec/own;  FORMAT  perf-script (or readprofile, perf-data)
 #     DRAWS   random orders of the runs per workload or pair (default 5)
+#     DIFFPROFILE_BIN=PATH  calibrate that binary (default: build this tree)
 #
 # No change: every workload's runs as a series, each kernel a different run
 # (1 run per kernel: as many kernels as runs; 3 runs per kernel: runs/3
@@ -29,8 +30,13 @@ cd "$(dirname "$0")/.."
 SET=${1:-/work/rec/own}
 FMT=${2:-perf-script}
 DRAWS=${3:-5}
-cargo build --release --quiet
-BIN=$PWD/target/release/diffprofile
+# DIFFPROFILE_BIN: a binary to calibrate instead of this tree's release build.
+if [ -n "${DIFFPROFILE_BIN:-}" ]; then
+    BIN=$DIFFPROFILE_BIN
+else
+    cargo build --release --quiet
+    BIN=$PWD/target/release/diffprofile
+fi
 WORK=${CALIB_DIR:-/tmp/diffprofile-calibrate-history}
 rm -rf "$WORK"
 mkdir -p "$WORK"

@@ -2133,6 +2133,37 @@ def h_candidate(C, E, N, a, b, phi, nu, alpha, phi0):
                 split=(not drift) and p <= alpha)
 
 
+def h_bench_candidate(C, E, N, a, b, phi, nu, alpha, phi0, SK):
+    """Section 14.5: the best split of [a, b) at a step kernel, and its test."""
+    tc, te = math.fsum(C[a:b]), math.fsum(E[a:b])
+    if tc <= 0:
+        return None
+    el = [tau for tau in range(a + 1, b) if tau in SK and sum(N[a:tau]) >= 2 and sum(N[tau:b]) >= 2]
+    if not el:
+        return None
+    best = None
+    for tau in el:
+        x, mx = math.fsum(C[a:tau]), math.fsum(E[a:tau])
+        y, my = tc - x, te - mx
+        lr = lr_stat(x, y, mx, my)
+        if best is None or lr > best[1] * (1 + 1e-12):
+            best = (tau, lr, x, mx, y, my)
+    tau, lr, x, mx, y, my = best
+    shares = [math.fsum(E[a:t]) / te for t in el]
+    if h_max_p(min_reachable_p(tc, mx, my), shares) > alpha:
+        return None
+    p_point = max(exact_test(x, y, mx, my)[0], f1_sf(lr / phi, nu))
+    drift = False
+    if b - a >= 3:
+        left, right = x / mx, y / my
+        dstep = 2.0 * math.fsum(dev(C[k], E[k] * (left if k < tau else right)) for k in range(a, b))
+        dtrend = h_trend_deviance(C[a:b], E[a:b])
+        drift = dtrend < dstep * (1 - 1e-9) - 1e-9 and f1_sf((dstep - dtrend) / phi0, INF) <= alpha
+    p = 1.0 if drift else h_max_p(p_point, shares)
+    return dict(start=a, end=b, at=tau, lr=lr, p_point=p_point, p=p, drift=drift,
+                split=(not drift) and p <= alpha, found="benchmark", shares=shares)
+
+
 def h_segment(C, E, N, phi, nu, alpha, phi0):
     """Section 14.2: every segment's candidate met by binary segmentation."""
     out, todo = [], [(0, len(C))]
@@ -2169,6 +2200,36 @@ def h_posterior(s2, mu, d, chat, rhat, d0, tlo=-INF, thi=INF):
         d0r[i] = run
     phi = [max(1.0, (d * s2[i] + d0r[i] * s0sq[i]) / (d + d0r[i])) for i in range(n)]
     return phi, [d + v for v in d0r]
+
+
+def h_rounds(allc, K, alpha, adjust):
+    """Section 14.4: the candidates tested in rounds of families; returns
+    (candidates tested, drifts among them, round 1's t or None)."""
+    for c in allc:
+        c["q"], c["significant"], c["t"], c["round"] = 1.0, False, alpha, 0
+    opened = {(c["i"], 0, K) for c in allc}
+    m, ndrift, t, rnd = 0, 0, None, 0
+    while opened:
+        fam = [c for c in allc if (c["i"], c["start"], c["end"]) in opened]
+        rnd += 1
+        for c in fam:
+            c["round"] = rnd
+        opened = set()
+        if not fam:
+            break
+        qs = adjust_q([c["p"] for c in fam], adjust)
+        for c, q in zip(fam, qs):
+            c["q"] = q
+            c["significant"] = c["split"] and q <= alpha
+            if c["significant"]:
+                opened |= {(c["i"], c["start"], c["at"]), (c["i"], c["at"], c["end"])}
+        tr = interval_t(sum(c["significant"] for c in fam), len(fam), adjust, alpha)
+        for c in fam:
+            c["t"] = tr
+        t = tr if t is None else t
+        m += len(fam)
+        ndrift += sum(c["drift"] for c in fam)
+    return m, ndrift, t
 
 
 def h_analyse(kernels, runs_of, alpha=0.05, adjust="bh"):
@@ -2236,29 +2297,74 @@ def h_analyse(kernels, runs_of, alpha=0.05, adjust="bh"):
             allc.append(c)
     # 14.4: rounds of families; round 1 the whole series' candidates, then
     # the segments opened by the previous round's significant steps.
-    for c in allc:
-        c["q"], c["significant"], c["t"] = 1.0, False, alpha
-    opened = {(c["i"], 0, K) for c in allc}
-    m, ndrift, t = 0, 0, None
-    while opened:
-        fam = [c for c in allc if (c["i"], c["start"], c["end"]) in opened]
-        opened = set()
-        if not fam:
-            break
-        qs = adjust_q([c["p"] for c in fam], adjust)
-        for c, q in zip(fam, qs):
-            c["q"] = q
-            c["significant"] = c["split"] and q <= alpha
-            if c["significant"]:
-                opened |= {(c["i"], c["start"], c["at"]), (c["i"], c["at"], c["end"])}
-        tr = interval_t(sum(c["significant"] for c in fam), len(fam), adjust, alpha)
-        for c in fam:
-            c["t"] = tr
-        t = tr if t is None else t
-        m += len(fam)
-        ndrift += sum(c["drift"] for c in fam)
+    m, ndrift, t = h_rounds(allc, K, alpha, adjust)
     if t is None:
         t = alpha
+    # 14.5: the step kernels (significant steps of two symbols or more)
+    nat = [0] * K
+    for c in allc:
+        c["found"], c["own_at"] = "own", c["at"]
+        if c["significant"]:
+            nat[c["at"]] += 1
+    moved = 0
+    bench = []
+    last = max((c["round"] for c in allc), default=0)
+    if max(nat, default=0) >= 2:
+        # placement: the best-supported step kernel in the step's confidence set
+        for i, s in enumerate(syms):
+            C, E = pooled(counts[s])
+            crit = phi[i] * f1_isf(alpha, nu[i])
+            sig = sorted((c for c in allc if c["i"] == i and c["significant"]), key=lambda c: c["at"])
+            frm = 0
+            for j, c in enumerate(sig):
+                to = sig[j + 1]["at"] if j + 1 < len(sig) else K
+                own = c["at"]
+                el = [tau for tau in range(frm + 1, to) if sum(nk[frm:tau]) >= 2 and sum(nk[tau:to]) >= 2]
+                tc, te = math.fsum(C[frm:to]), math.fsum(E[frm:to])
+
+                def LR(tau):
+                    x, mx = math.fsum(C[frm:tau]), math.fsum(E[frm:tau])
+                    return lr_stat(x, tc - x, mx, te - mx)
+
+                def others(tau):
+                    return nat[tau] - (1 if tau == own else 0)
+                best = max((LR(tau) for tau in el), default=-INF)
+                pick = (own, others(own), LR(own))
+                for tau in el:
+                    if tau != own and others(tau) >= 2 and best - LR(tau) <= crit \
+                            and (others(tau), LR(tau)) > (pick[1], pick[2]):
+                        pick = (tau, others(tau), LR(tau))
+                if pick[0] != own:
+                    c["at"], c["found"] = pick[0], "moved"
+                    moved += 1
+                frm = c["at"]
+    # the step kernels after placement, for the benchmark round
+    nat2 = {}
+    for c in allc:
+        if c["significant"]:
+            nat2[c["at"]] = nat2.get(c["at"], 0) + 1
+    SK = sorted(k for k, v in nat2.items() if v >= 2)
+    if SK:
+        for i, s in enumerate(syms):
+            C, E = pooled(counts[s])
+            sigb = sorted({0, K} | {c["at"] for c in allc if c["i"] == i and c["significant"]})
+            for a, b in zip(sigb, sigb[1:]):
+                c = h_bench_candidate(C, E, nk, a, b, phi[i], nu[i], alpha, phi0s[i], SK)
+                if c is not None:
+                    c["symbol"], c["i"] = s, i
+                    bench.append(c)
+        qs = adjust_q([c["p"] for c in bench], adjust)
+        for c, q in zip(bench, qs):
+            c["q"] = q
+            c["significant"] = c["split"] and q <= alpha
+            c["split"] = c["significant"]
+            c["round"] = last + 1
+        tb = interval_t(sum(c["significant"] for c in bench), len(bench), adjust, alpha)
+        for c in bench:
+            c["t"] = tb
+        m += len(bench)
+        ndrift += sum(c["drift"] for c in bench)
+        allc += bench
     steps = []
     for i, s in enumerate(syms):
         mine = [c for c in allc if c["i"] == i]
@@ -2269,7 +2375,8 @@ def h_analyse(kernels, runs_of, alpha=0.05, adjust="bh"):
             to = min([b for b in sig if b > c["at"]], default=K)
             x, mx = math.fsum(C[frm:c["at"]]), math.fsum(E[frm:c["at"]])
             y, my = math.fsum(C[c["at"]:to]), math.fsum(E[c["at"]:to])
-            tl = h_level_for(c["t"], h_shares(E, nk, c["start"], c["end"]))
+            sh = c["shares"] if c["found"] == "benchmark" else h_shares(E, nk, c["start"], c["end"])
+            tl = h_level_for(c["t"], sh)
             chi = phi[i] * f1_isf(tl, nu[i])
             lr_lo, lr_hi = lr_delta_interval(x, y, mx, my, chi)
             cp_lo, cp_hi = cp_ratio(x, y, mx, my, tl)
@@ -2280,9 +2387,10 @@ def h_analyse(kernels, runs_of, alpha=0.05, adjust="bh"):
                               level_before=lb, level_after=la, delta=la - lb,
                               delta_pct=(100.0 * (la - lb) / lb) if lb > 0 else None,
                               delta_ci=[100.0 * lo, 100.0 * hi], p=c["p"], q=c["q"],
-                              significant=c["significant"]))
+                              significant=c["significant"], placed=c["found"], round=c["round"]))
     steps.sort(key=lambda st: (-abs(st["delta"]), st["symbol"], kernels.index(st["at"])))
     noise = dict(tested=m, drifts=ndrift, interval_level=1.0 - t,
+                 step_kernels=[kernels[k] for k in SK], moved=moved,
                  d0=mod.get("d0") if mod["moderated"] else None)
     return steps, noise
 
@@ -2327,11 +2435,13 @@ def h_main(root, check, json_out):
     if not check:
         for b, v in mine.items():
             print(f"benchmark {b}: {len(v['steps'])} step(s), {v['noise']['tested']} tested, "
-                  f"{v['noise']['drifts']} drift(s), level {v['noise']['interval_level']:.6g}")
+                  f"{v['noise']['drifts']} drift(s), level {v['noise']['interval_level']:.6g}, "
+                  f"step kernels {' '.join(v['noise']['step_kernels']) or '-'}, {v['noise']['moved']} moved")
             for st in v["steps"]:
                 print(f"  {'*' if st['significant'] else '~'} {st['symbol']} {st['before']} -> {st['at']} "
                       f"{st['level_before']:.6g} -> {st['level_after']:.6g} delta {st['delta']:+.6g} "
-                      f"[{st['delta_ci'][0]:.6g}, {st['delta_ci'][1]:.6g}] p {st['p']:.6g} q {st['q']:.6g}")
+                      f"[{st['delta_ci'][0]:.6g}, {st['delta_ci'][1]:.6g}] p {st['p']:.6g} q {st['q']:.6g} "
+                      f"({st['placed']}, round {st['round']})")
         return 0
     doc = json.load(sys.stdin if check == "-" else open(check))
     bad = []
@@ -2343,13 +2453,15 @@ def h_main(root, check, json_out):
             continue
         if t["kernels"] != v["kernels"]:
             bad.append(f"{name}: kernels {t['kernels']} != {v['kernels']}")
-        for key in ("tested", "drifts", "interval_level"):
+        if t["noise"].get("step_kernels") != v["noise"]["step_kernels"]:
+            bad.append(f"{name}: noise.step_kernels {t['noise'].get('step_kernels')} != {v['noise']['step_kernels']}")
+        for key in ("tested", "drifts", "interval_level", "moved"):
             if not h_close(t["noise"][key], v["noise"][key]):
                 bad.append(f"{name}: noise.{key} {t['noise'][key]} != {v['noise'][key]}")
         if len(t["steps"]) != len(v["steps"]):
             bad.append(f"{name}: {len(t['steps'])} steps != {len(v['steps'])}")
         for a, b in zip(t["steps"], v["steps"]):
-            for key in ("symbol", "before", "at", "significant"):
+            for key in ("symbol", "before", "at", "significant", "placed", "round"):
                 if a[key] != b[key]:
                     bad.append(f"{name}: step {b['symbol']}: {key} {a[key]} != {b[key]}")
             for key in ("level_before", "level_after", "delta", "delta_pct", "p", "q"):

@@ -191,6 +191,11 @@ fn json_follows_the_version_1_contract() {
     }
     assert!(st["delta_pct"].is_f64() || st["delta_pct"].is_null());
     assert!(st["significant"].is_boolean());
+    // The family of its q and how its kernel was found (§14.4-§14.5).
+    assert!(st["round"].is_u64(), "{st}");
+    assert!(["own", "moved", "benchmark"].contains(&st["placed"].as_str().unwrap()));
+    assert_eq!(st["own_at"].is_string(), st["placed"] == "moved", "{st}");
+    assert!(b["noise"]["step_kernels"].is_array() && b["noise"]["moved"].is_u64());
     let ci = st["delta_ci"].as_array().unwrap();
     assert_eq!(ci.len(), 2);
     let d = st["delta"].as_f64().unwrap();
@@ -231,19 +236,20 @@ fn steps_match_the_independent_vectors() {
     for (name, w) in want.as_object().unwrap() {
         let g = bench(&got, name);
         assert_eq!(g["kernels"], w["kernels"]);
-        for key in ["tested", "drifts", "interval_level"] {
+        for key in ["tested", "drifts", "interval_level", "moved"] {
             assert!(
                 close(&g["noise"][key], &w["noise"][key], 1e-9),
                 "{name} {key}"
             );
         }
+        assert_eq!(g["noise"]["step_kernels"], w["noise"]["step_kernels"]);
         let (gs, ws) = (
             g["steps"].as_array().unwrap(),
             w["steps"].as_array().unwrap(),
         );
         assert_eq!(gs.len(), ws.len(), "{name}");
         for (a, b) in gs.iter().zip(ws) {
-            for key in ["symbol", "before", "at", "significant"] {
+            for key in ["symbol", "before", "at", "significant", "placed", "round"] {
                 assert_eq!(a[key], b[key], "{name}");
             }
             for key in [
@@ -271,6 +277,20 @@ fn steps_match_the_independent_vectors() {
         }
     }
     assert!(n >= 4, "the vectors hold steps");
+    // The benchmark `together` exercises §14.5: a step placed at the
+    // benchmark's step kernel and one found by the benchmark round.
+    let t = bench(&got, "together");
+    let placed: Vec<&str> = t["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["placed"].as_str())
+        .collect();
+    assert!(
+        placed.contains(&"moved") && placed.contains(&"benchmark"),
+        "{placed:?}"
+    );
+    assert_eq!(t["noise"]["step_kernels"], serde_json::json!(["v1.6"]));
 }
 
 #[test]

@@ -16,6 +16,8 @@ pub mod order_by;
 pub mod render;
 pub mod segment;
 mod source;
+mod split;
+pub mod together;
 
 use crate::aggregate::{self, Side};
 use crate::compare::Config;
@@ -71,6 +73,12 @@ pub struct StepOut {
     pub p: f64,
     pub q: f64,
     pub significant: bool,
+    /// The family of its q (§14.4-§14.5): its round.
+    pub round: usize,
+    /// How its kernel was found: "own", "moved" or "benchmark" (§14.5).
+    pub placed: &'static str,
+    /// A moved step: the kernel its own best split named.
+    pub own_at: Option<usize>,
     /// The symbol's level per kernel (sparkline) and per run (kernel, value).
     pub levels: Vec<f64>,
     pub points: Vec<(usize, f64)>,
@@ -99,6 +107,9 @@ pub struct BenchOut {
     pub symbols: usize,
     pub tested: usize,
     pub drifts: usize,
+    /// The benchmark's step kernels (§14.5) and the steps moved to them.
+    pub step_kernels: Vec<usize>,
+    pub moved: usize,
     /// `1 − t`, the level of the intervals (before the per-segment factor).
     pub level: f64,
     pub moderation: Option<Prior>,
@@ -365,6 +376,7 @@ fn analyse_bench(
     out.symbols = n;
     out.tested = a.tested;
     out.drifts = a.drifts;
+    (out.step_kernels, out.moved) = (a.step_kernels.clone(), a.moved);
     out.level = 1.0 - a.t;
     out.moderation = a.moderation;
     let scale = c.diff.normalize.scale();
@@ -502,6 +514,13 @@ fn steps_out(
                 p: s.candidate.p,
                 q: s.candidate.q,
                 significant: s.candidate.significant,
+                round: s.candidate.round,
+                placed: match s.candidate.found {
+                    segment::Found::Own => "own",
+                    segment::Found::Moved => "moved",
+                    segment::Found::Benchmark => "benchmark",
+                },
+                own_at: (s.candidate.found == segment::Found::Moved).then_some(s.candidate.own_at),
                 levels,
                 points,
                 bisect: None,

@@ -11,79 +11,15 @@
 //! interval). Pure computation; rayon over symbols, and every sum runs in
 //! a fixed order, so the bits do not depend on the number of threads.
 
-use super::maxsplit;
-use crate::stats::{self, Adjust, Dispersion, Prior};
+use super::split::{best_split, bounds, pool, split_shares, sums, Pooled};
+pub use super::split::{Candidate, Found, Options, Runs, MIN_SIDE_RUNS};
+use super::{maxsplit, together};
+use crate::stats::{self, Dispersion, Prior};
 use rayon::prelude::*;
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 
 /// The prior never weighs more than twice a symbol's own data (§5.2 step 5).
 const CAP: f64 = 2.0;
-
-/// A split needs this many runs on each side (§14.1).
-pub const MIN_SIDE_RUNS: usize = 2;
-
-/// The runs of a series: each run's kernel (0-based, in series order,
-/// runs grouped by kernel) and exposure.
-#[derive(Clone, Debug)]
-pub struct Runs {
-    pub kernel: Vec<usize>,
-    pub exposure: Vec<f64>,
-    pub kernels: usize,
-}
-
-impl Runs {
-    /// The runs of each kernel, as index ranges into the run vectors.
-    fn ranges(&self) -> Vec<std::ops::Range<usize>> {
-        let mut start = 0;
-        (0..self.kernels)
-            .map(|k| {
-                let mut end = start;
-                while end < self.kernel.len() && self.kernel[end] == k {
-                    end += 1;
-                }
-                let r = start..end;
-                start = end;
-                r
-            })
-            .collect()
-    }
-}
-
-/// What to test and how.
-#[derive(Clone, Copy, Debug)]
-pub struct Options {
-    pub alpha: f64,
-    pub adjust: Adjust,
-    /// False when counts are not sample counts: nothing is tested.
-    pub testable: bool,
-}
-
-/// A candidate step: the best split of one segment of one symbol's series.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Candidate {
-    pub symbol: usize,
-    /// The segment `[start, end)` of kernels it splits.
-    pub start: usize,
-    pub end: usize,
-    /// The first kernel after the split.
-    pub at: usize,
-    pub lr: f64,
-    /// `max(p_exact, p_ql)` at this split, before the correction for the
-    /// choice among the segment's splits.
-    pub p_point: f64,
-    /// The p of the best of the segment's splits ([`maxsplit::max_p`]);
-    /// 1 for a drift.
-    pub p: f64,
-    /// The linear trend fits the segment at least as well as the step.
-    pub drift: bool,
-    /// `p ≤ α` and not a drift: the segment is split here.
-    pub split: bool,
-    /// q within its round's family (§14.4); 1 outside every family.
-    pub q: f64,
-    pub significant: bool,
-    /// Its round's t (§8), the level of its interval.
-    pub t: f64,
-}
 
 /// A step as reported: a split candidate with the levels of the segments on
 /// either side (bounded by the symbol's significant steps).
@@ -112,31 +48,13 @@ pub struct Analysis {
     pub drifts: usize,
     /// The marginal level t of the intervals (§8 of the family).
     pub t: f64,
+    /// The benchmark's step kernels (§14.5) and the steps moved to them.
+    pub step_kernels: Vec<usize>,
+    pub moved: usize,
     /// Every split step, in symbol then kernel order.
     pub steps: Vec<Step>,
     /// Every candidate, in symbol then kernel order.
     pub candidates: Vec<Candidate>,
-}
-
-/// Per symbol: counts and exposures pooled per kernel.
-struct Pooled {
-    c: Vec<f64>,
-    e: Vec<f64>,
-    /// Runs per kernel.
-    n: Vec<usize>,
-}
-
-fn pool(counts: &[f64], runs: &Runs, ranges: &[std::ops::Range<usize>]) -> Pooled {
-    let c = ranges
-        .iter()
-        .map(|r| counts[r.clone()].iter().sum())
-        .collect();
-    let e = ranges
-        .iter()
-        .map(|r| runs.exposure[r.clone()].iter().sum())
-        .collect();
-    let n = ranges.iter().map(|r| r.len()).collect();
-    Pooled { c, e, n }
 }
 
 /// Analyse every symbol of a series (the module comment).
@@ -188,14 +106,27 @@ pub fn analyse(counts: &[Vec<f64>], runs: &Runs, opts: &Options) -> Analysis {
         .enumerate()
         .flat_map_iter(|(i, ((p, d), &phi0))| segment(i, p, *d, phi0, opts))
         .collect();
-    let (tested, drifts, t) = test_in_rounds(&mut cands, runs.kernels, opts);
-    let steps = steps_of(&cands, &pooled, &dispersion, runs.kernels);
+    let (mut tested, mut drifts, t) = test_in_rounds(&mut cands, runs.kernels, opts);
+    // 4. The benchmark's step kernels: steps placed there when the
+    //    symbol's own data cannot tell, then the benchmark round.
+    let rounds = cands.iter().map(|c| c.round).max().unwrap_or(0);
+    let moved = together::place(&mut cands, &pooled, &dispersion, runs.kernels, opts.alpha);
+    let at = together::step_kernels(&cands, runs.kernels);
+    let (mut more, m, d) =
+        together::benchmark_round(&cands, &pooled, &dispersion, &phi0, &at, rounds + 1, opts);
+    tested += m;
+    drifts += d;
+    cands.append(&mut more);
+    cands.sort_by_key(|c| (c.symbol, c.start, c.at, c.found == Found::Benchmark));
+    let steps = steps_of(&cands, &pooled, &dispersion, &at, runs.kernels);
     Analysis {
         dispersion,
         moderation,
         tested,
         drifts,
         t,
+        step_kernels: at,
+        moved,
         steps,
         candidates: cands,
     }
@@ -210,7 +141,9 @@ fn test_in_rounds(cands: &mut [Candidate], kernels: usize, opts: &Options) -> (u
     let mut open: std::collections::BTreeSet<(usize, usize, usize)> =
         cands.iter().map(|c| (c.symbol, 0, kernels)).collect();
     let (mut tested, mut drifts, mut first_t) = (0, 0, None);
+    let mut round = 0;
     while !open.is_empty() {
+        round += 1;
         let family: Vec<usize> = (0..cands.len())
             .filter(|&i| open.contains(&(cands[i].symbol, cands[i].start, cands[i].end)))
             .collect();
@@ -235,6 +168,7 @@ fn test_in_rounds(cands: &mut [Candidate], kernels: usize, opts: &Options) -> (u
         let t = stats::interval_level(opts.adjust, opts.alpha, family.len(), marked);
         for &i in &family {
             cands[i].t = t;
+            cands[i].round = round;
         }
         first_t.get_or_insert(t);
         tested += family.len();
@@ -282,17 +216,6 @@ fn pilot_phi(
     }
     terms.sort_by(f64::total_cmp);
     stats::median(&terms).max(1.0)
-}
-
-/// The kernel boundaries of a symbol's segments: 0, every `at` of the
-/// candidates `keep` takes, the kernel count; sorted.
-fn bounds(cands: &[Candidate], kernels: usize, keep: impl Fn(&Candidate) -> bool) -> Vec<usize> {
-    let mut b: Vec<usize> = cands.iter().filter(|c| keep(c)).map(|c| c.at).collect();
-    b.push(0);
-    b.push(kernels);
-    b.sort_unstable();
-    b.dedup();
-    b
 }
 
 /// Pearson's X² of every run around its segment's pooled rate.
@@ -387,174 +310,6 @@ fn segment(
     out
 }
 
-/// The best split of kernels `[a, b)` and its test, or None when the
-/// segment has fewer than 2 kernels or cannot reach significance.
-fn best_split(
-    symbol: usize,
-    p: &Pooled,
-    (a, b): (usize, usize),
-    disp: Dispersion,
-    phi0: f64,
-    alpha: f64,
-) -> Option<Candidate> {
-    let len = b - a;
-    if len < 2 {
-        return None;
-    }
-    let total_c: f64 = p.c[a..b].iter().sum();
-    let total_e: f64 = p.e[a..b].iter().sum();
-    if total_c <= 0.0 {
-        return None;
-    }
-    let total_n: usize = p.n[a..b].iter().sum();
-    let (mut x, mut mx, mut nx) = (0.0, 0.0, 0);
-    let mut best: Option<(usize, f64, f64, f64)> = None;
-    let shares = split_shares(p, a, b);
-    for tau in a + 1..b {
-        x += p.c[tau - 1];
-        mx += p.e[tau - 1];
-        nx += p.n[tau - 1];
-        // A level measured by one run has no replicate: each side needs two.
-        if nx < MIN_SIDE_RUNS || total_n - nx < MIN_SIDE_RUNS {
-            continue;
-        }
-        let (y, my) = (total_c - x, total_e - mx);
-        let lr = stats::lr_stat(x, y, mx, my);
-        if best.is_none_or(|bst| lr > bst.1) {
-            best = Some((tau, lr, x, mx));
-        }
-    }
-    let (at, lr, x, mx) = best?;
-    let (y, my) = (total_c - x, total_e - mx);
-    if maxsplit::max_p_above(
-        stats::min_reachable_p(total_c, my / total_e),
-        &shares,
-        alpha,
-    ) {
-        return None;
-    }
-    let p_point = stats::exact_p(x, y, mx, my).max(stats::ql_p(lr, disp.phi, disp.df));
-    let drift = len >= 3 && is_drift(&p.c[a..b], &p.e[a..b], at - a, phi0, alpha);
-    let p_step = if drift {
-        1.0
-    } else {
-        maxsplit::max_p(p_point, &shares)
-    };
-    Some(Candidate {
-        symbol,
-        start: a,
-        end: b,
-        at,
-        lr,
-        p_point,
-        p: p_step,
-        drift,
-        split: !drift && p_step <= alpha,
-        q: 1.0,
-        significant: false,
-        t: alpha,
-    })
-}
-
-/// The exposure before each split of `[a, b)` with two runs on each side,
-/// as a share of the segment's.
-fn split_shares(p: &Pooled, a: usize, b: usize) -> Vec<f64> {
-    let total_e: f64 = p.e[a..b].iter().sum();
-    let total_n: usize = p.n[a..b].iter().sum();
-    let (mut mx, mut nx) = (0.0, 0);
-    let mut out = Vec::new();
-    for tau in a + 1..b {
-        mx += p.e[tau - 1];
-        nx += p.n[tau - 1];
-        if nx >= MIN_SIDE_RUNS && total_n - nx >= MIN_SIDE_RUNS {
-            out.push(mx / total_e);
-        }
-    }
-    out
-}
-
-/// `2 Σ [c ln(c/μ) − (c − μ)]`, 0 ln 0 = 0.
-fn deviance(c: &[f64], mu: impl Iterator<Item = f64>) -> f64 {
-    c.iter()
-        .zip(mu)
-        .map(|(&c, m)| {
-            let t = if c > 0.0 { c * (c / m).ln() } else { 0.0 };
-            2.0 * (t - (c - m))
-        })
-        .sum()
-}
-
-/// §14.1: a linear trend in log rate over the segment (kernel positions
-/// 0..L−1) fits the kernels' pooled counts better than the step at `at`
-/// by a margin beyond noise: `P(χ²₁ ≥ (D_step − D_trend)/φ⁰) ≤ α`, φ⁰ the
-/// pilot dispersion (from neighbouring kernels, which a drift barely moves).
-fn is_drift(c: &[f64], e: &[f64], at: usize, phi0: f64, alpha: f64) -> bool {
-    let rate =
-        |r: std::ops::Range<usize>| c[r.clone()].iter().sum::<f64>() / e[r].iter().sum::<f64>();
-    let (left, right) = (rate(0..at), rate(at..c.len()));
-    let step = deviance(
-        c,
-        e.iter()
-            .enumerate()
-            .map(|(k, &ek)| ek * if k < at { left } else { right }),
-    );
-    let trend = trend_deviance(c, e);
-    trend < step * (1.0 - 1e-9) - 1e-9
-        && stats::f1_sf((step - trend) / phi0, f64::INFINITY) <= alpha
-}
-
-/// The deviance of the Poisson log-linear trend `μ_k = e_k exp(b0 + b1 t_k)`,
-/// t_k = k − (L−1)/2, fitted by Newton's method with step halving.
-fn trend_deviance(c: &[f64], e: &[f64]) -> f64 {
-    let n = c.len();
-    let mid = (n as f64 - 1.0) / 2.0;
-    let t: Vec<f64> = (0..n).map(|k| k as f64 - mid).collect();
-    let mu = |b0: f64, b1: f64| -> Vec<f64> {
-        e.iter()
-            .zip(&t)
-            .map(|(&ek, &tk)| ek * (b0 + b1 * tk).exp())
-            .collect()
-    };
-    let dev = |b0: f64, b1: f64| deviance(c, mu(b0, b1).into_iter());
-    let (mut b0, mut b1) = ((c.iter().sum::<f64>() / e.iter().sum::<f64>()).ln(), 0.0);
-    let mut d = dev(b0, b1);
-    for _ in 0..100 {
-        let m = mu(b0, b1);
-        let (mut g0, mut g1, mut h00, mut h01, mut h11) = (0.0, 0.0, 0.0, 0.0, 0.0);
-        for k in 0..n {
-            let r = c[k] - m[k];
-            g0 += r;
-            g1 += r * t[k];
-            h00 += m[k];
-            h01 += m[k] * t[k];
-            h11 += m[k] * t[k] * t[k];
-        }
-        let det = h00 * h11 - h01 * h01;
-        if det.is_nan() || det <= 0.0 || !det.is_finite() {
-            break;
-        }
-        let s0 = (h11 * g0 - h01 * g1) / det;
-        let s1 = (h00 * g1 - h01 * g0) / det;
-        let mut f = 1.0;
-        let mut improved = false;
-        for _ in 0..30 {
-            let nd = dev(b0 + f * s0, b1 + f * s1);
-            if nd.is_finite() && nd <= d {
-                b0 += f * s0;
-                b1 += f * s1;
-                improved = d - nd > 1e-12 * d.max(1.0);
-                d = nd;
-                break;
-            }
-            f /= 2.0;
-        }
-        if !improved {
-            break;
-        }
-    }
-    d
-}
-
 /// The reported steps: every split candidate, with the levels of the
 /// segments on either side bounded by the symbol's significant steps, and
 /// the interval of Δ at level `1 − t'`, t' the per-split level whose
@@ -563,6 +318,7 @@ fn steps_of(
     cands: &[Candidate],
     pooled: &[Pooled],
     disp: &[Dispersion],
+    at: &[usize],
     kernels: usize,
 ) -> Vec<Step> {
     let mut out = Vec::new();
@@ -583,7 +339,11 @@ fn steps_of(
             let to = sig.iter().copied().find(|&b| b > c.at).unwrap_or(kernels);
             let (x, mx) = sums(p, from, c.at);
             let (y, my) = sums(p, c.at, to);
-            let level = maxsplit::level_for(c.t, &split_shares(p, c.start, c.end));
+            let shares = match c.found {
+                Found::Benchmark => together::shares(p, c.start, c.end, at),
+                _ => split_shares(p, c.start, c.end),
+            };
+            let level = maxsplit::level_for(c.t, &shares);
             out.push(Step {
                 candidate: *c,
                 from,
@@ -596,10 +356,6 @@ fn steps_of(
         i = j;
     }
     out
-}
-
-fn sums(p: &Pooled, a: usize, b: usize) -> (f64, f64) {
-    (p.c[a..b].iter().sum(), p.e[a..b].iter().sum())
 }
 
 /// §9's Δ interval at level `1 − t`: the hull of the run layer's profile
@@ -615,7 +371,9 @@ fn delta_ci(x: f64, y: f64, mx: f64, my: f64, d: Dispersion, t: f64) -> (f64, f6
 
 #[cfg(test)]
 mod tests {
+    use super::super::split::{is_drift, trend_deviance};
     use super::*;
+    use crate::stats::Adjust;
 
     /// A deterministic pseudo-random stream (xorshift), for noisy counts.
     struct Noise(u64);
@@ -692,6 +450,8 @@ mod tests {
         let (counts, runs) = series(10, 1, &[&step]);
         let a = analyse(&counts, &runs, &OPTS);
         assert_eq!(significant(&a), [(30, 5)]);
+        // One symbol's step alone names no kernel for the others.
+        assert!(a.step_kernels.is_empty() && a.moved == 0);
         let s = a.steps.iter().find(|s| s.candidate.significant).unwrap();
         assert!(
             (s.before - 0.01).abs() < 0.002 && (s.after - 0.025).abs() < 0.003,
@@ -714,6 +474,26 @@ mod tests {
         // Its level before is the middle segment's (kernels 4-7), not 0-7.
         assert_eq!((at8.from, at8.to), (4, 12));
         assert!((at8.before - 0.03).abs() < 0.002, "{at8:?}");
+    }
+
+    #[test]
+    fn a_faint_step_is_found_where_the_others_stepped() {
+        let lead = |k: usize| if k < 6 { 150.0 } else { 450.0 };
+        let (mut counts, runs) = series(12, 1, &[&lead, &lead, &lead]);
+        // Its own best split is v7 (kernel 6 reads like the old level).
+        counts.push(vec![
+            2.0, 3.0, 1.0, 2.0, 2.0, 2.0, 2.0, 7.0, 6.0, 8.0, 5.0, 7.0,
+        ]);
+        let a = analyse(&counts, &runs, &OPTS);
+        assert_eq!(a.step_kernels, [6]);
+        let sig = significant(&a);
+        for s in 30..33 {
+            assert!(sig.contains(&(s, 6)), "{sig:?}");
+        }
+        assert!(sig.contains(&(33, 6)) && !sig.contains(&(33, 7)), "{sig:?}");
+        let faint = a.steps.iter().find(|s| s.candidate.symbol == 33).unwrap();
+        assert_ne!(faint.candidate.found, Found::Own);
+        assert_eq!((faint.from, faint.to), (0, 12));
     }
 
     #[test]
