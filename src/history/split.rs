@@ -165,21 +165,8 @@ pub(super) fn best_split(
         }
     }
     let (at, lr, x, mx) = best?;
-    let (y, my) = (total_c - x, total_e - mx);
-    if maxsplit::max_p_above(
-        stats::min_reachable_p(total_c, my / total_e),
-        &shares,
-        alpha,
-    ) {
-        return None;
-    }
-    let p_point = stats::exact_p(x, y, mx, my).max(stats::ql_p(lr, disp.phi, disp.df));
-    let drift = len >= 3 && is_drift(&p.c[a..b], &p.e[a..b], at - a, phi0, alpha);
-    let p_step = if drift {
-        1.0
-    } else {
-        maxsplit::max_p(p_point, &shares)
-    };
+    let test = (disp, phi0, alpha);
+    let (p_point, p_step, drift) = split_test(p, (a, b), (at, lr, x, mx), &shares, test)?;
     Some(Candidate {
         symbol,
         start: a,
@@ -231,6 +218,33 @@ pub(super) fn deviance(c: &[f64], mu: impl Iterator<Item = f64>) -> f64 {
 /// 0..L−1) fits the kernels' pooled counts better than the step at `at`
 /// by a margin beyond noise: `P(χ²₁ ≥ (D_step − D_trend)/φ⁰) ≤ α`, φ⁰ the
 /// pilot dispersion (from neighbouring kernels, which a drift barely moves).
+/// The test of the best split of `[a, b)` at `at` (its LR and the counts
+/// `x`, `mx` before it), `shares` the candidate splits' shares of the
+/// exposure: None when no split of the segment can reach α; else its
+/// point p (the exact and the quasi-likelihood test), its p over the
+/// choice of the split (1 for a drift) and whether it is a drift.
+pub(super) fn split_test(
+    p: &Pooled,
+    (a, b): (usize, usize),
+    (at, lr, x, mx): (usize, f64, f64, f64),
+    shares: &[f64],
+    (disp, phi0, alpha): (Dispersion, f64, f64),
+) -> Option<(f64, f64, bool)> {
+    let (tc, te) = sums(p, a, b);
+    let (y, my) = (tc - x, te - mx);
+    if maxsplit::max_p_above(stats::min_reachable_p(tc, my / te), shares, alpha) {
+        return None;
+    }
+    let p_point = stats::exact_p(x, y, mx, my).max(stats::ql_p(lr, disp.phi, disp.df));
+    let drift = b - a >= 3 && is_drift(&p.c[a..b], &p.e[a..b], at - a, phi0, alpha);
+    let p_step = if drift {
+        1.0
+    } else {
+        maxsplit::max_p(p_point, shares)
+    };
+    Some((p_point, p_step, drift))
+}
+
 pub(super) fn is_drift(c: &[f64], e: &[f64], at: usize, phi0: f64, alpha: f64) -> bool {
     let rate =
         |r: std::ops::Range<usize>| c[r.clone()].iter().sum::<f64>() / e[r].iter().sum::<f64>();

@@ -11,7 +11,6 @@
 //! symbol, the best split at a step kernel, tested and adjusted as one
 //! more family. Pure computation; rayon over symbols, sums in fixed order.
 
-use super::maxsplit;
 use super::split::{self as segment, Candidate, Found, Options, Pooled, MIN_SIDE_RUNS};
 use crate::stats::{self, Dispersion};
 use rayon::prelude::*;
@@ -214,18 +213,9 @@ fn candidate(
         }
     }
     let (tau, lr, x, mx) = best?;
-    let (y, my) = (tc - x, te - mx);
     let shares: Vec<f64> = eligible.iter().map(|&(_, _, m)| m / te).collect();
-    if maxsplit::max_p_above(stats::min_reachable_p(tc, my / te), &shares, alpha) {
-        return None;
-    }
-    let p_point = stats::exact_p(x, y, mx, my).max(stats::ql_p(lr, disp.phi, disp.df));
-    let drift = b - a >= 3 && segment::is_drift(&p.c[a..b], &p.e[a..b], tau - a, phi0, alpha);
-    let pv = if drift {
-        1.0
-    } else {
-        maxsplit::max_p(p_point, &shares)
-    };
+    let test = (disp, phi0, alpha);
+    let (p_point, pv, drift) = segment::split_test(p, (a, b), (tau, lr, x, mx), &shares, test)?;
     Some(Candidate {
         symbol,
         start: a,
