@@ -530,3 +530,35 @@ fn parquet_page_header_past_the_end_is_an_error_at_once() {
         stderr(&out)
     );
 }
+
+/// A perf.data whose attr entry claims its event ids lie past the end of
+/// the file (the fuzzed file of the parse_perf_data target, and a real
+/// recording with the ids size patched): linux-perf-data allocated the
+/// claimed size (7 EB, an abort); now an error naming the attr.
+#[test]
+fn perf_data_with_attr_ids_past_the_end_is_an_error() {
+    use diffprofile::format::{self, ParseOptions};
+    use diffprofile::profile::Format;
+    let gz = std::fs::read("testdata/raw/sockets-run1.perf.data.gz").unwrap();
+    let mut real = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut real).unwrap();
+    let u64_at = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+    let (attrs, attr_size) = (u64_at(&real, 24) as usize, u64_at(&real, 16) as usize);
+    let ids_size_at = attrs + attr_size - 8;
+    let mut bytes = real.clone();
+    bytes[ids_size_at..ids_size_at + 8].copy_from_slice(&(u64::MAX / 2).to_le_bytes());
+    let fuzzed = std::fs::read("testdata/malformed/attr-ids-past-the-end.perf.data").unwrap();
+    for (name, b) in [("patched.data", &bytes), ("fuzzed.data", &fuzzed)] {
+        let err = format::parse(
+            Format::PerfData,
+            &mut &b[..],
+            name,
+            &ParseOptions::default(),
+        )
+        .expect_err("ids past the end");
+        assert!(
+            err.to_string().contains("event ids of the attr"),
+            "{name}: {err}"
+        );
+    }
+}

@@ -69,7 +69,26 @@ pub(super) fn check_sections(bytes: &[u8], head: &[u8], origin: &str) -> Result<
             format!("corrupt perf.data: attr_size {attr_size} at offset 16 (at least 64 expected)"),
         ));
     }
-    section("attrs", 24)?;
+    let attrs_end = section("attrs", 24)?;
+    // Each attr entry (`struct perf_file_attr`, attr_size bytes) ends in
+    // the `{offset, size}` of its event ids, which the decoder allocates
+    // for as claimed: each must lie in the file.
+    let attrs = word(24)?;
+    let mut entry = attrs;
+    while entry + attr_size <= attrs_end {
+        let at = entry + attr_size - 16;
+        let (offset, size) = (word(at)?, word(at + 8)?);
+        if !offset.checked_add(size).is_some_and(|end| end <= len) {
+            return Err(ParseError::invalid(
+                origin,
+                format!(
+                    "corrupt perf.data: the event ids of the attr at offset {entry} claim \
+                     {size} bytes at offset {offset}, past the end of the file ({len} bytes)"
+                ),
+            ));
+        }
+        entry += attr_size;
+    }
     let data_end = section("data", 40)?;
     let walk = check_records(bytes, word(40)?, data_end, le, origin)?;
     section("event types", 56)?;
