@@ -75,7 +75,7 @@ pub(super) fn check_sections(bytes: &[u8], head: &[u8], origin: &str) -> Result<
     // for as claimed: each must lie in the file.
     let attrs = word(24)?;
     let mut entry = attrs;
-    while entry + attr_size <= attrs_end {
+    while entry.checked_add(attr_size).is_some_and(|e| e <= attrs_end) {
         let at = entry + attr_size - 16;
         let (offset, size) = (word(at)?, word(at + 8)?);
         if !offset.checked_add(size).is_some_and(|end| end <= len) {
