@@ -78,7 +78,7 @@ pub(super) fn check_sections(bytes: &[u8], head: &[u8], origin: &str) -> Result<
     while entry.checked_add(attr_size).is_some_and(|e| e <= attrs_end) {
         let at = entry + attr_size - 16;
         let (offset, size) = (word(at)?, word(at + 8)?);
-        if !offset.checked_add(size).is_some_and(|end| end <= len) {
+        if offset.checked_add(size).is_none_or(|end| end > len) {
             return Err(ParseError::invalid(
                 origin,
                 format!(
