@@ -70,25 +70,7 @@ pub(super) fn check_sections(bytes: &[u8], head: &[u8], origin: &str) -> Result<
         ));
     }
     let attrs_end = section("attrs", 24)?;
-    // Each attr entry (`struct perf_file_attr`, attr_size bytes) ends in
-    // the `{offset, size}` of its event ids, which the decoder allocates
-    // for as claimed: each must lie in the file.
-    let attrs = word(24)?;
-    let mut entry = attrs;
-    while entry.checked_add(attr_size).is_some_and(|e| e <= attrs_end) {
-        let at = entry + attr_size - 16;
-        let (offset, size) = (word(at)?, word(at + 8)?);
-        if offset.checked_add(size).is_none_or(|end| end > len) {
-            return Err(ParseError::invalid(
-                origin,
-                format!(
-                    "corrupt perf.data: the event ids of the attr at offset {entry} claim \
-                     {size} bytes at offset {offset}, past the end of the file ({len} bytes)"
-                ),
-            ));
-        }
-        entry += attr_size;
-    }
+    check_attr_ids(&word, attr_size, attrs_end, len, origin)?;
     let data_end = section("data", 40)?;
     let walk = check_records(bytes, word(40)?, data_end, le, origin)?;
     section("event types", 56)?;
@@ -130,6 +112,35 @@ pub(super) fn check_sections(bytes: &[u8], head: &[u8], origin: &str) -> Result<
         }
     }
     Ok(walk)
+}
+
+/// Each attr entry (`struct perf_file_attr`, `attr_size` bytes from the
+/// attrs section's offset, read by `word`) ends in the `{offset, size}` of
+/// its event ids, which the decoder allocates for as claimed: each must
+/// lie in the file of `len` bytes.
+fn check_attr_ids(
+    word: &dyn Fn(u64) -> Result<u64, ParseError>,
+    attr_size: u64,
+    attrs_end: u64,
+    len: u64,
+    origin: &str,
+) -> Result<(), ParseError> {
+    let mut entry = word(24)?;
+    while entry.checked_add(attr_size).is_some_and(|e| e <= attrs_end) {
+        let at = entry + attr_size - 16;
+        let (offset, size) = (word(at)?, word(at + 8)?);
+        if offset.checked_add(size).is_none_or(|end| end > len) {
+            return Err(ParseError::invalid(
+                origin,
+                format!(
+                    "corrupt perf.data: the event ids of the attr at offset {entry} claim \
+                     {size} bytes at offset {offset}, past the end of the file ({len} bytes)"
+                ),
+            ));
+        }
+        entry += attr_size;
+    }
+    Ok(())
 }
 
 /// A feature section `offset..end` of the file, read as `u32`s in the
