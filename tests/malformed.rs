@@ -539,9 +539,7 @@ fn parquet_page_header_past_the_end_is_an_error_at_once() {
 fn perf_data_with_attr_ids_past_the_end_is_an_error() {
     use diffprofile::format::{self, ParseOptions};
     use diffprofile::profile::Format;
-    let gz = std::fs::read("testdata/raw/sockets-run1.perf.data.gz").unwrap();
-    let mut real = Vec::new();
-    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut real).unwrap();
+    let real = crate::cli::gunzip("testdata/raw/sockets-run1.perf.data.gz");
     let u64_at = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
     let (attrs, attr_size) = (u64_at(&real, 24) as usize, u64_at(&real, 16) as usize);
     let ids_size_at = attrs + attr_size - 8;
